@@ -1,0 +1,45 @@
+/**
+ * The contract between `main.ts` and one command. A command is a definition
+ * (name, flags, help) plus a lazily imported handler, so start-up parses argv
+ * without loading what other commands need.
+ *
+ * Handlers call the library and return data; they never print. `main.ts`
+ * renders `json` with `--json` and `text` otherwise.
+ */
+export interface CliIO {
+  cwd: string;
+  env: Record<string, string | undefined>;
+  /** True when stdout is a terminal and colour/progress are welcome. */
+  isTTY: boolean;
+  /** True under CI=true: plain lines with timestamps, no progress redraws. */
+  ci: boolean;
+  /** Streaming progress for long work (already a no-op under --json). */
+  progress: (line: string) => void;
+}
+
+export interface CommandContext {
+  /** Positional arguments after the command name (and sub-action, if any). */
+  args: string[];
+  /** Parsed flags, camelCased by cac (`--dry-run` → `dryRun`). */
+  options: Record<string, unknown>;
+  io: CliIO;
+}
+
+export interface CommandOutput {
+  exitCode: number;
+  /** Machine output for --json. */
+  json: unknown;
+  /** Human output; may contain picocolors escapes (main strips them when colour is off). */
+  text: string;
+}
+
+export type CommandHandler = (context: CommandContext) => Promise<CommandOutput>;
+
+export interface CommandDefinition {
+  /** cac signature, e.g. "run [id]" or "gate <action>". */
+  name: string;
+  description: string;
+  options: ReadonlyArray<{ flags: string; description: string; default?: unknown }>;
+  examples?: readonly string[];
+  load: () => Promise<CommandHandler>;
+}

@@ -1,0 +1,143 @@
+/**
+ * zod schemas: the single source of the config types.
+ *
+ * Third-party files (registry.yaml, gate.yaml, loop-ledger.json) are validated
+ * leniently: unknown keys are reported as warnings by the loader, never as
+ * errors. Our own settings block (`loop-runtime:` in LOOP.md front matter) is
+ * strict.
+ */
+import { z } from 'zod';
+
+export const LEVELS = ['L0', 'L1', 'L2', 'L3'] as const;
+export const LevelSchema = z.enum(LEVELS);
+export type Level = z.infer<typeof LevelSchema>;
+
+export const CADENCE_PATTERN = /^[0-9]+[mhd](-[0-9]+[mhd])?$/;
+export const KNOWN_TOOLS = [
+  'grok',
+  'claude-code',
+  'codex',
+  'opencode',
+  'openclaw',
+  'github-actions',
+  'cursor',
+  'windsurf',
+  'aider',
+] as const;
+
+export const CostSchema = z.looseObject({
+  tokens_noop: z.int().min(1000).optional(),
+  tokens_report: z.int().min(1000).optional(),
+  tokens_action: z.int().min(1000).optional(),
+  suggested_daily_cap: z.int().min(10000).optional(),
+  early_exit_required: z.boolean().optional(),
+  stable_fraction: z.number().min(0).max(1).optional(),
+});
+export type PatternCost = z.infer<typeof CostSchema>;
+
+export const PatternSchema = z.looseObject({
+  id: z.string().regex(/^[a-z][a-z0-9-]*$/, 'must be lowercase kebab-case, e.g. "daily-triage"'),
+  name: z.string().min(3),
+  file: z.string().regex(/^[a-z0-9-]+\.md$/, 'must be a markdown file name like "daily-triage.md"'),
+  goal: z.string().min(10),
+  cadence: z.string().regex(CADENCE_PATTERN, 'is not a cadence'),
+  risk: z.enum(['low', 'medium', 'high']),
+  tools: z.array(z.string()),
+  skills: z.array(z.string()).min(1),
+  state: z.string().regex(/^[A-Za-z0-9-]+\.md$/, 'must be a markdown file name like "STATE.md"'),
+  phases: z.array(z.string()).min(2),
+  human_gates: z.array(z.string()).min(1),
+  starter: z.string().optional(),
+  week_one_mode: z.enum(['L1', 'L2', 'L3']).optional(),
+  token_cost: z.enum(['low', 'medium', 'high', 'very-high']).optional(),
+  cost: CostSchema.optional(),
+});
+export type Pattern = z.infer<typeof PatternSchema>;
+
+export const RegistrySchema = z.looseObject({
+  patterns: z.array(PatternSchema).min(1),
+});
+export type Registry = z.infer<typeof RegistrySchema>;
+
+export const GateConfigSchema = z.looseObject({
+  version: z.literal(1),
+  denylist: z.array(z.string()),
+  maxFiles: z.number().optional(),
+  autoMergeAllowlist: z.array(z.string()).optional(),
+});
+export type GateConfig = z.infer<typeof GateConfigSchema>;
+
+export const LedgerAttemptSchema = z.looseObject({
+  iteration: z.number(),
+  action: z.string(),
+  outcome: z.enum(['success', 'failure', 'noop']),
+  error: z.string().optional(),
+  tokensUsed: z.number().optional(),
+});
+export const LedgerSchema = z.looseObject({
+  goal: z.string().optional(),
+  pattern: z.string().optional(),
+  level: z.string().optional(),
+  attempts: z.array(LedgerAttemptSchema).default([]),
+});
+export type Ledger = z.infer<typeof LedgerSchema>;
+export type LedgerAttempt = z.infer<typeof LedgerAttemptSchema>;
+
+const positiveTokens = z.int().positive();
+
+export const DeliverySchema = z.strictObject({
+  mode: z.enum(['local', 'push', 'pull-request']).default('local'),
+  remote: z.string().default('origin'),
+  draft: z.boolean().optional(),
+  autoMerge: z.boolean().default(false),
+  maxOpenPullRequests: z.int().positive().default(5),
+  maxPullRequestsPerHour: z.int().positive().default(2),
+});
+
+export const ProbeSchema = z.strictObject({
+  name: z.string().min(1),
+  command: z.string().min(1),
+  /** How to read the output: non-empty stdout, a JSON array/object with entries, or exit code 0 = found. */
+  found: z.enum(['non-empty', 'json-entries', 'exit-zero']).default('non-empty'),
+  timeoutSeconds: z.int().positive().default(60),
+});
+export type ProbeSettings = z.infer<typeof ProbeSchema>;
+
+/** Settings one loop (or all loops) may set. Our own format: strict. */
+export const LoopSettingsSchema = z.strictObject({
+  level: LevelSchema.optional(),
+  backend: z.string().min(1).optional(),
+  model: z.string().min(1).optional(),
+  backendOptions: z.record(z.string(), z.unknown()).optional(),
+  dailyTokenCap: positiveTokens.optional(),
+  reserve: z
+    .strictObject({
+      triage: positiveTokens.optional(),
+      implement: positiveTokens.optional(),
+      check: positiveTokens.optional(),
+    })
+    .optional(),
+  maxAttempts: z.int().min(1).max(10).optional(),
+  maxIterations: z.int().min(1).optional(),
+  branchPrefix: z
+    .string()
+    .regex(/^[A-Za-z0-9._/-]+$/, 'may only hold letters, digits, ".", "_", "-" and "/"')
+    .optional(),
+  baseBranch: z.string().min(1).optional(),
+  verify: z.array(z.string().min(1)).optional(),
+  protectedPaths: z.array(z.string().min(1)).optional(),
+  probes: z.array(ProbeSchema).optional(),
+  delivery: DeliverySchema.partial().optional(),
+  author: z.strictObject({ name: z.string().min(1), email: z.string().min(3) }).optional(),
+  stateFile: z.string().regex(/^[A-Za-z0-9._/-]+\.md$/).optional(),
+  runLog: z.string().regex(/^[A-Za-z0-9._/-]+\.md$/).optional(),
+  timeoutSeconds: z.int().positive().optional(),
+});
+export type LoopSettings = z.infer<typeof LoopSettingsSchema>;
+
+/** The `loop-runtime:` block of LOOP.md front matter. */
+export const RuntimeSettingsSchema = LoopSettingsSchema.extend({
+  version: z.literal(1).default(1),
+  loops: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/), LoopSettingsSchema).optional(),
+});
+export type RuntimeSettings = z.infer<typeof RuntimeSettingsSchema>;

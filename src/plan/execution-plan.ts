@@ -1,0 +1,95 @@
+/**
+ * The ExecutionPlan: what one loop may do at one autonomy level, compiled
+ * from registry.yaml + LOOP.md + gate.yaml + loop-budget.md by `buildPlan`.
+ *
+ * It is plain JSON (no functions, no class instances, no Dates) with a
+ * `version` field, so `loop-runtime plan <id> --json` can be reviewed, diffed
+ * and golden-tested before anything runs. The engine reads nothing else to
+ * decide what a tick may do: levels are enforced here, not in prompts.
+ */
+import type { Level } from '../config/schemas.js';
+
+export const EXECUTION_PLAN_VERSION = 1 as const;
+
+export type DeliveryMode = 'local' | 'push' | 'pull-request';
+
+export interface GatePolicy {
+  /** Where the policy came from: the project's gate.yaml or our built-in default. */
+  source: string;
+  denylist: string[];
+  maxFiles: number | null;
+  autoMergeAllowlist: string[];
+}
+
+export interface CommandSpec {
+  /** Shell command line, run with `sh -c` in the worktree. */
+  command: string;
+  timeoutMs: number;
+}
+
+export interface ProbeSpec extends CommandSpec {
+  name: string;
+  found: 'non-empty' | 'json-entries' | 'exit-zero';
+}
+
+export interface ExecutionPlan {
+  version: typeof EXECUTION_PLAN_VERSION;
+  pattern: {
+    id: string;
+    name: string;
+    goal: string;
+    risk: 'low' | 'medium' | 'high';
+    /** The pattern document (relative to the package's or project's patterns/). */
+    document: string;
+    phases: string[];
+    humanGates: string[];
+  };
+  level: Level;
+  /** Where the level came from, for review: cli, front-matter, ledger, week-one-mode, default. */
+  levelSource: string;
+  cadence: { text: string; minIntervalMs: number; maxIntervalMs: number };
+  dailyTokenCap: number;
+  budget: {
+    capSource: string;
+    /** At or above this fraction of the cap, a tick only reports. */
+    degradeAtFraction: number;
+    /** Tokens reserved before each phase starts; a phase whose reservation would cross the cap does not start. */
+    reserve: { triage: number; implement: number; check: number };
+  };
+  /** What each phase may do at this level. */
+  phases: {
+    triage: { enabled: boolean };
+    report: { enabled: boolean };
+    workspace: { enabled: boolean };
+    implement: { enabled: boolean };
+    verify: { enabled: boolean; commands: CommandSpec[]; checker: boolean; protectedPaths: string[] };
+    commit: { enabled: boolean };
+    merge: { enabled: boolean; onlyAllowlisted: true };
+  };
+  gate: GatePolicy;
+  attempts: {
+    maxPerItem: number;
+    sameErrorLimit: number;
+    consecutiveFailureLimit: number;
+    maxIterations: number;
+  };
+  earlyExit: {
+    required: boolean;
+    /** Deterministic probes run before any model call; none finding work ends the tick as a no-op. */
+    probes: ProbeSpec[];
+  };
+  backend: { name: string; model: string | null; options: Record<string, unknown> };
+  delivery: {
+    mode: DeliveryMode;
+    remote: string;
+    draft: boolean;
+    autoMerge: boolean;
+    maxOpenPullRequests: number;
+    maxPullRequestsPerHour: number;
+    branchPrefix: string;
+    baseBranch: string | null;
+    author: { name: string; email: string };
+  };
+  files: { state: string; runLog: string; ledger: string };
+  timeoutMs: number;
+}
