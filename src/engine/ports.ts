@@ -143,6 +143,8 @@ export interface AgentRequest<R extends AgentRole = AgentRole> {
   changes?: ChangeSet;
   /** A runner the agent may use for its commands: already sandboxed to the workspace. */
   commands?: CommandRunner;
+  /** File access confined to the workspace, when the workspace adapter offers it. */
+  files?: WorkspaceFiles;
   /** Previous failure on this item, so the next attempt can do better. */
   previousFailure?: string;
   signal?: AbortSignal;
@@ -235,6 +237,12 @@ export interface CommitRecord {
   branch: string;
 }
 
+/** File access confined to one workspace. Paths are relative to the workspace root. */
+export interface WorkspaceFiles {
+  read(path: string): Promise<string | null>;
+  write(path: string, content: string): Promise<void>;
+}
+
 export type WorkspaceResult<T> = ({ ok: true } & T) | Failure<'git' | 'conflict' | 'io' | 'not-found'>;
 
 /**
@@ -253,6 +261,8 @@ export interface Workspace {
   discard(handle: WorkspaceHandle): Promise<void>;
   /** Escalated: keep it for a human to decide on. */
   keep(handle: WorkspaceHandle, reason: string): Promise<void>;
+  /** Optional capability: file access confined to the workspace (used by tool-loop and mock agents). */
+  files?(handle: WorkspaceHandle): WorkspaceFiles;
 }
 
 // ----------------------------------------------------------------- delivery
