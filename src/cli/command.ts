@@ -31,6 +31,8 @@ export interface CommandOutput {
   json: unknown;
   /** Human output; may contain picocolors escapes (main strips them when colour is off). */
   text: string;
+  /** Human diagnostics for stderr (shown with and without --json). */
+  stderr?: string;
 }
 
 export type CommandHandler = (context: CommandContext) => Promise<CommandOutput>;

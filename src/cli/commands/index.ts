@@ -5,4 +5,28 @@
  */
 import type { CommandDefinition } from '../command.js';
 
-export const commands: CommandDefinition[] = [];
+export const commands: CommandDefinition[] = [
+  {
+    name: 'run [id]',
+    description: 'Run ticks of a loop now',
+    options: [
+      { flags: '--level <level>', description: 'Autonomy level L0-L3 (overrides the loop\'s configured level)' },
+      { flags: '--dry-run', description: 'Mock backend, in-memory state and workspace: the repository stays byte-for-byte untouched' },
+      { flags: '--ticks <n>', description: 'Number of ticks to run (stops early on a halt)' },
+      { flags: '--backend <name>', description: 'Override the loop\'s backend (mock, claude-code, openai, ollama, or a module)' },
+    ],
+    examples: ['loop-runtime run daily-triage --level L2 --dry-run', 'loop-runtime run ci-sweeper --backend mock --ticks 3'],
+    load: async () => (await import('./run.js')).runCommand,
+  },
+  {
+    name: 'gate <action>',
+    description: 'Check changed paths against gate.yaml (same flags and exit codes as loop-gate check)',
+    options: [
+      { flags: '--action <action>', description: 'commit | merge | auto-merge' },
+      { flags: '--paths <paths>', description: 'Comma-separated changed file paths' },
+      { flags: '--gate-file <file>', description: 'Policy file (default: gate.yaml)' },
+    ],
+    examples: ['loop-runtime gate check --action auto-merge --paths docs/a.md,README.md'],
+    load: async () => (await import('./gate.js')).gateCommand,
+  },
+];

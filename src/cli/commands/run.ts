@@ -1,0 +1,91 @@
+/**
+ * `loop-runtime run <id>`: tick one loop now (N times with --ticks).
+ * --dry-run runs the whole engine with the mock backend against in-memory
+ * state and an in-memory overlay of the repository: nothing on disk changes.
+ */
+import { ExitCode, LoopRuntimeError } from '../../errors.js';
+import { LEVELS, type Level } from '../../config/schemas.js';
+import { formatDiagnostic } from '../../config/diagnostics.js';
+import type { TickResult } from '../../engine/tick-result.js';
+import type { CommandContext, CommandOutput } from '../command.js';
+import { renderRun } from '../render/render-run.js';
+
+export interface RunSummary {
+  pattern: { id: string; name: string };
+  level: Level;
+  backend: string;
+  dryRun: boolean;
+  ticks: TickResult[];
+  budget: { spentToday: number; dailyTokenCap: number };
+  exitCode: number;
+}
+
+export function exitCodeForTicks(ticks: readonly TickResult[]): number {
+  if (ticks.some((tick) => tick.kind === 'failed')) return ExitCode.tickFailed;
+  if (ticks.some((tick) => tick.kind === 'halted' || tick.kind === 'paused')) return ExitCode.halted;
+  return ExitCode.ok;
+}
+
+function parseLevel(value: unknown): Level | undefined {
+  if (value === undefined) return undefined;
+  const level = String(value).toUpperCase();
+  if (!(LEVELS as readonly string[]).includes(level)) {
+    throw new LoopRuntimeError('USAGE', `--level ${String(value)} is not an autonomy level.`, { fix: 'use L0, L1, L2 or L3.' });
+  }
+  return level as Level;
+}
+
+function parseTicks(value: unknown): number {
+  const ticks = value === undefined ? 1 : Number(value);
+  if (!Number.isInteger(ticks) || ticks < 1 || ticks > 10_000) {
+    throw new LoopRuntimeError('USAGE', `--ticks ${String(value)} is not a number of ticks.`, { fix: 'pass a whole number from 1 to 10000.' });
+  }
+  return ticks;
+}
+
+export async function runCommand({ args, options, io }: CommandContext): Promise<CommandOutput> {
+  const id = args[0];
+  if (!id) throw new LoopRuntimeError('USAGE', 'run needs a loop id.', { fix: 'run `loop-runtime list` to see the loops, then `loop-runtime run <id>`.' });
+  const level = parseLevel(options.level);
+  const count = parseTicks(options.ticks);
+  const dryRun = Boolean(options.dryRun);
+  const backendName = dryRun ? 'mock' : typeof options.backend === 'string' ? options.backend : undefined;
+
+  const { loadProject, resolvePlan } = await import('../../node/load-project.js');
+  const loaded = await loadProject(io.cwd);
+  if (!loaded.ok) {
+    return { exitCode: ExitCode.configError, json: { ok: false, issues: loaded.issues }, text: loaded.issues.map(formatDiagnostic).join('\n') };
+  }
+  const resolved = await resolvePlan(loaded.project, id, { ...(level ? { level } : {}), ...(backendName ? { backend: backendName } : {}) });
+  if (!resolved.ok) {
+    return { exitCode: ExitCode.configError, json: { ok: false, issues: resolved.issues }, text: resolved.issues.map(formatDiagnostic).join('\n') };
+  }
+  const plan = resolved.plan;
+
+  const { createLoopRuntime } = await import('../../node/create-runtime.js');
+  const runtime = await createLoopRuntime(loaded.project, plan, {
+    dryRun,
+    env: io.env,
+    observer: (event) => {
+      if (event.type === 'phase-end') io.progress(`  ${event.phase}: ${event.note ?? ''}`);
+      else if (event.type === 'tick-start') io.progress(`${plan.pattern.id}: tick ${event.tickId} started`);
+    },
+  });
+  let ticks: TickResult[];
+  try {
+    ticks = await runtime.engine.ticks(count);
+  } finally {
+    await runtime.close();
+  }
+  const last = ticks[ticks.length - 1]!;
+  const summary: RunSummary = {
+    pattern: { id: plan.pattern.id, name: plan.pattern.name },
+    level: plan.level,
+    backend: runtime.ports.backend.name,
+    dryRun,
+    ticks,
+    budget: last.budget,
+    exitCode: exitCodeForTicks(ticks),
+  };
+  return { exitCode: summary.exitCode, json: summary, text: renderRun(summary) };
+}

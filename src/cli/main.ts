@@ -1,0 +1,112 @@
+/**
+ * The CLI entry: parse argv with cac, dispatch to one command's lazily
+ * loaded handler, render its result (JSON with --json, text otherwise) and
+ * map errors to the documented exit codes. Returns the exit code.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { cac } from 'cac';
+import { ExitCode, exitCodeFor, isLoopRuntimeError } from '../errors.js';
+import type { CliIO, CommandDefinition } from './command.js';
+import { commands } from './commands/index.js';
+
+const ANSI = /\x1b\[[0-9;]*m/g;
+
+export interface MainOptions {
+  stdout?: (text: string) => void;
+  stderr?: (text: string) => void;
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  isTTY?: boolean;
+}
+
+function colorEnabled(env: Record<string, string | undefined>, isTTY: boolean): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
+  return isTTY && env.TERM !== 'dumb';
+}
+
+export async function main(argv: string[], options: MainOptions = {}): Promise<number> {
+  const stdout = options.stdout ?? ((text: string) => void process.stdout.write(text));
+  const stderr = options.stderr ?? ((text: string) => void process.stderr.write(text));
+  const env = options.env ?? process.env;
+  const isTTY = options.isTTY ?? Boolean(process.stdout.isTTY);
+  const color = colorEnabled(env, isTTY);
+  const ci = env.CI === 'true' || env.CI === '1';
+  const paint = (text: string) => (color ? text : text.replace(ANSI, ''));
+
+  const cli = cac('loop-runtime');
+  cli.option('--cwd <dir>', 'Run in this repository instead of the current directory');
+  cli.option('--json', 'Machine-readable output');
+  let selected: CommandDefinition | undefined;
+  for (const definition of commands) {
+    const command = cli.command(definition.name, definition.description);
+    for (const option of definition.options) {
+      command.option(option.flags, option.description, option.default === undefined ? undefined : { default: option.default });
+    }
+    for (const example of definition.examples ?? []) command.example(example);
+    command.action(() => {
+      selected = definition;
+    });
+  }
+  cli.help();
+  cli.version(await packageVersion());
+
+  let parsed;
+  try {
+    parsed = cli.parse(['node', 'loop-runtime', ...argv], { run: false });
+  } catch (error) {
+    stderr(`${error instanceof Error ? error.message : String(error)}\nRun \`loop-runtime --help\` for usage.\n`);
+    return ExitCode.configError;
+  }
+  if (parsed.options.help || parsed.options.version) return ExitCode.ok;
+  if (!cli.matchedCommand) {
+    if (parsed.args.length === 0) {
+      cli.outputHelp();
+      return ExitCode.ok;
+    }
+    stderr(`Unknown command "${parsed.args[0]}". Run \`loop-runtime --help\` to see the commands.\n`);
+    return ExitCode.configError;
+  }
+  await cli.runMatchedCommand();
+  const definition = selected!;
+  const json = Boolean(parsed.options.json);
+  const io: CliIO = {
+    cwd: typeof parsed.options.cwd === 'string' ? resolve(options.cwd ?? process.cwd(), parsed.options.cwd) : (options.cwd ?? process.cwd()),
+    env,
+    isTTY,
+    ci,
+    progress: json ? () => {} : (line) => stderr(paint(ci ? `${new Date().toISOString()} ${line}\n` : `${line}\n`)),
+  };
+  try {
+    const handler = await definition.load();
+    const output = await handler({ args: parsed.args.map(String), options: parsed.options, io });
+    if (output.stderr) stderr(paint(output.stderr.endsWith('\n') ? output.stderr : `${output.stderr}\n`));
+    if (json) stdout(`${JSON.stringify(output.json, null, 2)}\n`);
+    else if (output.text) stdout(paint(output.text.endsWith('\n') ? output.text : `${output.text}\n`));
+    return output.exitCode;
+  } catch (error) {
+    const code = exitCodeFor(error);
+    const message = error instanceof Error ? error.message : String(error);
+    if (json) {
+      stdout(`${JSON.stringify({ error: { code: isLoopRuntimeError(error) ? error.code : 'INTERNAL', message } }, null, 2)}\n`);
+    } else {
+      stderr(`${paint(`loop-runtime: ${message}`)}\n`);
+      if (!isLoopRuntimeError(error) && error instanceof Error && env.LOOP_RUNTIME_DEBUG) stderr(`${error.stack}\n`);
+    }
+    return code;
+  }
+}
+
+async function packageVersion(): Promise<string> {
+  // dist/src/cli/main.js and src/cli/main.ts sit at different depths below package.json.
+  for (const relative of ['../../../package.json', '../../package.json']) {
+    try {
+      const parsed = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (parsed.name === 'loop-runtime' && parsed.version) return parsed.version;
+    } catch {
+      // try the next depth
+    }
+  }
+  return '0.0.0';
+}

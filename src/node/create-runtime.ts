@@ -1,0 +1,103 @@
+/**
+ * The composition root: wires a plan to real adapters (files, git, sandbox,
+ * backend plugin) or, for --dry-run, to read-only/in-memory ones that leave
+ * the repository byte-for-byte untouched.
+ */
+import { readFile, realpath } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { BudgetBreaker } from '../budget/budget-breaker.js';
+import { OverlayBudgetLedger } from '../budget/overlay-budget-ledger.js';
+import { MemoryAttemptLedger } from '../engine/defaults.js';
+import type { EnginePorts } from '../engine/engine-ports.js';
+import { LoopEngine } from '../engine/loop-engine.js';
+import type { AgentBackend, EngineObserver } from '../engine/ports.js';
+import type { ExecutionPlan } from '../plan/execution-plan.js';
+import { MemoryStateWriter } from '../state/memory-state-writer.js';
+import { MemoryWorkspace } from '../workspace/memory-workspace.js';
+import { FileAttemptLedger } from './file-attempt-ledger.js';
+import { FileBudgetLedger } from './file-budget-ledger.js';
+import { FileKillSwitch } from './file-kill-switch.js';
+import { FileStateWriter } from './file-state-writer.js';
+import type { LoadedProject } from './load-project.js';
+import { loadInstructions } from './load-instructions.js';
+
+export interface RuntimeOptions {
+  dryRun: boolean;
+  env: Record<string, string | undefined>;
+  observer?: EngineObserver;
+  /** Injected backend (tests); otherwise the plan's backend plugin is resolved. */
+  backend?: AgentBackend;
+}
+
+export interface LoopRuntime {
+  engine: LoopEngine;
+  ports: EnginePorts;
+  dryRun: boolean;
+  close(): Promise<void>;
+}
+
+/** Reads a repository file for the dry-run overlay, refusing paths that leave the repository. */
+function confinedReader(root: string): (path: string) => Promise<string | null> {
+  return async (path) => {
+    const target = resolve(root, path);
+    const inside = relative(root, target);
+    if (inside.startsWith('..') || isAbsolute(inside)) return null;
+    try {
+      const real = await realpath(target);
+      const realInside = relative(await realpath(root), real);
+      if (realInside.startsWith('..') || isAbsolute(realInside)) return null;
+      return await readFile(real, 'utf8');
+    } catch {
+      return null;
+    }
+  };
+}
+
+export async function createLoopRuntime(project: LoadedProject, plan: ExecutionPlan, options: RuntimeOptions): Promise<LoopRuntime> {
+  const root = project.root;
+  const fileLedger = new FileBudgetLedger({ root, runLog: plan.files.runLog });
+  const killSwitch = new FileKillSwitch({ root, stateFile: plan.files.state, env: options.env });
+  const instructions = await loadInstructions(project, plan.pattern.id);
+  const backend = options.backend ?? (await resolvePlanBackend(plan, root, options.dryRun));
+
+  let ports: EnginePorts;
+  if (options.dryRun) {
+    const fileAttempts = new FileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, level: plan.level, goal: plan.pattern.goal });
+    ports = {
+      backend,
+      state: new MemoryStateWriter({ stateFile: plan.files.state }),
+      budget: new BudgetBreaker(plan.dailyTokenCap, { ledger: new OverlayBudgetLedger(fileLedger), degradeAtFraction: plan.budget.degradeAtFraction }),
+      workspace: new MemoryWorkspace({ readBase: confinedReader(root) }),
+      attempts: new MemoryAttemptLedger(await fileAttempts.history()),
+      killSwitch,
+      instructions,
+    };
+  } else {
+    ports = {
+      backend,
+      state: new FileStateWriter({ root, stateFile: plan.files.state, runLog: plan.files.runLog }),
+      budget: new BudgetBreaker(plan.dailyTokenCap, { ledger: fileLedger, degradeAtFraction: plan.budget.degradeAtFraction }),
+      workspace: new MemoryWorkspace({ readBase: confinedReader(root) }),
+      attempts: new FileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, level: plan.level, goal: plan.pattern.goal }),
+      killSwitch,
+      instructions,
+    };
+  }
+  if (options.observer) ports.observer = options.observer;
+  const engine = new LoopEngine(plan, ports);
+  return {
+    engine,
+    ports,
+    dryRun: options.dryRun,
+    close: async () => {
+      await backend.close?.();
+    },
+  };
+}
+
+async function resolvePlanBackend(plan: ExecutionPlan, root: string, dryRun: boolean): Promise<AgentBackend> {
+  const { createMockBackend } = await import('../../backends/mock/index.js');
+  if (dryRun || plan.backend.name === 'mock') return createMockBackend(plan.backend.options as never);
+  const { resolveBackend } = await import('../../backends/registry.js');
+  return resolveBackend(plan.backend.name, { model: plan.backend.model, ...plan.backend.options }, { root: join(root) });
+}
