@@ -1,0 +1,17 @@
+export * from './schemas.js';
+export { parseCadence, safeParseCadence, CADENCE_FIX } from './cadence.js';
+export type { CadenceInterval } from './cadence.js';
+export { formatDiagnostic, hasErrors, sortDiagnostics, toLoadResult } from './diagnostics.js';
+export type { Diagnostic, DiagnosticSeverity, LoadResult } from './diagnostics.js';
+export { parseYamlSource, positionOf, formatKeyPath, valueAt } from './yaml-source.js';
+export type { KeyPath, Position, YamlSource } from './yaml-source.js';
+export { diagnosticsFromZodIssues, describeValue, knownKeysAt } from './zod-diagnostics.js';
+export { closestMatch } from './suggest.js';
+export { loadRegistry } from './load-registry.js';
+export { loadGate } from './load-gate.js';
+export { loadLoopMd, splitFrontMatter, SETTINGS_KEY } from './load-loop-md.js';
+export type { FrontMatterSplit, LoopDocument } from './load-loop-md.js';
+export { loadBudget, findBudgetLimit, normalizeLoopName, parseTokenAmount } from './load-budget.js';
+export type { BudgetFile, BudgetLimit } from './load-budget.js';
+export { loadLedger } from './load-ledger.js';
+export { mergeLoopSettings, topLevelSettings } from './merge-settings.js';

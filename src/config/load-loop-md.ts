@@ -1,0 +1,112 @@
+/**
+ * LOOP.md loader. LOOP.md is free-form markdown the agents read; our hard
+ * settings live in an optional leading front-matter block under the key
+ * `loop-runtime:`, validated strictly (a typo there is an error, because a
+ * silently ignored `dailyTokenCap` is a budget overrun). Other front-matter
+ * keys belong to other tools and are ignored. Line numbers are LOOP.md's.
+ */
+import { toLoadResult } from './diagnostics.js';
+import type { Diagnostic, LoadResult } from './diagnostics.js';
+import { RuntimeSettingsSchema } from './schemas.js';
+import type { RuntimeSettings } from './schemas.js';
+import { parseYamlSource } from './yaml-source.js';
+import { diagnosticsFromZodIssues } from './zod-diagnostics.js';
+
+export const SETTINGS_KEY = 'loop-runtime';
+
+export interface LoopDocument {
+  /** The `loop-runtime:` block, validated; null when LOOP.md has none. */
+  settings: RuntimeSettings | null;
+  /** The markdown after the front matter (the prose agents read). */
+  body: string;
+  /** Whether a front-matter block was present at all. */
+  hasFrontMatter: boolean;
+}
+
+export interface FrontMatterSplit {
+  /** The YAML between the fences, or null when there is no front matter. */
+  yaml: string | null;
+  body: string;
+  /** 1-based line of the closing fence; 0 when unclosed or absent. */
+  closingLine: number;
+}
+
+/**
+ * Splits a leading `---` … `---` (or `...`) block off a markdown text.
+ *
+ * @example
+ * ```ts
+ * splitFrontMatter('---\na: 1\n---\n# Title\n'); // → { yaml: 'a: 1\n', body: '# Title\n', closingLine: 3 }
+ * ```
+ */
+export function splitFrontMatter(text: string): FrontMatterSplit {
+  const normalized = text.replace(/^\uFEFF/, '');
+  const lines = normalized.split(/\r?\n/);
+  if ((lines[0] ?? '').trimEnd() !== '---') return { yaml: null, body: normalized, closingLine: 0 };
+  for (let index = 1; index < lines.length; index += 1) {
+    const line = (lines[index] ?? '').trimEnd();
+    if (line === '---' || line === '...') {
+      return {
+        yaml: lines.slice(1, index).join('\n') + '\n',
+        body: lines.slice(index + 1).join('\n').replace(/^\n+/, ''),
+        closingLine: index + 1,
+      };
+    }
+  }
+  return { yaml: lines.slice(1).join('\n'), body: '', closingLine: 0 };
+}
+
+/**
+ * Loads LOOP.md: a missing front matter is fine (settings: null).
+ *
+ * @example
+ * ```ts
+ * const result = loadLoopMd('---\nloop-runtime:\n  level: L2\n---\n# Loops\n', 'LOOP.md');
+ * // result.ok && result.value.settings?.level === 'L2'
+ * ```
+ */
+export function loadLoopMd(text: string, file = 'LOOP.md'): LoadResult<LoopDocument> {
+  const split = splitFrontMatter(text);
+  if (split.yaml === null) return { ok: true, value: { settings: null, body: split.body, hasFrontMatter: false }, warnings: [] };
+  const diagnostics: Diagnostic[] = [];
+  if (split.closingLine === 0) {
+    diagnostics.push({
+      severity: 'error',
+      file,
+      line: 1,
+      column: 1,
+      path: '',
+      message: 'the front matter opened with "---" on line 1 is never closed.',
+      fix: 'add a line "---" after the last front-matter line, before the markdown starts.',
+    });
+    return toLoadResult<LoopDocument>(undefined, diagnostics);
+  }
+  const source = parseYamlSource(split.yaml, file, { lineOffset: 1 });
+  diagnostics.push(...source.diagnostics);
+  if (source.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) return toLoadResult<LoopDocument>(undefined, diagnostics);
+  const front = source.value;
+  if (front !== null && front !== undefined && (typeof front !== 'object' || Array.isArray(front))) {
+    diagnostics.push({
+      severity: 'error',
+      file,
+      line: 2,
+      column: 1,
+      path: '',
+      message: 'the front matter is not a mapping of keys to values.',
+      fix: `write it as "key: value" lines, with our settings under "${SETTINGS_KEY}:".`,
+    });
+    return toLoadResult<LoopDocument>(undefined, diagnostics);
+  }
+  const record = (front ?? {}) as Record<string, unknown>;
+  if (!(SETTINGS_KEY in record)) {
+    return toLoadResult<LoopDocument>({ settings: null, body: split.body, hasFrontMatter: true }, diagnostics);
+  }
+  const parsed = RuntimeSettingsSchema.safeParse(record[SETTINGS_KEY] ?? {});
+  if (!parsed.success) {
+    diagnostics.push(
+      ...diagnosticsFromZodIssues(parsed.error.issues, { source, schema: RuntimeSettingsSchema, prefix: [SETTINGS_KEY], severity: 'error' }),
+    );
+    return toLoadResult<LoopDocument>(undefined, diagnostics);
+  }
+  return toLoadResult<LoopDocument>({ settings: parsed.data, body: split.body, hasFrontMatter: true }, diagnostics);
+}
