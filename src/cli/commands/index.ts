@@ -29,4 +29,28 @@ export const commands: CommandDefinition[] = [
     examples: ['loop-runtime gate check --action auto-merge --paths docs/a.md,README.md'],
     load: async () => (await import('./gate.js')).gateCommand,
   },
+  {
+    name: 'list',
+    description: 'List the configured loops and the pattern catalogue (cadence, level, daily cap, source)',
+    options: [],
+    examples: ['loop-runtime list', 'loop-runtime list --json'],
+    load: async () => (await import('./list.js')).listCommand,
+  },
+  {
+    name: 'plan <id>',
+    description: 'Show the execution plan for a loop without running it',
+    options: [
+      { flags: '--level <level>', description: 'Autonomy level L0-L3 (overrides the loop\'s configured level)' },
+      { flags: '--backend <name>', description: 'Override the loop\'s backend' },
+    ],
+    examples: ['loop-runtime plan daily-triage', 'loop-runtime plan ci-sweeper --level L2 --json'],
+    load: async () => (await import('./plan.js')).planCommand,
+  },
+  {
+    name: 'validate',
+    description: 'Check registry.yaml, LOOP.md, gate.yaml, loop-budget.md and loop-ledger.json; exit 3 on any error',
+    options: [],
+    examples: ['loop-runtime validate', 'loop-runtime validate --json'],
+    load: async () => (await import('./validate.js')).validateCommand,
+  },
 ];

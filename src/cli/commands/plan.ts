@@ -1,0 +1,78 @@
+/**
+ * `loop-runtime plan <id> [--level L2] [--backend name]`: compile and show
+ * the ExecutionPlan for one loop without running anything. `--json` prints
+ * the plan itself, so it can be reviewed, diffed and golden-tested.
+ */
+import pc from 'picocolors';
+import { formatDiagnostic } from '../../config/diagnostics.js';
+import { LEVELS } from '../../config/schemas.js';
+import type { Level } from '../../config/schemas.js';
+import { ExitCode, LoopRuntimeError } from '../../errors.js';
+import type { ExecutionPlan } from '../../plan/execution-plan.js';
+import type { CommandContext, CommandOutput } from '../command.js';
+
+function parseLevel(value: unknown): Level | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const level = String(value).toUpperCase();
+  if (!(LEVELS as readonly string[]).includes(level)) {
+    throw new LoopRuntimeError('USAGE', `--level ${String(value)} is not an autonomy level.`, { fix: 'use L0, L1, L2 or L3.' });
+  }
+  return level as Level;
+}
+
+const count = (value: number) => value.toLocaleString('en-US');
+
+function duration(ms: number): string {
+  if (ms % 86_400_000 === 0) return `${ms / 86_400_000}d`;
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  return `${ms / 1000}s`;
+}
+
+const onOff = (enabled: boolean) => (enabled ? pc.green('on ') : pc.dim('off'));
+
+/** Human rendering of a plan: what may run, within what limits, delivered how. */
+export function renderPlan(plan: ExecutionPlan): string {
+  const { phases, budget, delivery } = plan;
+  const list = (items: readonly string[]) => (items.length > 0 ? items.join(', ') : pc.dim('none'));
+  const lines = [
+    `${pc.bold(plan.pattern.name)} (${plan.pattern.id}) — ${plan.pattern.goal}`,
+    `  level       ${pc.bold(plan.level)} (from ${plan.levelSource})   risk ${plan.pattern.risk}`,
+    `  cadence     ${plan.cadence.text} (every ${duration(plan.cadence.minIntervalMs)}–${duration(plan.cadence.maxIntervalMs)})   timeout ${duration(plan.timeoutMs)}`,
+    `  budget      ${count(plan.dailyTokenCap)} tokens/day (${budget.capSource}); report-only from ${Math.round(budget.degradeAtFraction * 100)}%`,
+    `              reserve triage ${count(budget.reserve.triage)} · implement ${count(budget.reserve.implement)} · check ${count(budget.reserve.check)}`,
+    `  phases      triage ${onOff(phases.triage.enabled)}  report ${onOff(phases.report.enabled)}  workspace ${onOff(phases.workspace.enabled)}  implement ${onOff(phases.implement.enabled)}  verify ${onOff(phases.verify.enabled)}  commit ${onOff(phases.commit.enabled)}  merge ${onOff(phases.merge.enabled)}`,
+    `  verify      ${list(phases.verify.commands.map((command) => command.command))}${phases.verify.checker ? ' + checker agent' : ''}`,
+    `  protected   ${list(phases.verify.protectedPaths)}`,
+    `  gate        ${plan.gate.source}: ${plan.gate.denylist.length} denylist glob(s), max ${plan.gate.maxFiles ?? 'unlimited'} file(s), auto-merge allowlist ${list(plan.gate.autoMergeAllowlist)}`,
+    `  attempts    ${plan.attempts.maxPerItem} per item · stop after the same error ${plan.attempts.sameErrorLimit}× or ${plan.attempts.consecutiveFailureLimit} failures in a row · ${plan.attempts.maxIterations} iterations max`,
+    `  early exit  ${plan.earlyExit.required ? 'required' : 'optional'}; probes: ${list(plan.earlyExit.probes.map((probe) => `${probe.name} (\`${probe.command}\`)`))}`,
+    `  backend     ${plan.backend.name}${plan.backend.model ? ` (${plan.backend.model})` : ''}`,
+    `  delivery    ${delivery.mode} to ${delivery.remote} on ${delivery.branchPrefix}*${delivery.baseBranch ? ` from ${delivery.baseBranch}` : ''}; draft ${delivery.draft ? 'yes' : 'no'}; auto-merge ${delivery.autoMerge ? pc.yellow('yes') : 'no'}`,
+    `  files       state ${plan.files.state} · run log ${plan.files.runLog} · ledger ${plan.files.ledger}`,
+    `  document    patterns/${plan.pattern.document}`,
+  ];
+  if (plan.level === 'L0') lines.push('', pc.yellow('  L0 (draft): nothing runs at this level.'));
+  return lines.join('\n');
+}
+
+/** Handler for `loop-runtime plan <id>`. */
+export async function planCommand({ args, options, io }: CommandContext): Promise<CommandOutput> {
+  const id = args[0];
+  if (!id) throw new LoopRuntimeError('USAGE', 'plan needs a loop id.', { fix: 'run `loop-runtime list` to see the loops, then `loop-runtime plan <id>`.' });
+  const level = parseLevel(options.level);
+  const backend = typeof options.backend === 'string' && options.backend !== '' ? options.backend : undefined;
+  const { loadProject, resolvePlan } = await import('../../node/load-project.js');
+  const loaded = await loadProject(io.cwd);
+  if (!loaded.ok) {
+    return { exitCode: ExitCode.configError, json: { ok: false, issues: loaded.issues, warnings: loaded.warnings }, text: loaded.issues.map((issue) => pc.red(formatDiagnostic(issue))).join('\n') };
+  }
+  const resolved = await resolvePlan(loaded.project, id, { ...(level ? { level } : {}), ...(backend ? { backend } : {}) });
+  if (!resolved.ok) {
+    return { exitCode: ExitCode.configError, json: { ok: false, issues: resolved.issues }, text: resolved.issues.map((issue) => pc.red(formatDiagnostic(issue))).join('\n') };
+  }
+  const warnings = [...loaded.warnings, ...resolved.warnings];
+  const output: CommandOutput = { exitCode: ExitCode.ok, json: resolved.plan, text: renderPlan(resolved.plan) };
+  if (warnings.length > 0) output.stderr = warnings.map((warning) => pc.yellow(`warning: ${formatDiagnostic(warning)}`)).join('\n');
+  return output;
+}

@@ -1,0 +1,49 @@
+/**
+ * `loop-runtime validate`: load every config file, compile a plan for every
+ * configured loop, and print every diagnostic. Exit 3 on any error; warnings
+ * do not fail.
+ */
+import pc from 'picocolors';
+import { formatDiagnostic, sortDiagnostics } from '../../config/diagnostics.js';
+import type { Diagnostic } from '../../config/diagnostics.js';
+import { ExitCode } from '../../errors.js';
+import type { CommandContext, CommandOutput } from '../command.js';
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+/** Handler for `loop-runtime validate`. */
+export async function validateCommand({ io }: CommandContext): Promise<CommandOutput> {
+  const { loadProject, resolvePlan } = await import('../../node/load-project.js');
+  const loaded = await loadProject(io.cwd);
+  const errors: Diagnostic[] = loaded.ok ? [] : [...loaded.issues];
+  const warnings: Diagnostic[] = [...loaded.warnings];
+  const configuredLoops = loaded.ok ? loaded.project.configuredLoops : [];
+  const files = loaded.ok ? Object.keys(loaded.project.files) : [];
+  if (loaded.ok) {
+    for (const id of configuredLoops) {
+      const resolved = await resolvePlan(loaded.project, id);
+      if (resolved.ok) warnings.push(...resolved.warnings);
+      else errors.push(...resolved.issues);
+    }
+  }
+  const sortedErrors = sortDiagnostics(errors);
+  const sortedWarnings = sortDiagnostics(warnings);
+  const lines = [
+    ...sortedErrors.map((diagnostic) => `${pc.red('error')}   ${formatDiagnostic(diagnostic)}`),
+    ...sortedWarnings.map((diagnostic) => `${pc.yellow('warning')} ${formatDiagnostic(diagnostic)}`),
+  ];
+  if (lines.length > 0) lines.push('');
+  if (errors.length > 0) {
+    lines.push(pc.red(`${plural(errors.length, 'error')}, ${plural(warnings.length, 'warning')}.`));
+  } else {
+    const loops = configuredLoops.length > 0 ? configuredLoops.join(', ') : 'none detected';
+    lines.push(pc.green(`Configuration is valid${warnings.length > 0 ? ` (${plural(warnings.length, 'warning')})` : ''}. Loops: ${loops}.`));
+  }
+  return {
+    exitCode: errors.length > 0 ? ExitCode.configError : ExitCode.ok,
+    json: { ok: errors.length === 0, root: io.cwd, configuredLoops, files, errors: sortedErrors, warnings: sortedWarnings },
+    text: lines.join('\n'),
+  };
+}
