@@ -76,11 +76,12 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     env,
     isTTY,
     ci,
-    progress: json ? () => {} : (line) => stderr(paint(ci ? `${new Date().toISOString()} ${line}\n` : `${line}\n`)),
+    progress: progressWriter({ json, ci, isTTY, stderr: (text) => stderr(paint(text)) }),
   };
   try {
     const handler = await definition.load();
     const output = await handler({ args: parsed.args.map(String), options: parsed.options, io });
+    io.progress('');
     if (output.stderr) stderr(paint(output.stderr.endsWith('\n') ? output.stderr : `${output.stderr}\n`));
     if (json) stdout(`${JSON.stringify(output.json, null, 2)}\n`);
     else if (output.text) stdout(paint(output.text.endsWith('\n') ? output.text : `${output.text}\n`));
@@ -96,6 +97,22 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     }
     return code;
   }
+}
+
+/**
+ * Progress for long work: in CI plain timestamped lines; on a terminal one
+ * line redrawn in place (cleared by an empty call); piped or --json: nothing.
+ */
+function progressWriter(options: { json: boolean; ci: boolean; isTTY: boolean; stderr: (text: string) => void }): (line: string) => void {
+  if (options.json) return () => {};
+  if (options.ci) return (line) => line && options.stderr(`${new Date().toISOString()} ${line.trim()}\n`);
+  if (!options.isTTY) return () => {};
+  let shown = false;
+  return (line) => {
+    if (!line && !shown) return;
+    options.stderr(`\r\x1b[K${line.trim().slice(0, 100)}`);
+    shown = Boolean(line);
+  };
 }
 
 async function packageVersion(): Promise<string> {

@@ -83,7 +83,7 @@ export async function act(context: TickContext, ports: Required<Pick<EnginePorts
     return { kind: 'halted', reason: 'backend-stopped', message };
   }
   const implementResult = implemented.result;
-  context.step('implement', implementResult.ok ? implementResult.output.summary : `implementer failed: ${implementResult.message}`, implemented.tokens);
+  context.step('implement', implementResult.ok ? `implementer: ${implementResult.output.summary}` : `implementer failed: ${implementResult.message}`, implemented.tokens);
   if (!implementResult.ok) {
     if (['auth', 'quota-exhausted', 'not-installed'].includes(implementResult.reason)) {
       await ports.workspace.discard(handle);
@@ -133,9 +133,9 @@ export async function act(context: TickContext, ports: Required<Pick<EnginePorts
     const mergeGate = { ...checkGate(plan.gate, 'auto-merge', paths), action: 'auto-merge' as GateAction };
     merge = mergeGate.allowed;
     gate = mergeGate.allowed ? mergeGate : commitGate;
-    context.step('gate', mergeGate.allowed ? 'safe + allowlisted: cleared to auto-merge' : `committed for human review: ${mergeGate.reason}`);
+    context.step('gate', mergeGate.allowed ? 'gate (auto-merge): allowed — safe + allowlisted' : `gate (auto-merge): not allowed, the commit waits for human review — ${mergeGate.reason}`);
   } else {
-    context.step('gate', 'within policy: cleared to commit');
+    context.step('gate', `gate (commit): allowed — ${paths.length} path(s) within policy (${plan.gate.source})`);
   }
 
   const committed = await ports.workspace.commit(handle, {

@@ -7,4 +7,3 @@ export { toTickRecord } from './tick-record.js';
 export { circuitState, errorSignature, failedAttemptsOn } from './circuit-breaker.js';
 export type { AttemptLimits, CircuitState } from './circuit-breaker.js';
 export { MemoryAttemptLedger, neverPaused, SequentialIds, wallClock } from './defaults.js';
-export { combineEvidence } from './verify-phase.js';

@@ -159,7 +159,7 @@ describe('LoopEngine', () => {
     const result = await engine.tick();
     expect(result.kind).toBe('rejected');
     if (result.kind !== 'rejected') return;
-    expect(result.reasons).toEqual(['`npm test` failed (exit 1)']);
+    expect(result.reasons).toEqual(['`npm test` failed with exit code 1']);
     expect(result.verification?.evidence[0]?.output).toMatch(/^ran in memory:\//);
   });
 

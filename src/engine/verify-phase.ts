@@ -3,6 +3,8 @@
  * last write, decides. The checker (the backend in a read-only role) can
  * only lower a verdict, never turn a failing command into an approval.
  */
+import { checkDiffIntegrity } from '../verify/check-diff-integrity.js';
+import { combineVerdict } from '../verify/combine-verdict.js';
 import type { EnginePorts } from './engine-ports.js';
 import type { ChangeSet, CheckOutput, CommandEvidence, Verdict, WorkItem, WorkspaceHandle } from './ports.js';
 import type { TickContext } from './tick-context.js';
@@ -11,39 +13,6 @@ export type VerifyOutcome =
   | { kind: 'verdict'; verdict: Verdict; reasons: string[]; evidence: CommandEvidence[] }
   | { kind: 'paused'; source: string }
   | { kind: 'unaffordable'; message: string };
-
-function commandFailed(evidence: CommandEvidence): string | null {
-  if (evidence.timedOut) return `\`${evidence.command}\` timed out after ${evidence.durationMs} ms`;
-  if (evidence.exitCode !== 0) {
-    return `\`${evidence.command}\` failed (exit ${evidence.exitCode ?? 'none'}${evidence.signal ? `, signal ${evidence.signal}` : ''})`;
-  }
-  return null;
-}
-
-export interface CombineInput {
-  requiredCommands: number;
-  evidence: readonly CommandEvidence[];
-  checker: CheckOutput | null;
-  checkerRequired: boolean;
-  lastWriteAt: number;
-}
-
-/** Evidence first, then the checker; unclear means REJECT. */
-export function combineEvidence(input: CombineInput): { verdict: Verdict; reasons: string[] } {
-  const reasons: string[] = [];
-  const fresh = input.evidence.filter((evidence) => evidence.finishedAt >= input.lastWriteAt);
-  if (fresh.length < input.requiredCommands) {
-    reasons.push(`only ${fresh.length} of ${input.requiredCommands} verification command(s) ran after the last edit`);
-  }
-  for (const evidence of fresh) {
-    const failure = commandFailed(evidence);
-    if (failure) reasons.push(failure);
-  }
-  if (reasons.length > 0) return { verdict: 'REJECT', reasons };
-  if (!input.checkerRequired) return { verdict: 'APPROVE', reasons: ['all verification commands passed'] };
-  if (!input.checker) return { verdict: 'REJECT', reasons: ['the checker gave no clear verdict'] };
-  return { verdict: input.checker.verdict, reasons: input.checker.reasons.length ? input.checker.reasons : [`checker: ${input.checker.verdict}`] };
-}
 
 export async function verifyChange(
   context: TickContext,
@@ -62,8 +31,15 @@ export async function verifyChange(
     const result = await ports.commands!.run(command, { cwd: handle.path, timeoutMs: command.timeoutMs });
     evidence.push(result);
   }
-  const passed = evidence.filter((entry) => commandFailed(entry) === null).length;
-  context.step('verify', verify.commands.length ? `${passed}/${verify.commands.length} verification command(s) passed` : 'no verification commands configured');
+  const passed = evidence.filter((entry) => entry.exitCode === 0 && !entry.timedOut).length;
+  const integrity = checkDiffIntegrity(changes, { protectedPaths: verify.protectedPaths });
+  context.step(
+    'verify',
+    [
+      verify.commands.length ? `verification: ${passed}/${verify.commands.length} command(s) passed` : 'verification: no commands configured',
+      integrity.length ? `${integrity.length} integrity finding(s): ${integrity.map((finding) => `${finding.kind} ${finding.path}`).join(', ')}` : 'diff integrity ok',
+    ].join('; '),
+  );
 
   let checker: CheckOutput | null = null;
   if (verify.checker) {
@@ -78,9 +54,23 @@ export async function verifyChange(
     });
     if (call.kind !== 'done') return call;
     if (call.result.ok) checker = call.result.output;
-    context.step('check', call.result.ok ? `checker verdict: ${call.result.output.verdict}` : `checker failed: ${call.result.message}`, call.tokens);
+    context.step('check', call.result.ok ? `checker (read-only): ${call.result.output.verdict}` : `checker failed: ${call.result.message}`, call.tokens);
   }
-  const combined = combineEvidence({ requiredCommands: verify.commands.length, evidence, checker, checkerRequired: verify.checker, lastWriteAt });
+  const combined = combineVerdict({
+    evidence,
+    integrity,
+    checker,
+    lastWriteAt,
+    expectedCommands: verify.commands.map((command) => command.command),
+    requireEvidence: verify.commands.length > 0,
+    checkerConfigured: verify.checker,
+  });
+  if (combined.verdict === 'APPROVE' && combined.reasons.length === 0) {
+    combined.reasons.push(
+      ...(verify.commands.length ? [`${passed}/${verify.commands.length} verification command(s) passed after the last edit`] : []),
+      ...(checker?.reasons ?? []),
+    );
+  }
   return { kind: 'verdict', ...combined, evidence };
 }
 

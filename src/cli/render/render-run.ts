@@ -26,29 +26,19 @@ function headline(tick: TickResult): string {
 }
 
 function details(tick: TickResult): string[] {
-  const lines = tick.steps.map((step) => `${step.phase}: ${step.note}`);
-  switch (tick.kind) {
-    case 'proposed':
-      lines.push(`change: ${tick.changes.map((file) => `${file.path} (${file.status})`).join(', ')}`);
-      lines.push(`verifier verdict: ${tick.verification.verdict} — ${tick.verification.reasons.join('; ')}`);
-      lines.push(`gate (${tick.gate.action}): ${tick.gate.trigger === 'ok' ? 'allowed' : tick.gate.trigger} — ${tick.gate.reason}`);
-      break;
-    case 'escalated':
-      if (tick.changes.length) lines.push(`change kept for review: ${tick.changes.map((file) => file.path).join(', ')}`);
-      lines.push(`waiting on human: ${tick.reason}`);
-      break;
-    case 'rejected':
-      lines.push(`rejected: ${tick.reasons.join('; ')}`);
-      break;
-    case 'halted':
-      lines.push(tick.message);
-      break;
-    case 'failed':
-      lines.push(tick.message);
-      break;
-    default:
-      break;
+  const lines: string[] = [];
+  for (const step of tick.steps) {
+    lines.push(step.note);
+    if (step.phase === 'implement' && (tick.kind === 'proposed' || tick.kind === 'escalated' || tick.kind === 'rejected') && tick.changes.length) {
+      lines.push(`change touching ${tick.changes.map((file) => `${file.path} (${file.status})`).join(', ')}`);
+    }
   }
+  if (tick.kind === 'proposed' || ((tick.kind === 'escalated' || tick.kind === 'rejected') && tick.verification)) {
+    const verification = tick.verification!;
+    lines.push(`verifier verdict: ${verification.verdict} — ${verification.reasons.join('; ')}`);
+  }
+  if (tick.kind === 'escalated') lines.push(`waiting on human: ${tick.reason}`);
+  if (tick.kind === 'failed' || tick.kind === 'halted') lines.push(tick.message);
   return lines;
 }
 
