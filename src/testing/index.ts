@@ -1,0 +1,14 @@
+/**
+ * Test doubles for testing your own loops: a scripted mock backend that
+ * records its calls, in-memory state/budget/attempts/workspace, a kill switch
+ * you can flip, and a clock that only moves when told to.
+ */
+export { createMockBackend, MockBackend, MOCK_SCENARIOS } from '../../backends/mock/index.js';
+export type { MockBackendOptions, MockCall, MockScenario } from '../../backends/mock/index.js';
+export { FixedClock } from './fixed-clock.js';
+export { MemoryStateWriter } from '../state/memory-state-writer.js';
+export type { MemoryStateWriterOptions } from '../state/memory-state-writer.js';
+export { MemoryKillSwitch } from '../state/memory-kill-switch.js';
+export { MemoryBudgetLedger } from '../budget/memory-budget-ledger.js';
+export { MemoryAttemptLedger, SequentialIds } from '../engine/defaults.js';
+export { MemoryWorkspace } from '../workspace/memory-workspace.js';
