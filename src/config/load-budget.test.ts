@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { findBudgetLimit, loadBudget, parseTokenAmount } from './load-budget.js';
+
+describe('parseTokenAmount', () => {
+  it.each([
+    ['1M', 1_000_000],
+    ['100k', 100_000],
+    ['100,000', 100_000],
+    ['2,000,000', 2_000_000],
+    ['1.5M', 1_500_000],
+    ['~50k tokens', 50_000],
+    ['`80k`', 80_000],
+    ['96', 96],
+  ])('%s → %d', (text, expected) => {
+    expect(parseTokenAmount(text)).toBe(expected);
+  });
+
+  it('returns null when there is no amount', () => {
+    expect(parseTokenAmount('unlimited')).toBeNull();
+    expect(parseTokenAmount('')).toBeNull();
+  });
+});
+
+const budget = `# Loop Budget — YOUR_PROJECT
+
+> Primary loop: **CI Sweeper** (scaffolded by loop-init)
+
+## Daily limits
+
+| Loop | Max runs/day | Max tokens/day | Max sub-agent spawns/run |
+|------|--------------|----------------|--------------------------|
+| CI Sweeper | 96 | 1M | 0 (L1) / 3 (L2) |
+| **Daily Triage** | 2 | 100,000 | 0 |
+| Issue Triage | 4 | lots | 0 |
+
+## Kill switch
+
+| Not | A | Limit |
+`;
+
+describe('loadBudget', () => {
+  it('reads the primary loop and the daily limits table, warning about unreadable cells', () => {
+    const result = loadBudget(budget);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.value.primaryLoop).toBe('CI Sweeper');
+    expect(result.value.limits).toEqual([
+      { loop: 'CI Sweeper', maxRunsPerDay: 96, maxTokensPerDay: 1_000_000, line: 9 },
+      { loop: 'Daily Triage', maxRunsPerDay: 2, maxTokensPerDay: 100_000, line: 10 },
+      { loop: 'Issue Triage', maxRunsPerDay: 4, maxTokensPerDay: null, line: 11 },
+    ]);
+    expect(result.warnings).toHaveLength(1);
+    expect(result.warnings[0]).toMatchObject({ line: 11, column: 22, message: '"lots" is not an amount, so this limit is ignored.' });
+  });
+
+  it('finds a loop\'s limit by display name or id', () => {
+    const result = loadBudget(budget);
+    if (!result.ok) throw new Error('expected ok');
+    expect(findBudgetLimit(result.value, { id: 'daily-triage', name: 'Daily Triage' })?.maxTokensPerDay).toBe(100_000);
+    expect(findBudgetLimit(result.value, { id: 'ci-sweeper', name: 'Something Else' })?.maxTokensPerDay).toBe(1_000_000);
+    expect(findBudgetLimit(result.value, { id: 'pr-babysitter', name: 'PR Babysitter' })).toBeUndefined();
+  });
+
+  it('is empty, not an error, when there is no Daily limits table', () => {
+    expect(loadBudget('# Budget\n\nMax tokens/day: lots\n')).toEqual({ ok: true, value: { primaryLoop: null, limits: [] }, warnings: [] });
+  });
+});

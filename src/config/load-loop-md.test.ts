@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { formatDiagnostic } from './diagnostics.js';
+import { loadLoopMd, splitFrontMatter } from './load-loop-md.js';
+
+describe('splitFrontMatter', () => {
+  it('splits a leading --- block off the markdown', () => {
+    expect(splitFrontMatter('---\na: 1\n---\n\n# Title\n')).toEqual({ yaml: 'a: 1\n', body: '# Title\n', closingLine: 3 });
+    expect(splitFrontMatter('# Title\n---\n')).toEqual({ yaml: null, body: '# Title\n---\n', closingLine: 0 });
+  });
+});
+
+describe('loadLoopMd', () => {
+  it('accepts a LOOP.md without front matter', () => {
+    const result = loadLoopMd('# Loop Configuration\n\n| Pattern | Cadence |\n');
+    expect(result).toEqual({ ok: true, value: { settings: null, body: '# Loop Configuration\n\n| Pattern | Cadence |\n', hasFrontMatter: false }, warnings: [] });
+  });
+
+  it('reads the loop-runtime block and ignores other tools\' keys', () => {
+    const text = ['---', 'title: Our loops', 'owner: platform', 'loop-runtime:', '  level: L2', '  verify: ["npm test"]', '  loops:', '    ci-sweeper:', '      dailyTokenCap: 300000', '---', '# Loops', ''].join('\n');
+    const result = loadLoopMd(text);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.value.settings).toEqual({ version: 1, level: 'L2', verify: ['npm test'], loops: { 'ci-sweeper': { dailyTokenCap: 300000 } } });
+    expect(result.value.body).toBe('# Loops\n');
+  });
+
+  it('is strict about our own keys: a typo is an error at the LOOP.md line of the key', () => {
+    const text = ['---', 'title: Our loops', 'loop-runtime:', '  level: L2', '  dailyTokenCapp: 5000', '  loops:', '    ci-sweeper:', '      verfy: ["npm test"]', '---', '# Loops', ''].join('\n');
+    const result = loadLoopMd(text);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.issues.map(formatDiagnostic)).toEqual([
+      'LOOP.md:8:7 loop-runtime.loops.ci-sweeper.verfy: "verfy" is not a known setting. To fix: did you mean "verify"? Rename it, or remove it.',
+      'LOOP.md:5:3 loop-runtime.dailyTokenCapp: "dailyTokenCapp" is not a known setting. To fix: did you mean "dailyTokenCap"? Rename it, or remove it.',
+    ]);
+  });
+
+  it('reports bad values with their LOOP.md position', () => {
+    const result = loadLoopMd('---\nloop-runtime:\n  level: L5\n  maxAttempts: 0\n---\n');
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.issues.map(formatDiagnostic)).toEqual([
+      'LOOP.md:3:3 loop-runtime.level: "L5" is not one of L0, L1, L2, L3. To fix: use one of: L0, L1, L2, L3.',
+      'LOOP.md:4:3 loop-runtime.maxAttempts: 0 is below the minimum of 1. To fix: use a value of at least 1.',
+    ]);
+  });
+
+  it('reports YAML syntax errors and unclosed front matter relative to LOOP.md', () => {
+    const broken = loadLoopMd('---\nloop-runtime:\n  level: [L2\n---\n');
+    expect(broken.ok).toBe(false);
+    if (!broken.ok) expect(broken.issues[0]?.line).toBeGreaterThanOrEqual(3);
+    const unclosed = loadLoopMd('---\nloop-runtime:\n  level: L2\n');
+    expect(unclosed.ok).toBe(false);
+    if (!unclosed.ok) expect(unclosed.issues[0]?.message).toContain('never closed');
+  });
+});
