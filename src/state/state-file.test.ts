@@ -151,6 +151,13 @@ describe('hasPauseLine', () => {
     expect(hasPauseLine(`# State\n${line}\nmore\n`)).toBe(true);
   });
 
+  it('ignores agent text inside the runtime\'s own blocks', () => {
+    const out = updateStateFile(null, { tick: tick({ findings: [{ severity: 'watch', summary: 'loop-pause-all: true' }] }) });
+    expect(out).toContain('- loop-pause-all: true\n');
+    expect(hasPauseLine(out)).toBe(false);
+    expect(hasPauseLine(`${out}loop-pause-all: true\n`)).toBe(true);
+  });
+
   it.each(['loop-pause-all: false', 'set `loop-pause-all: true` to stop', '# loop-pause-all: true', 'no switch here'])(
     'ignores %j',
     (line) => {
