@@ -1,0 +1,187 @@
+/**
+ * The Claude Code backend: the real `claude` CLI, headless. This is the only
+ * file of the backend that does I/O (execa); argument building, event parsing
+ * and result mapping are pure modules beside it.
+ */
+import { execa } from 'execa';
+import readline from 'node:readline';
+import { ZERO_USAGE, type AgentBackend, type AgentRequest, type AgentResult, type AgentRole } from '../../src/engine/ports.js';
+import { buildRolePrompt } from '../shared/prompt.js';
+import type { PriceTable } from '../shared/usage.js';
+import { mapClaudeResult } from './map-result.js';
+import { parseStreamLine, type ResultEvent } from './stream-events.js';
+import { toCliArgs, toCliEnv, type ClaudePermissionMode } from './to-cli-args.js';
+import { StreamUsageTracker } from './usage-tracker.js';
+
+export interface ClaudeCodeBackendSettings {
+  /** Path or name of the CLI. Default "claude" (on PATH). */
+  binary?: string;
+  model?: string;
+  /** `--max-turns`. Default 30. */
+  maxTurns?: number;
+  /** One mode for every role, or per role. Default: dontAsk for triage/check, acceptEdits for implement. */
+  permissionMode?: ClaudePermissionMode | Partial<Record<AgentRole, ClaudePermissionMode>>;
+  /** `--mcp-config` file(s) or JSON string(s); `--strict-mcp-config` is added. */
+  mcpConfig?: string | string[];
+  /** Appended after our role prompt in `--append-system-prompt`. */
+  appendSystemPrompt?: string;
+  /** Isolated home: HOME and CLAUDE_CONFIG_DIR for the child. */
+  home?: string;
+  /** Extra environment for the child. */
+  env?: Record<string, string>;
+  /** Start from process.env (default true); false starts from only PATH. */
+  inheritEnv?: boolean;
+  /** Wall-clock limit per role call. Default 30 minutes. */
+  timeoutMs?: number;
+  /** Price overrides; otherwise the CLI's own total_cost_usd is used. */
+  prices?: PriceTable;
+  /** Passed through as CLAUDE_CODE_MAX_RETRIES. */
+  maxRetries?: number;
+  /** Give the implementer Claude's own Bash tool. Off by default: it bypasses our sandboxed CommandRunner. */
+  allowBash?: boolean;
+  /** cwd for roles without a workspace (triage). Default process.cwd(). */
+  projectRoot?: string;
+  extraArgs?: string[];
+  /** Time between SIGTERM and SIGKILL when stopping the process tree. Default 2000 ms. */
+  killGraceMs?: number;
+}
+
+const STDERR_TAIL = 4000;
+const TRANSCRIPT_LIMIT = 20_000;
+
+/** Signals the whole process group (the CLI runs detached as its leader), then SIGKILL after a grace period. */
+function killTree(pid: number | undefined, graceMs: number): void {
+  if (pid === undefined) return;
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-pid, name);
+    } catch {
+      try {
+        process.kill(pid, name);
+      } catch {
+        // already gone
+      }
+    }
+  };
+  signal('SIGTERM');
+  setTimeout(() => signal('SIGKILL'), graceMs).unref();
+}
+
+/**
+ * @example
+ * ```ts
+ * const backend = createClaudeCodeBackend({ model: 'sonnet', maxTurns: 20, maxRetries: 2 });
+ * const result = await backend.run(request);
+ * ```
+ */
+export function createClaudeCodeBackend(settings: ClaudeCodeBackendSettings = {}): AgentBackend {
+  const binary = settings.binary ?? 'claude';
+  async function run<R extends AgentRole>(request: AgentRequest<R>): Promise<AgentResult<R>> {
+    const prompt = buildRolePrompt(request, { finish: 'final-message' });
+    const systemPrompt = settings.appendSystemPrompt ? `${prompt.system}\n\n${settings.appendSystemPrompt}` : prompt.system;
+    const args = toCliArgs({
+      role: request.role,
+      permissions: request.permissions,
+      systemPrompt,
+      maxTurns: settings.maxTurns ?? 30,
+      ...(settings.model ? { model: settings.model } : {}),
+      ...(settings.permissionMode ? { permissionMode: settings.permissionMode } : {}),
+      ...(settings.mcpConfig ? { mcpConfig: settings.mcpConfig } : {}),
+      ...(settings.allowBash !== undefined ? { allowBash: settings.allowBash } : {}),
+      ...(settings.extraArgs ? { extraArgs: settings.extraArgs } : {}),
+    });
+    const env = toCliEnv({
+      base: settings.inheritEnv === false ? { PATH: process.env['PATH'] } : process.env,
+      ...(settings.env ? { env: settings.env } : {}),
+      ...(settings.home ? { home: settings.home } : {}),
+      ...(settings.maxRetries !== undefined ? { maxRetries: settings.maxRetries } : {}),
+    });
+    const cwd = request.workspace?.path ?? settings.projectRoot ?? process.cwd();
+    const graceMs = settings.killGraceMs ?? 2000;
+
+    const tracker = new StreamUsageTracker();
+    const transcript: string[] = [];
+    let stderr = '';
+    let result: ResultEvent | null = null;
+    let assistantError: string | undefined;
+    let model = settings.model;
+    let killedFor: 'budget' | 'timeout' | 'aborted' | undefined;
+
+    const child = execa(binary, args, {
+      cwd,
+      env,
+      extendEnv: false,
+      input: prompt.user,
+      reject: false,
+      buffer: false,
+      detached: true,
+      cleanup: true,
+      stripFinalNewline: false,
+    });
+    const stop = (why: 'budget' | 'timeout' | 'aborted') => {
+      if (killedFor) return;
+      killedFor = why;
+      killTree(child.pid, graceMs);
+    };
+    const timer = setTimeout(() => stop('timeout'), settings.timeoutMs ?? 30 * 60_000);
+    const onAbort = () => stop('aborted');
+    request.signal?.addEventListener('abort', onAbort, { once: true });
+    if (request.signal?.aborted) onAbort();
+
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
+    });
+    const lines = child.stdout ? readline.createInterface({ input: child.stdout, crlfDelay: Infinity }) : null;
+    const reading = (async () => {
+      if (!lines) return;
+      for await (const line of lines) {
+        const event = parseStreamLine(line);
+        if (!event) continue;
+        tracker.observe(event);
+        if (event.type === 'system' && event.subtype === 'init' && event.model) model ??= event.model.replace(/\[.*\]$/, '');
+        if (event.type === 'assistant') {
+          if (event.error) assistantError = event.error;
+          for (const block of event.message.content) {
+            if (block.type === 'text' && block.text) transcript.push(`assistant: ${block.text.slice(0, 500)}`);
+            if (block.type === 'tool_use') transcript.push(`tool: ${block.name ?? '?'} ${JSON.stringify(block.input ?? {}).slice(0, 200)}`);
+          }
+        }
+        if (event.type === 'result') result = event;
+        if (!killedFor && tracker.total() >= request.maxTokens && result === null) stop('budget');
+      }
+    })();
+
+    const outcome = await child;
+    await reading.catch(() => undefined);
+    clearTimeout(timer);
+    request.signal?.removeEventListener('abort', onAbort);
+
+    const spawnCode = (outcome as { code?: string }).code;
+    if (spawnCode === 'ENOENT' || (outcome.failed && /ENOENT/.test(String(outcome.message)) && outcome.exitCode === undefined)) {
+      return {
+        ok: false,
+        reason: 'not-installed',
+        message: `The Claude Code CLI "${binary}" was not found. To fix: install it (npm install -g @anthropic-ai/claude-code) or set the backend's "binary" setting to its path.`,
+        retryable: false,
+        usage: { ...ZERO_USAGE },
+        detail: { binary },
+      };
+    }
+    const text = transcript.join('\n');
+    return mapClaudeResult<R>({
+      role: request.role,
+      result,
+      exitCode: outcome.exitCode ?? null,
+      signal: outcome.signal ?? null,
+      ...(killedFor ? { killedFor } : {}),
+      streamedUsage: tracker.counts(),
+      ...(assistantError ? { assistantError } : {}),
+      ...(model ? { model } : {}),
+      stderrTail: stderr.trim(),
+      maxTokens: request.maxTokens,
+      ...(settings.prices ? { prices: settings.prices } : {}),
+      transcript: text.length > TRANSCRIPT_LIMIT ? `…${text.slice(-TRANSCRIPT_LIMIT)}` : text,
+    });
+  }
+  return { specificationVersion: 'agent-backend-v1', name: 'claude-code', run };
+}
