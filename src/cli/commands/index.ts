@@ -53,4 +53,11 @@ export const commands: CommandDefinition[] = [
     examples: ['loop-runtime validate', 'loop-runtime validate --json'],
     load: async () => (await import('./validate.js')).validateCommand,
   },
+  {
+    name: 'status',
+    description: "Today's spend per loop against its cap, kill-switch state and the last runs",
+    options: [],
+    examples: ['loop-runtime status', 'loop-runtime status --json'],
+    load: async () => (await import('./status.js')).statusCommand,
+  },
 ];
