@@ -32,10 +32,13 @@ describe('toBwrapArgs (golden)', () => {
       '--proc', '/proc',
       '--tmpfs', '/tmp',
       '--ro-bind', '/dev/null', '/home/me/.netrc',
-      '--tmpfs', '/home/me/.ssh', '--remount-ro', '/home/me/.ssh',
+      '--tmpfs', '/home/me/.ssh',
       // the other worktrees are hidden, then this attempt's worktree is bound on top (deeper path)
-      '--tmpfs', '/work/repo/.loop/worktrees', '--remount-ro', '/work/repo/.loop/worktrees',
+      '--tmpfs', '/work/repo/.loop/worktrees',
       '--bind', '/work/repo/.loop/worktrees/a1', '/work/repo/.loop/worktrees/a1',
+      // hidden directories become read-only once every mount point exists
+      '--remount-ro', '/home/me/.ssh',
+      '--remount-ro', '/work/repo/.loop/worktrees',
       '--chdir', '/work/repo/.loop/worktrees/a1',
       '--clearenv',
       '--setenv', 'HOME', '/home/me',

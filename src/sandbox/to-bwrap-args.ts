@@ -8,7 +8,8 @@
  * sorted by depth, parents first. So a hidden directory inside a writable
  * root stays hidden (`--write ~` still cannot read `~/.ssh`), and a worktree
  * inside a hidden directory (`.loop/worktrees/<this one>` under hidden
- * `.loop/worktrees`) is still writable. At equal depth, hiding wins.
+ * `.loop/worktrees`) is still writable. At equal depth, hiding wins. Hidden
+ * directories are remounted read-only after every mount is in place.
  */
 import { CapabilityUnsupportedError } from '../errors.js';
 import { normalizePath, type SandboxProfile } from './sandbox-profile.js';
@@ -80,11 +81,17 @@ export function toBwrapArgs(profile: SandboxProfile, command: SandboxCommand, ho
     mounts.push({
       path,
       order: 2,
-      args: kind === 'file' ? ['--ro-bind', '/dev/null', path] : ['--tmpfs', path, '--remount-ro', path],
+      args: kind === 'file' ? ['--ro-bind', '/dev/null', path] : ['--tmpfs', path],
     });
   }
   mounts.sort((a, b) => depth(a.path) - depth(b.path) || a.order - b.order || a.path.localeCompare(b.path));
   for (const mount of mounts) args.push(...mount.args);
+  // Hidden tmpfs become read-only last: a writable root inside one needs its
+  // mount point created first. --remount-ro is not recursive, so the bind
+  // on top stays writable.
+  for (const mount of mounts) {
+    if (mount.order === 2 && mount.args[0] === '--tmpfs') args.push('--remount-ro', mount.path);
+  }
 
   args.push('--chdir', command.cwd, '--clearenv');
   for (const [name, value] of Object.entries(command.env).sort(([a], [b]) => a.localeCompare(b))) {
