@@ -1,0 +1,62 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { detectVerifyCommands } from './detect-verify.js';
+
+let root: string;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'loop-detect-'));
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const write = (name: string, text: string) => writeFile(join(root, name), text);
+
+describe('detectVerifyCommands', () => {
+  it('finds npm test, lint and typecheck scripts', async () => {
+    await write('package.json', JSON.stringify({ scripts: { test: 'vitest run', lint: 'eslint .', typecheck: 'tsc --noEmit', build: 'tsc' } }));
+    expect(await detectVerifyCommands(root)).toEqual(['npm test', 'npm run lint', 'npm run typecheck']);
+  });
+
+  it("ignores npm's placeholder test script", async () => {
+    await write('package.json', JSON.stringify({ scripts: { test: 'echo "Error: no test specified" && exit 1' } }));
+    expect(await detectVerifyCommands(root)).toEqual([]);
+  });
+
+  it('tolerates a broken package.json', async () => {
+    await write('package.json', '{ not json');
+    expect(await detectVerifyCommands(root)).toEqual([]);
+  });
+
+  it('finds pytest from pyproject.toml', async () => {
+    await write('pyproject.toml', '[tool.pytest.ini_options]\naddopts = "-q"\n');
+    expect(await detectVerifyCommands(root)).toEqual(['pytest -q']);
+  });
+
+  it('finds pytest from pytest.ini', async () => {
+    await write('pytest.ini', '[pytest]\n');
+    expect(await detectVerifyCommands(root)).toEqual(['pytest -q']);
+  });
+
+  it('finds go and cargo', async () => {
+    await write('go.mod', 'module example.org/x\n');
+    await write('Cargo.toml', '[package]\nname = "x"\n');
+    expect(await detectVerifyCommands(root)).toEqual(['go test ./...', 'cargo test']);
+  });
+
+  it('uses make test when nothing else is found', async () => {
+    await write('Makefile', 'build:\n\tcc x.c\n\ntest: build\n\t./run-tests\n');
+    expect(await detectVerifyCommands(root)).toEqual(['make test']);
+  });
+
+  it('ignores a Makefile without a test target', async () => {
+    await write('Makefile', 'build:\n\tcc x.c\n');
+    expect(await detectVerifyCommands(root)).toEqual([]);
+  });
+
+  it('finds nothing in an empty directory', async () => {
+    expect(await detectVerifyCommands(root)).toEqual([]);
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * Default verification commands, detected from the repository's own files
+ * when a loop declares none.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** What `npm init` writes as the test script: a placeholder, not a test suite. */
+const NPM_PLACEHOLDER_TEST = /no test specified/;
+
+async function readText(path: string): Promise<string | null> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+function npmCommands(text: string): string[] {
+  let scripts: Record<string, unknown> = {};
+  try {
+    const parsed = JSON.parse(text) as { scripts?: unknown };
+    if (parsed.scripts && typeof parsed.scripts === 'object') scripts = parsed.scripts as Record<string, unknown>;
+  } catch {
+    return [];
+  }
+  const has = (name: string) => typeof scripts[name] === 'string' && (scripts[name] as string).trim() !== '';
+  const commands: string[] = [];
+  if (has('test') && !NPM_PLACEHOLDER_TEST.test(scripts.test as string)) commands.push('npm test');
+  if (has('lint')) commands.push('npm run lint');
+  if (has('typecheck')) commands.push('npm run typecheck');
+  return commands;
+}
+
+function hasPytest(pyproject: string | null, setupCfg: string | null, pytestIni: string | null, toxIni: string | null): boolean {
+  if (pytestIni !== null) return true;
+  if (pyproject !== null && (/\[tool\.pytest/.test(pyproject) || /\bpytest\b/.test(pyproject))) return true;
+  if (setupCfg !== null && /\[tool:pytest\]/.test(setupCfg)) return true;
+  return toxIni !== null && /\[pytest\]/.test(toxIni);
+}
+
+/**
+ * The verification commands a repository implies, in a fixed order:
+ * npm scripts (test, lint, typecheck — ignoring npm's placeholder test),
+ * `pytest -q`, `go test ./...`, `cargo test`; and `make test` (a Makefile with a
+ * `test:` target) only when nothing else was found, since it usually wraps one
+ * of the others.
+ *
+ * @example
+ * ```ts
+ * await detectVerifyCommands('/repo'); // → ['npm test', 'npm run lint'] for a typical Node project
+ * ```
+ */
+export async function detectVerifyCommands(root: string): Promise<string[]> {
+  const [packageJson, pyproject, setupCfg, pytestIni, toxIni, goMod, cargoToml, makefile] = await Promise.all(
+    ['package.json', 'pyproject.toml', 'setup.cfg', 'pytest.ini', 'tox.ini', 'go.mod', 'Cargo.toml', 'Makefile'].map((name) => readText(join(root, name))),
+  );
+  const commands: string[] = [];
+  if (packageJson !== null) commands.push(...npmCommands(packageJson));
+  if (hasPytest(pyproject ?? null, setupCfg ?? null, pytestIni ?? null, toxIni ?? null)) commands.push('pytest -q');
+  if (goMod !== null) commands.push('go test ./...');
+  if (cargoToml !== null) commands.push('cargo test');
+  if (makefile && /^test\s*:/m.test(makefile) && !commands.length) commands.push('make test');
+  return commands;
+}
