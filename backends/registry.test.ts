@@ -1,0 +1,56 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LoopRuntimeError } from '../src/errors.js';
+import { resolveBackend } from './registry.js';
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'loop-registry-'));
+  await writeFile(
+    path.join(root, 'good-backend.mjs'),
+    `export function createBackend(settings) {
+       return { specificationVersion: 'agent-backend-v1', name: 'good', settings, async run() { return { ok: true, output: { verdict: 'APPROVE', reasons: [] }, usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: null } }; } };
+     }`,
+  );
+  await writeFile(path.join(root, 'old-backend.mjs'), `export function createBackend() { return { specificationVersion: 'agent-backend-v0', name: 'old', run() {} }; }`);
+  await writeFile(path.join(root, 'no-factory.mjs'), `export const something = 1;`);
+});
+afterAll(() => rm(root, { recursive: true, force: true }));
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+    return 'resolved';
+  } catch (error) {
+    expect(error).toBeInstanceOf(LoopRuntimeError);
+    return (error as LoopRuntimeError).code;
+  }
+}
+
+describe('resolveBackend', () => {
+  it('resolves the built-ins by name', async () => {
+    expect((await resolveBackend('claude-code', { model: null }, { root })).name).toBe('claude-code');
+    expect((await resolveBackend('openai', { model: 'gpt-4.1-mini', apiKey: 'k' }, { root })).name).toBe('openai');
+    expect((await resolveBackend('ollama', { model: 'qwen2.5-coder:7b' }, { root })).name).toBe('ollama');
+    expect((await resolveBackend('mock', {}, { root })).specificationVersion).toBe('agent-backend-v1');
+  });
+
+  it('asks for a model where one is required', async () => {
+    expect(await codeOf(resolveBackend('openai', { model: null }, { root }))).toBe('CONFIG_INVALID');
+  });
+
+  it('loads a third-party plugin from a path relative to the project root and passes its settings', async () => {
+    const backend = await resolveBackend('./good-backend.mjs', { model: 'm', temperature: 0 }, { root });
+    expect(backend.name).toBe('good');
+    expect((backend as unknown as { settings: unknown }).settings).toEqual({ model: 'm', temperature: 0 });
+  });
+
+  it('refuses plugins that are missing, lack createBackend, or speak another version', async () => {
+    expect(await codeOf(resolveBackend('./missing.mjs', {}, { root }))).toBe('BACKEND_NOT_FOUND');
+    expect(await codeOf(resolveBackend('no-such-backend-package', {}, { root }))).toBe('BACKEND_NOT_FOUND');
+    expect(await codeOf(resolveBackend('./no-factory.mjs', {}, { root }))).toBe('BACKEND_NOT_FOUND');
+    await expect(resolveBackend('./old-backend.mjs', {}, { root })).rejects.toThrow(/agent-backend-v0.*To fix:/);
+  });
+});
