@@ -54,3 +54,13 @@ describe('loadLoopMd', () => {
     if (!unclosed.ok) expect(unclosed.issues[0]?.message).toContain('never closed');
   });
 });
+
+describe('loadLoopMd settings layers', () => {
+  it('keeps only what was written, so a partial delivery block does not carry defaults into the merge', () => {
+    const result = loadLoopMd('---\nloop-runtime:\n  loops:\n    ci-sweeper:\n      delivery: { mode: push }\n      probes: [{ name: red, command: "gh run list" }]\n---\n');
+    expect(result.ok && result.value.settings).toEqual({
+      version: 1,
+      loops: { 'ci-sweeper': { delivery: { mode: 'push' }, probes: [{ name: 'red', command: 'gh run list', found: 'non-empty', timeoutSeconds: 60 }] } },
+    });
+  });
+});

@@ -108,5 +108,25 @@ export function loadLoopMd(text: string, file = 'LOOP.md'): LoadResult<LoopDocum
     );
     return toLoadResult<LoopDocument>(undefined, diagnostics);
   }
-  return toLoadResult<LoopDocument>({ settings: parsed.data, body: split.body, hasFrontMatter: true }, diagnostics);
+  const settings = { ...(keepWrittenKeys(parsed.data, record[SETTINGS_KEY] ?? {}) as RuntimeSettings), version: parsed.data.version };
+  return toLoadResult<LoopDocument>({ settings, body: split.body, hasFrontMatter: true }, diagnostics);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * Drops object keys the user did not write. zod fills defaults even inside
+ * partial objects (`delivery: {mode: push}` comes back with `remote: origin`),
+ * and a filled-in default in a later settings layer would silently override
+ * an earlier layer's explicit value. Lists are kept whole (probe defaults are wanted).
+ */
+function keepWrittenKeys(parsed: unknown, written: unknown): unknown {
+  if (!isPlainObject(parsed) || !isPlainObject(written)) return parsed;
+  const kept: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    if (key in written) kept[key] = keepWrittenKeys(value, written[key]);
+  }
+  return kept;
 }

@@ -37,7 +37,34 @@ export function mentionsPattern(text: string, pattern: Pick<Pattern, 'id' | 'nam
 }
 
 /**
- * The configured loop ids, in catalogue order.
+ * The places in LOOP.md that declare loops rather than merely mention them:
+ * the first cell of table rows (the "Active Loops" table), `Pattern:` lines
+ * and headings. Prose like "graduate to Daily Triage" is not a declaration.
+ */
+export function loopDeclarations(text: string): string[] {
+  const declarations: string[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    const row = /^\s*\|([^|]*)\|/.exec(line);
+    if (row) {
+      const cell = (row[1] ?? '').trim();
+      if (cell && !/^:?-+:?$/.test(cell) && !/^(pattern|loop)s?$/i.test(cell)) declarations.push(cell);
+      continue;
+    }
+    const declared = /\bpattern\b[*_]*\s*:\s*(.+)$/i.exec(line);
+    if (declared) declarations.push(declared[1] as string);
+    const heading = /^#{1,4}\s+(.+)$/.exec(line);
+    if (heading) declarations.push(heading[1] as string);
+  }
+  return declarations;
+}
+
+function namedInLoopMd(text: string, pattern: Pick<Pattern, 'id' | 'name'>, declarations: readonly string[] | null): boolean {
+  return declarations ? declarations.some((declaration) => mentionsPattern(declaration, pattern)) : mentionsPattern(text, pattern);
+}
+
+/**
+ * The configured loop ids, in catalogue order. LOOP.md counts through its
+ * declarations when it has any that name a known pattern, else through any mention.
  *
  * @example
  * ```ts
@@ -48,8 +75,11 @@ export function mentionsPattern(text: string, pattern: Pick<Pattern, 'id' | 'nam
 export function detectConfiguredLoops(signals: DetectionSignals): string[] {
   if (signals.registryIds && signals.registryIds.length > 0) return [...new Set(signals.registryIds)];
   const found = new Set<string>();
+  const loopMd = signals.loopMd;
+  const declarations = loopMd ? loopDeclarations(loopMd) : [];
+  const declaresAny = signals.patterns.some((pattern) => declarations.some((declaration) => mentionsPattern(declaration, pattern)));
   for (const pattern of signals.patterns) {
-    if (signals.loopMd && mentionsPattern(signals.loopMd, pattern)) found.add(pattern.id);
+    if (loopMd && namedInLoopMd(loopMd, pattern, declaresAny ? declarations : null)) found.add(pattern.id);
     // STATE.md is shared by several patterns; on its own it only points at daily-triage.
     if (signals.existingStateFiles.has(pattern.state) && (pattern.state !== 'STATE.md' || pattern.id === 'daily-triage')) found.add(pattern.id);
     if (signals.ledgerPattern === pattern.id) found.add(pattern.id);

@@ -102,10 +102,12 @@ export function buildPlan(pattern: Pattern, options: BuildPlanOptions = {}): Exe
     budget: {
       capSource: cap.source,
       degradeAtFraction: 0.8,
+      // Bounded by 10% / 40% / 15% of the cap: together 65%, under the 80% degrade line, so one tick cannot
+      // reserve its way past the point where the loop should already be report-only.
       reserve: {
-        triage: reservation(overrides.reserve?.triage, pattern.cost?.tokens_report ?? 50_000, cap.value, 0.25),
-        implement: reservation(overrides.reserve?.implement, pattern.cost?.tokens_action ?? 200_000, cap.value, 0.5),
-        check: reservation(overrides.reserve?.check, pattern.cost?.tokens_report ?? 50_000, cap.value, 0.25),
+        triage: reservation(overrides.reserve?.triage, pattern.cost?.tokens_report ?? 50_000, cap.value, 0.1),
+        implement: reservation(overrides.reserve?.implement, pattern.cost?.tokens_action ?? 200_000, cap.value, 0.4),
+        check: reservation(overrides.reserve?.check, pattern.cost?.tokens_report ?? 50_000, cap.value, 0.15),
       },
     },
     phases: {
