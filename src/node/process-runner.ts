@@ -159,7 +159,8 @@ export function toEvidence(
   let output = formatOutput(redacted, result.totalBytes, limit);
   if (result.spawnError) output = `${output}${output ? '\n' : ''}[could not start: ${redactSecrets(result.spawnError, { secrets })}]`;
   return {
-    command,
+    // A command line can carry a secret too (`curl -H "Authorization: Bearer …"`).
+    command: redactSecrets(command, { secrets }),
     exitCode: result.spawnError && result.exitCode === null ? 127 : result.exitCode,
     signal: result.signal,
     timedOut: result.timedOut,

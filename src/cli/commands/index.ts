@@ -60,4 +60,16 @@ export const commands: CommandDefinition[] = [
     examples: ['loop-runtime status', 'loop-runtime status --json'],
     load: async () => (await import('./status.js')).statusCommand,
   },
+  {
+    name: 'sandbox <action>',
+    description: 'Run one command in the sandbox the verifier uses (the current directory is the writable worktree)',
+    options: [
+      { flags: '--write <dir>', description: 'Another writable directory (repeatable)' },
+      { flags: '--net <mode>', description: 'none (default: no IP sockets) or loopback (own lo only)' },
+      { flags: '--timeout <seconds>', description: 'Kill the command and its children after this many seconds (default 600)' },
+      { flags: '--allow-unsandboxed', description: 'Run without isolation when no sandbox is available (logged)' },
+    ],
+    examples: ['loop-runtime sandbox run -- npm test', 'loop-runtime sandbox run --net loopback --timeout 60 -- sh -c "curl -s localhost:3000"'],
+    load: async () => (await import('./sandbox.js')).sandboxCommand,
+  },
 ];
