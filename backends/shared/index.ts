@@ -1,0 +1,15 @@
+/** Building blocks shared by the backends (and useful to third-party backends). */
+export { runToolLoop, type ToolLoopOptions } from './agent-loop.js';
+export { StallDetector, compactMessages, needsCompaction, planNextCall, stableStringify, type CallPlan, type StallVerdict } from './loop-guards.js';
+export { estimateTokens, parseToolArguments, type ChatModel, type LoopMessage, type ModelTurn, type ModelTurnRequest, type ToolCall, type ToolDefinition } from './model.js';
+export { parseCheckOutput, parseImplementOutput, parseTriageOutput, TriageOutputSchema, type ParseResult } from './parse-output.js';
+export { resolveInside, type GuardedPath } from './path-guard.js';
+export { buildRolePrompt, roleTask, type FinishStyle, type RolePrompt } from './prompt.js';
+export { ModelCallError, classifyModelError, parseRetryAfter, realSleep, withRetry, type ErrorClass, type RetryOptions, type RetryOutcome } from './retry.js';
+export { toolsForRole } from './tool-set.js';
+export type { ToolContext, ToolKind, ToolOutcome, WorkspaceTool } from './tool-types.js';
+export { sanitizeUntrusted, wrapUntrusted } from './untrusted.js';
+export {
+  DEFAULT_PRICES, addUsage, costOf, findPrice, fromAnthropicUsage, fromOllamaUsage, fromOpenAIChatUsage, fromOpenAIResponsesUsage,
+  type ModelPrice, type PriceTable,
+} from './usage.js';
