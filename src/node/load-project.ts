@@ -20,7 +20,8 @@ import { buildPlan } from '../plan/build-plan.js';
 import type { ExecutionPlan, GatePolicy } from '../plan/execution-plan.js';
 import { mergeCatalogue } from './project-catalogue.js';
 import { detectConfiguredLoops } from './project-detect.js';
-import { listDirectories, pathExists, readOptionalText } from './project-files.js';
+import { pathExists, readOptionalText } from './project-files.js';
+import { loadLoopFiles } from './project-loop-files.js';
 import { resolveLevel, settingsForLoop } from './project-settings.js';
 
 export interface LoadedProject {
@@ -75,55 +76,6 @@ export function findPackageRoot(): string {
 
 function asWarnings(diagnostics: readonly Diagnostic[]): Diagnostic[] {
   return diagnostics.map((diagnostic) => ({ ...diagnostic, severity: 'warning' as const }));
-}
-
-interface LoopFileSettings {
-  settings: Record<string, LoopSettings>;
-  issues: Diagnostic[];
-  warnings: Diagnostic[];
-}
-
-async function loadLoopFiles(root: string, knownIds: ReadonlySet<string>): Promise<LoopFileSettings> {
-  const result: LoopFileSettings = { settings: {}, issues: [], warnings: [] };
-  for (const id of await listDirectories(join(root, 'loops'))) {
-    const file = `loops/${id}/LOOP.md`;
-    const text = await readOptionalText(join(root, file));
-    if (text === null) continue;
-    const loaded = loadLoopMd(text, file);
-    result.warnings.push(...loaded.warnings);
-    if (!loaded.ok) {
-      result.issues.push(...loaded.issues);
-      continue;
-    }
-    const settings = loaded.value.settings;
-    if (!settings) continue;
-    if (settings.loops) {
-      result.issues.push({
-        severity: 'error',
-        file,
-        line: 2,
-        column: 1,
-        path: 'loop-runtime.loops',
-        message: '"loops:" is only read from the root LOOP.md; here it would be ignored.',
-        fix: `put this loop's settings directly under "loop-runtime:" in ${file}, or move the "loops:" block to the root LOOP.md.`,
-      });
-      continue;
-    }
-    if (!knownIds.has(id)) {
-      result.warnings.push({
-        severity: 'warning',
-        file,
-        line: 0,
-        column: 0,
-        path: '',
-        message: `the directory name "${id}" is not a known pattern id, so these settings apply to no loop.`,
-        fix: `rename the directory to one of: ${[...knownIds].join(', ')}.`,
-      });
-    }
-    const { version: _version, loops: _loops, ...loopSettings } = settings;
-    result.settings[id] = loopSettings;
-  }
-  return result;
 }
 
 /**
