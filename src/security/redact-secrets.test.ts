@@ -52,12 +52,13 @@ describe('redactSecrets', () => {
     ['DB_PASSWORD: "s3cretvalue"', `DB_PASSWORD: "${REDACTED}"`],
     ['https://x.test/?token=abcd1234&x=1', `https://x.test/?token=${REDACTED}&x=1`],
     ['api_key = zyxw9876', `api_key = ${REDACTED}`],
+    ['client_secret: abcdef123', `client_secret: ${REDACTED}`],
   ])('redacts the value of %j', (text, expected) => {
     expect(redactSecrets(text)).toBe(expected);
   });
 
   it('leaves ordinary run-log text alone', () => {
-    const text = '| 2025-01-01 | daily-triage | no-op | tokens: 4200 | maxTokens=120000 | task-runner ok |';
+    const text = '| 2025-01-01 | daily-triage | no-op | tokens: 4200 | maxTokens=120000 | tokenizer: cl100k_base | task-runner ok |';
     expect(redactSecrets(text, { secrets: [] })).toBe(text);
   });
 });

@@ -41,9 +41,10 @@ export const TOKEN_PATTERNS: readonly TokenPattern[] = [
   { name: 'bearer', pattern: /\b(Bearer\s+)([A-Za-z0-9._~+/=-]{8,})/gi, group: 2 },
   {
     name: 'assignment',
-    // password=…, token: "…", api_key=…, secret=… (quoted or bare, up to whitespace/quote)
+    // password=…, token: "…", api_key=…, client_secret=… (the name ends in the keyword,
+    // so `tokenizer: cl100k` and `tokens: 4200` stay readable)
     pattern:
-      /\b((?:[A-Za-z0-9_]*(?:password|passwd|token|secret|api[_-]?key|access[_-]?key)[A-Za-z0-9_]*)["']?\s*[:=]\s*["']?)([^\s"'&,;]{4,})/gi,
+      /\b((?:[A-Za-z0-9_-]*(?:password|passwd|pwd|token|secret|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key))["']?\s*[:=]\s*["']?)([^\s"'&,;]{4,})/gi,
     group: 2,
   },
 ];
