@@ -56,7 +56,7 @@ export async function detectVerifyCommands(root: string): Promise<string[]> {
     ['package.json', 'pyproject.toml', 'setup.cfg', 'pytest.ini', 'tox.ini', 'go.mod', 'Cargo.toml', 'Makefile'].map((name) => readText(join(root, name))),
   );
   const commands: string[] = [];
-  if (packageJson !== null) commands.push(...npmCommands(packageJson));
+  if (packageJson) commands.push(...npmCommands(packageJson));
   if (hasPytest(pyproject ?? null, setupCfg ?? null, pytestIni ?? null, toxIni ?? null)) commands.push('pytest -q');
   if (goMod !== null) commands.push('go test ./...');
   if (cargoToml !== null) commands.push('cargo test');
