@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createOpenAIBackend } from '../backends/openai/index.js';
 import { agentRequest, tempWorkspace } from './fakes/agent-request.js';
 import { insufficientQuota, rateLimited, serverError, startFakeOpenAIServer, type OpenAIStep } from './fakes/fake-openai-server.js';
@@ -193,5 +193,17 @@ describe('OpenAI backend (official SDK against a local fake)', () => {
     expect(server.requests[0]!.url).toBe('/v1/responses');
     expect(server.requests[0]!.body).toMatchObject({ store: false, stream: true, max_output_tokens: 4096 });
     expect(server.requests[1]!.body.input).toContainEqual({ type: 'function_call_output', call_id: 'call_1_0', output: expect.stringContaining('helo world') });
+  });
+
+  it('says auth, without calling anything, when no API key is configured', async () => {
+    vi.stubEnv('OPENAI_API_KEY', '');
+    try {
+      const root = await tempWorkspace({});
+      cleanups.push(() => rm(root, { recursive: true, force: true }));
+      const result = await createOpenAIBackend({ model: 'gpt-4o-mini' }).run(agentRequest('check', root));
+      expect(result).toMatchObject({ ok: false, reason: 'auth', retryable: false, message: expect.stringContaining('OPENAI_API_KEY') });
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });
