@@ -18,7 +18,25 @@ export interface ActInput {
   history: readonly AttemptRecord[];
 }
 
+/**
+ * The act path under the item's lease (when an `items` port is injected):
+ * an item another loop is working on is reported, not acted on.
+ */
 export async function act(context: TickContext, ports: Required<Pick<EnginePorts, 'workspace' | 'attempts'>> & EnginePorts, input: ActInput): Promise<Outcome> {
+  if (!ports.items) return actOnItem(context, ports, input);
+  const lease = await ports.items.acquire({ itemKey: input.item.key, patternId: context.plan.pattern.id, tickId: context.tickId });
+  if (!lease.ok) {
+    context.step('workspace', `item lease held: ${lease.message}`);
+    return { kind: 'report', summary: lease.message, findings: [], items: [input.item], degraded: true, degradedReason: `item ${input.item.key} is leased by ${lease.holder}` };
+  }
+  try {
+    return await actOnItem(context, ports, input);
+  } finally {
+    await lease.release();
+  }
+}
+
+async function actOnItem(context: TickContext, ports: Required<Pick<EnginePorts, 'workspace' | 'attempts'>> & EnginePorts, input: ActInput): Promise<Outcome> {
   const { plan } = context;
   const { item } = input;
   const priorFailures = failedAttemptsOn(input.history, item.key);

@@ -9,6 +9,7 @@ import type {
   EngineObserver,
   IdGenerator,
   InstructionDocument,
+  ItemLeases,
   KillSwitch,
   StateWriter,
   Workspace,
@@ -37,4 +38,6 @@ export interface EnginePorts {
   /** Trusted instruction documents for every agent call. */
   instructions?: readonly InstructionDocument[];
   observer?: EngineObserver;
+  /** Optional item leases: two loops never act on the same item at once. */
+  items?: ItemLeases;
 }

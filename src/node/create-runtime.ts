@@ -7,7 +7,7 @@ import { readFile, realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { BudgetBreaker } from '../budget/budget-breaker.js';
 import { OverlayBudgetLedger } from '../budget/overlay-budget-ledger.js';
-import { MemoryAttemptLedger } from '../engine/defaults.js';
+import { MemoryAttemptLedger, wallClock } from '../engine/defaults.js';
 import type { EnginePorts } from '../engine/engine-ports.js';
 import { LoopEngine } from '../engine/loop-engine.js';
 import type { AgentBackend, EngineObserver } from '../engine/ports.js';
@@ -18,8 +18,13 @@ import { FileAttemptLedger } from './file-attempt-ledger.js';
 import { FileBudgetLedger } from './file-budget-ledger.js';
 import { FileKillSwitch } from './file-kill-switch.js';
 import { FileStateWriter } from './file-state-writer.js';
+import { GitDelivery } from './git-delivery.js';
+import { DryRunGitWorkspace, localOnlyDelivery } from './git-dry-run-workspace.js';
+import { GitWorkspace } from './git-workspace.js';
 import type { LoadedProject } from './load-project.js';
+import { FileItemLeases, FileLeases, LEASE_MARGIN_MS } from './lease.js';
 import { loadInstructions } from './load-instructions.js';
+import { ProbeDiscovery } from './probe-discovery.js';
 
 export interface RuntimeOptions {
   dryRun: boolean;
@@ -61,13 +66,22 @@ export async function createLoopRuntime(project: LoadedProject, plan: ExecutionP
   const backend = options.backend ?? (await resolvePlanBackend(plan, root, options.dryRun));
 
   let ports: EnginePorts;
+  let dryRunWorkspace: DryRunGitWorkspace | null = null;
   if (options.dryRun) {
     const fileAttempts = new FileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, level: plan.level, goal: plan.pattern.goal });
     ports = {
       backend,
       state: new MemoryStateWriter({ stateFile: plan.files.state }),
       budget: new BudgetBreaker(plan.dailyTokenCap, { ledger: new OverlayBudgetLedger(fileLedger), degradeAtFraction: plan.budget.degradeAtFraction }),
-      workspace: new MemoryWorkspace({ readBase: confinedReader(root) }),
+      // A temporary clone made only if the tick reaches the act phase; removed by close().
+      workspace: (dryRunWorkspace = new DryRunGitWorkspace({
+        root,
+        patternId: plan.pattern.id,
+        baseBranch: plan.delivery.baseBranch,
+        clock: wallClock,
+        fallback: new MemoryWorkspace({ readBase: confinedReader(root) }),
+      })),
+      delivery: localOnlyDelivery,
       attempts: new MemoryAttemptLedger(await fileAttempts.history()),
       killSwitch,
       instructions,
@@ -77,10 +91,14 @@ export async function createLoopRuntime(project: LoadedProject, plan: ExecutionP
       backend,
       state: new FileStateWriter({ root, stateFile: plan.files.state, runLog: plan.files.runLog }),
       budget: new BudgetBreaker(plan.dailyTokenCap, { ledger: fileLedger, degradeAtFraction: plan.budget.degradeAtFraction }),
-      workspace: new MemoryWorkspace({ readBase: confinedReader(root) }),
+      workspace: new GitWorkspace({ root, patternId: plan.pattern.id, baseBranch: plan.delivery.baseBranch, clock: wallClock }),
+      delivery: new GitDelivery({ root, delivery: plan.delivery, clock: wallClock, env: options.env }),
       attempts: new FileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, level: plan.level, goal: plan.pattern.goal }),
       killSwitch,
       instructions,
+      // Probes run only for real ticks: --dry-run promises no command beyond the mock's runs.
+      discovery: new ProbeDiscovery({ root, env: options.env }),
+      items: new FileItemLeases(new FileLeases({ root }), { staleMs: plan.timeoutMs + LEASE_MARGIN_MS }),
     };
   }
   if (options.observer) ports.observer = options.observer;
@@ -91,6 +109,7 @@ export async function createLoopRuntime(project: LoadedProject, plan: ExecutionP
     dryRun: options.dryRun,
     close: async () => {
       await backend.close?.();
+      await dryRunWorkspace?.close();
     },
   };
 }

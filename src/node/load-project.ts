@@ -17,6 +17,7 @@ import { loadRegistry } from '../config/load-registry.js';
 import type { Ledger, Level, LoopSettings, Pattern, RuntimeSettings } from '../config/schemas.js';
 import { DEFAULT_GATE_POLICY } from '../gate/index.js';
 import { buildPlan } from '../plan/build-plan.js';
+import { DEFAULT_PROBES, defaultProbesFor } from '../schedule/default-probes.js';
 import type { ExecutionPlan, GatePolicy } from '../plan/execution-plan.js';
 import { mergeCatalogue } from './project-catalogue.js';
 import { detectConfiguredLoops } from './project-detect.js';
@@ -257,10 +258,12 @@ export async function resolvePlan(project: LoadedProject, patternId: string, opt
   const { level, levelSource } = resolveLevel(pattern, { cliLevel: cli.level, settingsLevel: overrides.level, ledger: project.ledger });
   const merged = settingsForLoop(patternId, { root: project.settings, loopFile: project.loopSettings[patternId], cli });
   const limit = project.budget ? findBudgetLimit(project.budget, pattern) : undefined;
+  // A loop without probes of its own gets our catalogue's defaults; `probes: []` turns them off.
+  const withProbes = merged.probes === undefined && DEFAULT_PROBES[patternId] ? { ...merged, probes: defaultProbesFor(patternId) } : merged;
   const plan = buildPlan(pattern, {
     level,
     levelSource,
-    overrides: merged,
+    overrides: withProbes,
     gate: project.gate,
     ...(limit?.maxTokensPerDay ? { dailyTokenCap: { value: limit.maxTokensPerDay, source: `loop-budget.md (${limit.loop})` } } : {}),
   });

@@ -45,6 +45,12 @@ function parseTicks(value: unknown): number {
 
 export async function runCommand({ args, options, io }: CommandContext): Promise<CommandOutput> {
   const id = args[0];
+  if (options.due) {
+    const { runDue } = await import('./run-due.js');
+    const backend = options.dryRun ? 'mock' : typeof options.backend === 'string' ? options.backend : undefined;
+    const level = parseLevel(options.level);
+    return runDue(io, { dryRun: Boolean(options.dryRun), ...(id ? { id } : {}), ...(level ? { level } : {}), ...(backend ? { backendName: backend } : {}) });
+  }
   if (!id) throw new LoopRuntimeError('USAGE', 'run needs a loop id.', { fix: 'run `loop-runtime list` to see the loops, then `loop-runtime run <id>`.' });
   const level = parseLevel(options.level);
   const count = parseTicks(options.ticks);
@@ -62,30 +68,8 @@ export async function runCommand({ args, options, io }: CommandContext): Promise
   }
   const plan = resolved.plan;
 
-  const { createLoopRuntime } = await import('../../node/create-runtime.js');
-  const runtime = await createLoopRuntime(loaded.project, plan, {
-    dryRun,
-    env: io.env,
-    observer: (event) => {
-      if (event.type === 'phase-end') io.progress(`  ${event.phase}: ${event.note ?? ''}`);
-      else if (event.type === 'tick-start') io.progress(`${plan.pattern.id}: tick ${event.tickId} started`);
-    },
-  });
-  let ticks: TickResult[];
-  try {
-    ticks = await runtime.engine.ticks(count);
-  } finally {
-    await runtime.close();
-  }
-  const last = ticks[ticks.length - 1]!;
-  const summary: RunSummary = {
-    pattern: { id: plan.pattern.id, name: plan.pattern.name },
-    level: plan.level,
-    backend: runtime.ports.backend.name,
-    dryRun,
-    ticks,
-    budget: last.budget,
-    exitCode: exitCodeForTicks(ticks),
-  };
+  // Under the loop's lease: a second concurrent tick throws LEASE_HELD (exit 4) before any side effect.
+  const { tickUnderLease } = await import('./run-due.js');
+  const summary = await tickUnderLease(loaded.project, plan, io, dryRun, count);
   return { exitCode: summary.exitCode, json: summary, text: renderRun(summary) };
 }
