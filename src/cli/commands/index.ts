@@ -14,8 +14,9 @@ export const commands: CommandDefinition[] = [
       { flags: '--dry-run', description: 'Mock backend, in-memory state and workspace: the repository stays byte-for-byte untouched' },
       { flags: '--ticks <n>', description: 'Number of ticks to run (stops early on a halt)' },
       { flags: '--backend <name>', description: 'Override the loop\'s backend (mock, claude-code, openai, ollama, or a module)' },
+      { flags: '--due', description: 'Tick only the loops whose cadence says they are due (all configured loops, or just <id>), each under its lease' },
     ],
-    examples: ['loop-runtime run daily-triage --level L2 --dry-run', 'loop-runtime run ci-sweeper --backend mock --ticks 3'],
+    examples: ['loop-runtime run daily-triage --level L2 --dry-run', 'loop-runtime run ci-sweeper --backend mock --ticks 3', 'loop-runtime run --due --json'],
     load: async () => (await import('./run.js')).runCommand,
   },
   {
@@ -71,5 +72,31 @@ export const commands: CommandDefinition[] = [
     ],
     examples: ['loop-runtime sandbox run -- npm test', 'loop-runtime sandbox run --net loopback --timeout 60 -- sh -c "curl -s localhost:3000"'],
     load: async () => (await import('./sandbox.js')).sandboxCommand,
+  },
+  {
+    name: 'state <action>',
+    description: 'Persist runtime state on a branch for ephemeral CI runners: state pull (before ticks) | state push (after)',
+    options: [
+      { flags: '--remote <name>', description: 'Git remote (default: origin)' },
+      { flags: '--branch <name>', description: 'State branch (default: loop-runtime-state)' },
+    ],
+    examples: ['loop-runtime state pull', 'loop-runtime state push --remote origin --branch loop-runtime-state'],
+    load: async () => (await import('./state.js')).stateCommand,
+  },
+  {
+    name: 'ci <action> [file]',
+    description: 'ci init: write a GitHub Actions workflow for the configured loops; ci summary <file.json>: job summary and annotations from run --json',
+    options: [
+      { flags: '--force', description: 'ci init: overwrite an existing workflow' },
+      { flags: '--dry-run', description: 'ci init: print the workflow, a crontab line and systemd units; write nothing' },
+      { flags: '--print-cron', description: 'ci init: print only a crontab line for a server' },
+      { flags: '--print-systemd', description: 'ci init: print only a systemd service + timer for a server' },
+      { flags: '--cron <expr>', description: 'ci init: use this schedule for every loop instead of one derived from cadences' },
+      { flags: '--state-branch <name>', description: 'ci init: the state branch (default: loop-runtime-state)' },
+      { flags: '--no-state', description: 'ci init: keep no state between runs (not recommended)' },
+      { flags: '--exit-code <n>', description: 'ci summary: the exit code of the run that wrote the file' },
+    ],
+    examples: ['loop-runtime ci init', 'loop-runtime ci init --dry-run', 'loop-runtime ci summary result.json --exit-code 0'],
+    load: async () => (await import('./ci.js')).ciCommand,
   },
 ];
