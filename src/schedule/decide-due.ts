@@ -7,8 +7,10 @@
  * - After downtime, every missed slot coalesces into ONE tick: the decision
  *   is "due" or not, never "due N times", and the next slot is counted from
  *   the tick that actually ran — so a day offline never produces a burst.
- * - Schedulers fire late (CI cron drifts by minutes); a small slack lets a
- *   tick that is almost due run now instead of skipping a whole slot.
+ * - Schedulers fire late (CI cron drifts by minutes); a small slack (10% of
+ *   the interval, at most 15 minutes) lets a tick that is almost due run now
+ *   instead of skipping a whole slot — a daily loop whose cron fired 3
+ *   minutes earlier than yesterday's late run still runs today.
  */
 
 export interface CadenceRange {
@@ -46,12 +48,12 @@ export interface DueDecision {
 }
 
 export interface DecideDueOptions {
-  /** Upper bound of the early slack (default 15 minutes); the slack is min(25% of the interval, this). */
+  /** Upper bound of the early slack (default 15 minutes); the slack is min(10% of the interval, this). */
   maxSlackMs?: number;
 }
 
 const DEFAULT_MAX_SLACK_MS = 15 * 60_000;
-const SLACK_FRACTION = 0.25;
+const SLACK_FRACTION = 0.1;
 
 /** Doublings from the short end to the long end: more no-ops than this change nothing. */
 export function backoffSteps(cadence: CadenceRange): number {
@@ -119,8 +121,8 @@ function decideOne(loop: LoopScheduleInput, now: number, options: DecideDueOptio
 
 /** "5m", "2h30m", "1d": compact, for decisions and logs. */
 export function formatDuration(ms: number): string {
+  if (ms < 60_000) return `${Math.max(0, Math.round(ms / 1000))}s`;
   const minutes = Math.round(ms / 60_000);
-  if (minutes < 1) return `${Math.max(0, Math.round(ms / 1000))}s`;
   const days = Math.floor(minutes / 1440);
   const hours = Math.floor((minutes % 1440) / 60);
   const rest = minutes % 60;

@@ -12,7 +12,7 @@
  * - state pull → `run <id> --due --json` → state push (always) → job summary
  *   and annotations via `loop-runtime ci summary`.
  */
-import { Document, isMap, isSeq } from 'yaml';
+import { Document, isMap, isScalar, isSeq, Scalar } from 'yaml';
 import type { DeliveryMode } from '../plan/execution-plan.js';
 import { cronForCadence } from './cron.js';
 
@@ -149,7 +149,11 @@ export function githubWorkflow(options: WorkflowOptions): string {
   if (isSeq(schedule)) {
     [...crons.values()].forEach((ids, index) => {
       const item = schedule.items[index];
-      if (isMap(item)) item.comment = ` ${ids.join(', ')}`;
+      const cron = isMap(item) ? item.get('cron', true) : null;
+      if (isScalar(cron)) {
+        cron.type = Scalar.QUOTE_SINGLE;
+        cron.comment = ` ${ids.join(', ')}`;
+      }
     });
   }
   return document.toString({ lineWidth: 0 });
