@@ -69,6 +69,12 @@ export function git(directory: string): GitRunner {
       trimmed: false,
       allowEnvironment: [...Object.keys(extra), ...transport],
       unsafe: { allowUnsafeSshCommand: true, allowUnsafeAskPass: true },
+      // By default simple-git ignores a non-zero exit with empty stderr (`merge-base --is-ancestor`); we do not.
+      errors: (error, result) => {
+        if (error) return error;
+        if (result.exitCode === 0) return undefined;
+        return Buffer.concat([...result.stdErr, ...result.stdOut]);
+      },
     }).env({ ...baseEnv(), ...extra });
   };
   const shared = client();

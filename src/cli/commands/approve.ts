@@ -1,0 +1,41 @@
+/**
+ * `loop-runtime approve <id>`: apply an escalated change. The gate is re-run
+ * on the change's current diff; when it still escalates, nothing happens
+ * without `--yes` (the human has then seen why and decided).
+ */
+import pc from 'picocolors';
+import { formatDiagnostic } from '../../config/diagnostics.js';
+import { ExitCode, LoopRuntimeError } from '../../errors.js';
+import type { CommandContext, CommandOutput } from '../command.js';
+
+/** Handler for `loop-runtime approve <id>`. */
+export async function approveCommand({ args, options, io }: CommandContext): Promise<CommandOutput> {
+  const id = args[0];
+  if (!id) throw new LoopRuntimeError('USAGE', 'approve needs the id (or item key) of an escalated change.', { fix: 'run `loop-runtime inbox` to see what waits.' });
+  const { loadProject } = await import('../../node/load-project.js');
+  const loaded = await loadProject(io.cwd);
+  if (!loaded.ok) return { exitCode: ExitCode.configError, json: { ok: false, issues: loaded.issues }, text: loaded.issues.map(formatDiagnostic).join('\n') };
+  const { approveChange } = await import('../../node/git-approval.js');
+  const result = await approveChange(loaded.project, id, { yes: Boolean(options.yes), clock: { now: () => Date.now() }, env: io.env });
+  const gateLine = result.gate.allowed ? pc.green(`gate (commit): allowed — ${result.paths.length} path(s) within policy`) : pc.yellow(`gate (commit): escalates (${result.gate.trigger}) — ${result.gate.reason}`);
+  if (result.status === 'needs-confirmation') {
+    return {
+      exitCode: ExitCode.halted,
+      json: { ok: false, ...result },
+      text: [
+        `${result.id} (${result.pattern}, ${result.branch}) was not applied.`,
+        `  ${gateLine}`,
+        `  paths: ${result.paths.join(', ')}`,
+        `The decision is yours: run \`loop-runtime approve ${result.id} --yes\` to apply it anyway, or \`loop-runtime reject ${result.id}\`.`,
+      ].join('\n'),
+    };
+  }
+  const delivery = result.delivery;
+  const delivered = 'ok' in delivery && delivery.ok === false ? pc.red(`delivery failed: ${delivery.message}`) : `delivered: ${'kind' in delivery ? delivery.kind : ''}${'url' in delivery && delivery.url ? ` ${delivery.url}` : ''}`;
+  const failed = 'ok' in delivery && delivery.ok === false;
+  return {
+    exitCode: failed ? ExitCode.tickFailed : ExitCode.ok,
+    json: { ok: !failed, ...result },
+    text: [`Approved ${result.id} (${result.pattern}): committed ${result.commit.slice(0, 12)} on ${result.branch}.`, `  ${gateLine}`, `  ${delivered}`].join('\n'),
+  };
+}

@@ -1,0 +1,193 @@
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MockBackend, type MockBackendOptions } from '../backends/mock/index.js';
+import { BudgetBreaker } from '../src/budget/budget-breaker.js';
+import { MemoryBudgetLedger } from '../src/budget/memory-budget-ledger.js';
+import type { Pattern } from '../src/config/schemas.js';
+import { MemoryAttemptLedger } from '../src/engine/defaults.js';
+import { LoopEngine } from '../src/engine/loop-engine.js';
+import type { AgentBackend, AgentRequest, AgentResult, AgentRole } from '../src/engine/ports.js';
+import { GitDelivery } from '../src/node/git-delivery.js';
+import { GitWorkspace } from '../src/node/git-workspace.js';
+import { buildPlan } from '../src/plan/build-plan.js';
+import type { DeliveryMode } from '../src/plan/execution-plan.js';
+import { MemoryStateWriter } from '../src/state/memory-state-writer.js';
+import { FixedClock } from '../src/testing/fixed-clock.js';
+import { parseManifest } from '../src/workspace/worktree-manifest.js';
+import { addBareRemote, cleanupTempDirs, fakeGh, makeRepo, sh, writeFiles } from './git-fixtures.js';
+
+afterAll(cleanupTempDirs);
+
+const pattern: Pattern = {
+  id: 'daily-triage',
+  name: 'Daily Triage',
+  file: 'daily-triage.md',
+  goal: 'Prioritized morning scan of CI, issues, commits, and chat',
+  cadence: '1d-2h',
+  risk: 'low',
+  tools: ['claude-code'],
+  skills: ['loop-triage'],
+  state: 'STATE.md',
+  phases: ['report', 'act-small-wins', 'escalate'],
+  human_gates: ['design-decisions'],
+};
+
+interface Setup {
+  root: string;
+  mode?: DeliveryMode;
+  backend?: AgentBackend;
+  mock?: MockBackendOptions;
+  env?: Record<string, string | undefined>;
+  caps?: { maxOpenPullRequests?: number; maxPullRequestsPerHour?: number };
+  clock?: FixedClock;
+}
+
+function engineFor(setup: Setup) {
+  const clock = setup.clock ?? new FixedClock('2026-05-01T10:00:00Z', 1000);
+  const plan = buildPlan(pattern, { level: 'L2', overrides: { delivery: { mode: setup.mode ?? 'local', ...setup.caps } } });
+  const workspace = new GitWorkspace({ root: setup.root, patternId: plan.pattern.id, clock });
+  const delivery = new GitDelivery({ root: setup.root, delivery: plan.delivery, clock, env: setup.env ?? { PATH: '/nonexistent' } });
+  const engine = new LoopEngine(plan, {
+    backend: setup.backend ?? new MockBackend(setup.mock),
+    state: new MemoryStateWriter(),
+    budget: new BudgetBreaker(plan.dailyTokenCap, { ledger: new MemoryBudgetLedger() }),
+    workspace,
+    delivery,
+    clock,
+    attempts: new MemoryAttemptLedger(),
+  });
+  return { engine, plan, workspace, clock };
+}
+
+/** The mock backend, plus a side effect at the start of the implementer (a human pushing to main mid-tick). */
+class MidTickBackend implements AgentBackend {
+  readonly specificationVersion = 'agent-backend-v1' as const;
+  readonly name = 'mid-tick';
+  private readonly inner = new MockBackend();
+  constructor(private readonly during: () => Promise<void>) {}
+  async run<R extends AgentRole>(request: AgentRequest<R>): Promise<AgentResult<R>> {
+    if (request.role === 'implement') await this.during();
+    return this.inner.run(request);
+  }
+}
+
+const remoteBranches = (bare: string) => sh(bare, ['for-each-ref', '--format=%(refname:short)', 'refs/heads/']).split('\n').filter(Boolean).sort();
+
+describe('GitDelivery through the engine', () => {
+  it('keeps the branch locally by default, with a commit whose trailers name pattern, tick and tokens', async () => {
+    const root = await makeRepo();
+    const { engine } = engineFor({ root });
+    const result = await engine.tick();
+    expect(result.kind).toBe('proposed');
+    if (result.kind !== 'proposed') return;
+    expect(result.delivery).toEqual({ kind: 'local', branch: result.commit.branch });
+    const body = sh(root, ['log', '-1', '--format=%B', result.commit.branch]);
+    expect(body).toContain(`Loop-Pattern: daily-triage`);
+    expect(body).toContain(`Loop-Tick: ${result.tickId}`);
+    expect(body).toMatch(/Loop-Tokens: \d+/);
+    expect(sh(root, ['show', '--name-only', '--format=', result.commit.branch]).trim()).toBe('src/example.ts');
+  });
+
+  it('pushes to a bare remote without force', async () => {
+    const root = await makeRepo();
+    const bare = await addBareRemote(root);
+    const { engine } = engineFor({ root, mode: 'push' });
+    const result = await engine.tick();
+    expect(result.kind).toBe('proposed');
+    if (result.kind !== 'proposed') return;
+    expect(result.delivery?.kind).toBe('pushed');
+    expect(remoteBranches(bare)).toEqual([result.commit.branch, 'main'].sort());
+    expect(sh(bare, ['rev-parse', result.commit.branch]).trim()).toBe(result.commit.sha);
+  });
+
+  it('opens one draft pull request through gh; a duplicate tick for the same item opens none and pushes nothing', async () => {
+    const root = await makeRepo();
+    const bare = await addBareRemote(root);
+    const gh = await fakeGh();
+    const env = { PATH: `${gh.bin}:${process.env.PATH}` };
+    const first = await engineFor({ root, mode: 'pull-request', env }).engine.tick();
+    expect(first.kind).toBe('proposed');
+    if (first.kind !== 'proposed') return;
+    expect(first.delivery).toEqual({ kind: 'pull-request', branch: first.commit.branch, url: 'https://github.com/acme/demo/pull/1' });
+    const creates = (await gh.calls()).filter((args) => args[1] === 'create');
+    expect(creates).toHaveLength(1);
+    expect(creates[0]).toEqual(expect.arrayContaining(['--head', first.commit.branch, '--base', 'main', '--draft']));
+
+    const second = await engineFor({ root, mode: 'pull-request', env, clock: new FixedClock('2026-05-01T11:30:00Z', 1000) }).engine.tick();
+    expect(second.kind).toBe('proposed');
+    if (second.kind !== 'proposed') return;
+    expect(second.delivery).toMatchObject({ kind: 'duplicate', branch: first.commit.branch, url: 'https://github.com/acme/demo/pull/1' });
+    expect((await gh.calls()).filter((args) => args[1] === 'create')).toHaveLength(1);
+    expect(remoteBranches(bare)).toEqual([first.commit.branch, 'main'].sort());
+    const ledger = JSON.parse(await readFile(join(root, '.loop-runtime', 'deliveries.json'), 'utf8'));
+    expect(ledger.deliveries).toEqual([expect.objectContaining({ key: 'daily-triage:mock#1', kind: 'pull-request' })]);
+  });
+
+  it('caps pull requests per hour: the next item is rate-limited and nothing is pushed for it', async () => {
+    const root = await makeRepo();
+    const bare = await addBareRemote(root);
+    const gh = await fakeGh();
+    const env = { PATH: `${gh.bin}:${process.env.PATH}` };
+    const caps = { maxPullRequestsPerHour: 1 };
+    const first = await engineFor({ root, mode: 'pull-request', env, caps, mock: { itemKey: 'issue#1' } }).engine.tick();
+    expect(first.kind).toBe('proposed');
+    const second = await engineFor({ root, mode: 'pull-request', env, caps, mock: { itemKey: 'issue#2' } }).engine.tick();
+    expect(second.kind).toBe('failed');
+    if (second.kind !== 'failed') return;
+    expect(second.message).toMatch(/in the last hour \(cap 1\)/);
+    expect(remoteBranches(bare)).toHaveLength(2);
+    expect((await gh.calls()).filter((args) => args[1] === 'create')).toHaveLength(1);
+  });
+
+  it('rebases onto a base that moved during the tick', async () => {
+    const root = await makeRepo();
+    const bare = await addBareRemote(root);
+    const backend = new MidTickBackend(async () => {
+      await writeFiles(root, { 'docs/human.md': 'a human commit during the tick\n' });
+      sh(root, ['add', 'docs/human.md']);
+      sh(root, ['commit', '--quiet', '-m', 'human work']);
+      sh(root, ['push', '--quiet', 'origin', 'main']);
+    });
+    const result = await engineFor({ root, mode: 'push', backend }).engine.tick();
+    expect(result.kind).toBe('proposed');
+    if (result.kind !== 'proposed') return;
+    const pushed = sh(bare, ['rev-parse', result.commit.branch]).trim();
+    expect(sh(bare, ['merge-base', '--is-ancestor', 'main', pushed])).toBe('');
+    expect(sh(bare, ['log', '--format=%s', pushed]).split('\n').filter(Boolean)).toEqual(['daily-triage: Tidy the example module', 'human work', 'initial']);
+    expect(sh(bare, ['log', '-1', '--format=%an', 'main']).trim()).toBe('Test Human');
+  });
+
+  it('names the conflicting file when the moved base conflicts, and pushes nothing', async () => {
+    const root = await makeRepo();
+    const bare = await addBareRemote(root);
+    const backend = new MidTickBackend(async () => {
+      await writeFile(join(root, 'src/example.ts'), 'export const answer = 41; // a human changed this\n');
+      sh(root, ['commit', '--quiet', '-am', 'human edit']);
+      sh(root, ['push', '--quiet', 'origin', 'main']);
+    });
+    const result = await engineFor({ root, mode: 'push', backend }).engine.tick();
+    expect(result.kind).toBe('failed');
+    if (result.kind !== 'failed') return;
+    expect(result.phase).toBe('deliver');
+    expect(result.message).toMatch(/conflicts in: src\/example\.ts/);
+    expect(remoteBranches(bare)).toEqual(['main']);
+    expect(existsSync(join(root, '.loop-runtime', 'deliveries.json')) && JSON.parse(await readFile(join(root, '.loop-runtime', 'deliveries.json'), 'utf8')).deliveries).toEqual([]);
+  });
+
+  it('escalates a denylisted path and keeps the worktree for a human', async () => {
+    const root = await makeRepo();
+    const { engine } = engineFor({ root, mock: { targetPath: '.env' } });
+    const result = await engine.tick();
+    expect(result.kind).toBe('escalated');
+    if (result.kind !== 'escalated') return;
+    expect(result.gate?.trigger).toBe('denylist');
+    expect(result.changes).toEqual([{ path: '.env', status: 'added', binary: false }]);
+    const manifest = parseManifest(await readFile(join(root, '.loop-worktrees', 'manifest.json'), 'utf8'));
+    const entry = manifest.worktrees[0]!;
+    expect(entry).toMatchObject({ status: 'escalated', itemKey: 'mock#1' });
+    expect(await readFile(join(root, entry.path, '.env'), 'utf8')).toContain('tidied by loop-runtime mock backend');
+    expect(existsSync(join(root, '.env'))).toBe(false);
+  });
+});
