@@ -99,4 +99,25 @@ export const commands: CommandDefinition[] = [
     examples: ['loop-runtime ci init', 'loop-runtime ci init --dry-run', 'loop-runtime ci summary result.json --exit-code 0'],
     load: async () => (await import('./ci.js')).ciCommand,
   },
+  {
+    name: 'approve <id>',
+    description: 'Apply an escalated change after re-running the gate on its current diff (commit, push/PR as the loop allows)',
+    options: [{ flags: '--yes', description: 'Apply even though the gate still escalates (your decision)' }],
+    examples: ['loop-runtime approve mock-1-mwqao1r1', 'loop-runtime approve issue#42 --yes'],
+    load: async () => (await import('./approve.js')).approveCommand,
+  },
+  {
+    name: 'reject <id>',
+    description: 'Discard an escalated change: its worktree and branch',
+    options: [],
+    examples: ['loop-runtime reject mock-1-mwqao1r1'],
+    load: async () => (await import('./reject.js')).rejectCommand,
+  },
+  {
+    name: 'inbox',
+    description: 'List the escalated changes waiting for a human decision (id, loop, branch, reason, age)',
+    options: [],
+    examples: ['loop-runtime inbox', 'loop-runtime inbox --json'],
+    load: async () => (await import('./inbox.js')).inboxCommand,
+  },
 ];
