@@ -1,0 +1,81 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main.js';
+import { cleanupTempDirs, fakeGh, addBareRemote, makeRepo, sh } from './git-fixtures.js';
+
+afterAll(cleanupTempDirs);
+
+async function cli(cwd: string, argv: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, { cwd, env: { ...process.env, NO_COLOR: '1', CI: '', ...env }, isTTY: false, stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) });
+  return { code, stdout, stderr };
+}
+
+const LOOP_MD = (delivery = 'local') => `---
+loop-runtime:
+  backend: mock
+  backendOptions:
+    targetPath: .env
+  delivery:
+    mode: ${delivery}
+---
+# Loops
+`;
+
+describe('approve / reject / inbox', () => {
+  it('round trip: an escalated change waits in the inbox; approve re-runs the gate, needs --yes, commits and opens a PR; reject discards', async () => {
+    const root = await makeRepo({ 'src/example.ts': 'export const answer = 42;\n', 'LOOP.md': LOOP_MD('pull-request') });
+    await addBareRemote(root);
+    const gh = await fakeGh();
+    const env = { PATH: `${gh.bin}:${process.env.PATH}` };
+
+    const run = await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'], env);
+    expect(JSON.parse(run.stdout).ticks[0].kind).toBe('escalated');
+
+    const inbox = await cli(root, ['inbox', '--json']);
+    const items = JSON.parse(inbox.stdout).items;
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({ pattern: 'daily-triage', itemKey: 'mock#1', branch: expect.stringMatching(/^loop\/daily-triage\//) });
+    expect(items[0].reason).toMatch(/denylist: \.env/);
+    const id: string = items[0].id;
+    expect((await cli(root, ['inbox'])).stdout).toContain(id);
+
+    const refused = await cli(root, ['approve', id]);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toMatch(/gate \(commit\): escalates \(denylist\)/);
+    expect(sh(root, ['log', '--oneline', items[0].branch]).split('\n').filter(Boolean)).toHaveLength(1);
+
+    const approved = await cli(root, ['approve', id, '--yes', '--json'], env);
+    expect(approved.code).toBe(0);
+    const result = JSON.parse(approved.stdout);
+    expect(result).toMatchObject({ status: 'applied', paths: ['.env'], delivery: { kind: 'pull-request', url: 'https://github.com/acme/demo/pull/1' } });
+    expect(sh(root, ['log', '-1', '--format=%(trailers:key=Loop-Approved-By,valueonly)', items[0].branch]).trim()).toBe('human');
+    expect(sh(root, ['show', '--name-only', '--format=', items[0].branch]).trim()).toBe('.env');
+    expect((await gh.calls()).filter((args) => args[1] === 'create')).toHaveLength(1);
+    const state = await readFile(join(root, 'STATE.md'), 'utf8');
+    expect(state).toContain('- [x] mock#1');
+    expect(state).toMatch(/Decided: .*approved by a human/);
+    const runLog = await readFile(join(root, 'loop-run-log.md'), 'utf8');
+    expect(runLog).toContain('"kind":"human-approved"');
+    expect(JSON.parse((await cli(root, ['inbox', '--json'])).stdout).items).toEqual([]);
+    expect((await cli(root, ['approve', id])).code).toBe(3);
+
+    // A second escalation, rejected this time.
+    const again = await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'], env);
+    expect(JSON.parse(again.stdout).ticks[0].kind).toBe('escalated');
+    const waiting = JSON.parse((await cli(root, ['inbox', '--json'])).stdout).items;
+    expect(waiting).toHaveLength(1);
+    const rejected = await cli(root, ['reject', 'mock#1']);
+    expect(rejected.code).toBe(0);
+    expect(rejected.stdout).toContain(`Rejected ${waiting[0].id}`);
+    expect(sh(root, ['branch', '--list', waiting[0].branch]).trim()).toBe('');
+    expect(existsSync(waiting[0].path)).toBe(false);
+    expect(await readFile(join(root, 'loop-run-log.md'), 'utf8')).toContain('"kind":"human-rejected"');
+    expect(JSON.parse((await cli(root, ['inbox', '--json'])).stdout).items).toEqual([]);
+    // The main worktree never saw the agent's .env.
+    expect(existsSync(join(root, '.env'))).toBe(false);
+  });
+});

@@ -1,0 +1,5 @@
+/** Runs the CLI from source in a child process (used by the crash test): `vite-node test/git-cli-driver.ts -- <args>`. */
+import { main } from '../src/cli/main.js';
+
+const separator = process.argv.indexOf('--');
+process.exitCode = await main(separator >= 0 ? process.argv.slice(separator + 1) : process.argv.slice(2));

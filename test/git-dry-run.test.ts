@@ -1,0 +1,41 @@
+import { readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main.js';
+import { cleanupTempDirs, fingerprint, makeRepo, sh } from './git-fixtures.js';
+
+afterAll(cleanupTempDirs);
+
+const dryRunCopies = async () => (await readdir(tmpdir())).filter((name) => name.startsWith('loop-runtime-dry-run-'));
+
+describe('--dry-run', () => {
+  it('runs the git workspace in a temporary copy: the repository stays byte-for-byte the same, .git included', async () => {
+    const root = await makeRepo();
+    await writeFile(join(root, 'README.md'), '# demo\nuncommitted edit\n');
+    await writeFile(join(root, 'scratch.txt'), 'untracked\n');
+    const before = await fingerprint(root);
+    const copiesBefore = await dryRunCopies();
+
+    let stdout = '';
+    const code = await main(['run', 'daily-triage', '--level', 'L2', '--dry-run', '--json'], {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: '1', CI: '' },
+      isTTY: false,
+      stdout: (text) => (stdout += text),
+      stderr: () => {},
+    });
+    expect(code).toBe(0);
+    const tick = JSON.parse(stdout).ticks[0];
+    expect(tick.kind).toBe('proposed');
+    // A real git commit (full sha) on a loop branch, made in the copy.
+    expect(tick.commit.sha).toMatch(/^[0-9a-f]{40}$/);
+    expect(tick.commit.branch).toMatch(/^loop\/daily-triage\//);
+    expect(tick.delivery).toEqual({ kind: 'local', branch: tick.commit.branch });
+
+    expect(await fingerprint(root)).toEqual(before);
+    expect(sh(root, ['branch', '--list', tick.commit.branch]).trim()).toBe('');
+    // The copy is gone after close().
+    expect((await dryRunCopies()).filter((name) => !copiesBefore.includes(name))).toEqual([]);
+  });
+});
