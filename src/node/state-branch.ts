@@ -5,9 +5,9 @@
  * `.loop-runtime/state-manifest.json`.
  *
  * - `pullState` fetches the branch and brings its files into the working
- *   tree. A file a human changed on the checked-out branch since the state
- *   branch last saw it (e.g. a pause line added to STATE.md) is merged, and
- *   the human's version wins a whole-file conflict.
+ *   tree. A journal a human changed on the checked-out branch since the
+ *   state branch last saw it is merged; a state file (STATE.md) a human
+ *   changed keeps the human's version (e.g. a pause line added on main).
  * - `pushState` commits the working tree's state files on top of the
  *   branch's tip without touching HEAD, the index or the working tree's other
  *   files (a private index + `commit-tree`), merging with whatever another
@@ -97,14 +97,18 @@ export async function pullState(options: StateBranchOptions): Promise<StateSyncR
       if (localText === null || checkoutBlob === seen) {
         next = remoteText;
         action = 'taken';
+      } else if (merge === 'state-md') {
+        // A human changed this file on the checked-out branch since the state branch last saw it
+        // (a pause line, a ticked-off item): their version wins; the next tick rewrites our blocks.
+        next = localText;
+        action = 'kept';
       } else {
-        // The checked-out branch changed this file since the state branch last saw it: a human edit.
         const base = seen ? await git.catBlob(seen) : null;
         next = mergeStateText(merge, { base, local: localText, remote: remoteText, prefer: 'local' });
         action = 'merged';
       }
       if (next !== null && next !== localText) await writeState(absolute, next);
-      else if (action === 'taken') action = 'unchanged';
+      else if (action === 'taken' || action === 'merged') action = 'unchanged';
       files.push({ path, action });
     }
   }
