@@ -57,6 +57,8 @@ describe('state branch', () => {
     // HEAD, the index and main are untouched.
     expect(git(dir, 'status', '--porcelain').split('\n').filter((line) => line && !line.includes('.loop-runtime'))).toEqual([' M loop-run-log.md']);
     expect(git(dir, 'log', '--format=%s', '-1')).toBe('init\n');
+    // Nothing new: no commit, no push.
+    expect(await pushState({ root: dir, files: FILES, sleep: noWait })).toMatchObject({ pushed: false, commit: pushed.commit });
   });
 
   it('loses no spend line and no run-log line when several runners push at once, round after round', async () => {

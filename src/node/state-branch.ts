@@ -134,7 +134,9 @@ export async function pushState(options: StateBranchOptions): Promise<StateSyncR
 
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const tip = await fetchTip(git, remote, branch);
-    const manifest: Manifest = { version: 1, updatedAt: new Date(now()).toISOString(), files: { ...(tip ? parseManifest(await git.show(tip, STATE_MANIFEST))?.files : {}) } };
+    const previous = tip ? parseManifest(await git.show(tip, STATE_MANIFEST)) : null;
+    const manifest: Manifest = { version: 1, updatedAt: new Date(now()).toISOString(), files: { ...previous?.files } };
+    let changed = previous === null;
     const contents = new Map<string, string>();
     const files: StateFileReport[] = [];
     for (const file of options.files) {
@@ -147,11 +149,14 @@ export async function pushState(options: StateBranchOptions): Promise<StateSyncR
         continue;
       }
       contents.set(file.path, merged);
-      manifest.files[file.path] = { merge: file.merge, checkoutBlob: checkoutBlobsAtPull[file.path] ?? null };
+      const entry = { merge: file.merge, checkoutBlob: checkoutBlobsAtPull[file.path] ?? null };
+      if (merged !== remoteText || JSON.stringify(previous?.files[file.path]) !== JSON.stringify(entry)) changed = true;
+      manifest.files[file.path] = entry;
       files.push({ path: file.path, action: merged === local ? (merged === remoteText ? 'unchanged' : 'kept') : 'merged' });
     }
     contents.set(STATE_MANIFEST, `${JSON.stringify(manifest, null, 2)}\n`);
-    const commit = await git.commitFiles(tip, contents, `loop-runtime state: ${files.filter((file) => file.action !== 'unchanged' && file.action !== 'absent').length} file(s) updated`);
+    // Nothing new since the tip: no commit (the manifest's timestamp alone is not a change).
+    const commit = !changed ? tip! : await git.commitFiles(tip, contents, `loop-runtime state: ${files.filter((file) => file.action !== 'unchanged' && file.action !== 'absent').length} file(s) updated`);
     if (commit === tip) {
       await writeSync(options.root, { remote, branch, commit: tip, checkoutBlobs: checkoutBlobsAtPull });
       return { remote, branch, commit: tip, pushed: false, attempts: attempt, files };

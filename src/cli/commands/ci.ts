@@ -6,7 +6,7 @@
  * summary and annotations.
  */
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { formatDiagnostic } from '../../config/diagnostics.js';
 import { ExitCode, LoopRuntimeError } from '../../errors.js';
 import type { ExecutionPlan } from '../../plan/execution-plan.js';
@@ -117,7 +117,7 @@ async function ciSummary({ args, options, io }: CommandContext): Promise<Command
   const { renderCiSummary } = await import('../../schedule/ci-summary.js');
   let output: unknown = null;
   try {
-    output = JSON.parse(await readFile(join(io.cwd, file), 'utf8'));
+    output = JSON.parse(await readFile(resolve(io.cwd, file), 'utf8'));
   } catch {
     output = null;
   }
