@@ -1,6 +1,15 @@
 /** The UTC calendar day (YYYY-MM-DD) of an epoch-millisecond time: budgets roll over at 00:00 UTC. */
+let cachedDayIndex = Number.NaN;
+let cachedDay = '';
+
 export function utcDay(epochMs: number): string {
-  return new Date(epochMs).toISOString().slice(0, 10);
+  // Called several times per tick: format each day once.
+  const dayIndex = Math.floor(epochMs / 86_400_000);
+  if (dayIndex !== cachedDayIndex) {
+    cachedDay = new Date(epochMs).toISOString().slice(0, 10);
+    cachedDayIndex = dayIndex;
+  }
+  return cachedDay;
 }
 
 /** Epoch milliseconds of the next 00:00 UTC after `epochMs`. */

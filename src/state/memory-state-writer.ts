@@ -26,38 +26,59 @@ export interface MemoryStateWriterOptions {
  * expect(state.stateText).toContain('Last run: 2026-09-15T08:00:39Z');
  * ```
  */
+type PendingUpdate = { kind: 'tick'; record: TickRecord } | { kind: 'note'; note: StateNote };
+
 export class MemoryStateWriter implements StateWriter {
   readonly specificationVersion = 'state-writer-v1' as const;
   readonly stateFile: string;
   readonly records: TickRecord[] = [];
   readonly notes: StateNote[] = [];
-  stateText: string | null;
-  runLogText: string | null;
   private readonly project: string | undefined;
+  private renderedState: string | null;
+  private renderedRunLog: string | null;
+  /** Updates not yet rendered: the texts are rendered when read, so recording stays O(1) per tick. */
+  private pending: PendingUpdate[] = [];
 
   constructor(options: MemoryStateWriterOptions = {}) {
     this.stateFile = options.stateFile ?? 'STATE.md';
     this.project = options.project;
-    this.stateText = options.initialState ?? null;
-    this.runLogText = options.initialRunLog ?? null;
+    this.renderedState = options.initialState ?? null;
+    this.renderedRunLog = options.initialRunLog ?? null;
+  }
+
+  /** The state file as the file adapter would have written it. */
+  get stateText(): string | null {
+    this.render();
+    return this.renderedState;
+  }
+
+  /** The run log as the file adapter would have written it. */
+  get runLogText(): string | null {
+    this.render();
+    return this.renderedRunLog;
   }
 
   async recordTick(record: TickRecord): Promise<void> {
-    this.records.push(structuredClone(record));
-    this.stateText = updateStateFile(this.stateText, { tick: record }, this.fileOptions());
-    this.runLogText = appendRunLogLine(this.runLogText, runLogLineFromTick(record), {
-      now: record.finishedAt,
-      ...this.fileOptions(),
-    });
+    this.records.push(record);
+    this.pending.push({ kind: 'tick', record });
   }
 
   async note(patternId: string, at: number, line: string): Promise<void> {
     const note = { patternId, at, line };
     this.notes.push(note);
-    this.stateText = updateStateFile(this.stateText, { note }, this.fileOptions());
+    this.pending.push({ kind: 'note', note });
   }
 
-  private fileOptions(): { project?: string } {
-    return this.project === undefined ? {} : { project: this.project };
+  private render(): void {
+    const options = this.project === undefined ? {} : { project: this.project };
+    for (const update of this.pending) {
+      if (update.kind === 'note') {
+        this.renderedState = updateStateFile(this.renderedState, { note: update.note }, options);
+        continue;
+      }
+      this.renderedState = updateStateFile(this.renderedState, { tick: update.record }, options);
+      this.renderedRunLog = appendRunLogLine(this.renderedRunLog, runLogLineFromTick(update.record), { now: update.record.finishedAt, ...options });
+    }
+    this.pending = [];
   }
 }

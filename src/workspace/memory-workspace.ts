@@ -22,6 +22,8 @@ export interface MemoryWorkspaceOptions {
   /** Reads a base file on demand (e.g. read-only from disk for --dry-run). */
   readBase?: (path: string) => Promise<string | null>;
   baseCommit?: string;
+  /** How many finished attempts to remember for `inspect()` (default 1,000): memory stays bounded in long runs. */
+  retain?: number;
 }
 
 export type MemoryWorkspaceStatus = 'active' | 'committed' | 'rejected' | 'escalated';
@@ -61,8 +63,10 @@ export class MemoryWorkspace implements Workspace {
   private readonly baseCommit: string;
   private readonly attempts = new Map<string, Attempt>();
   private counter = 0;
+  private readonly retain: number;
 
   constructor(options: MemoryWorkspaceOptions = {}) {
+    this.retain = options.retain ?? 1_000;
     this.base = new Map(Object.entries(options.files ?? {}));
     this.readBase = options.readBase;
     this.baseCommit = options.baseCommit ?? '0000000';
@@ -78,6 +82,7 @@ export class MemoryWorkspace implements Workspace {
       itemKey: request.item.key,
     };
     this.attempts.set(id, { handle, edits: new Map(), status: 'active' });
+    if (this.attempts.size > this.retain) this.forgetOldest();
     return { ok: true, handle };
   }
 
@@ -143,6 +148,13 @@ export class MemoryWorkspace implements Workspace {
       edits: Object.fromEntries(attempt.edits),
       ...(attempt.commit ? { commit: attempt.commit } : {}),
     }));
+  }
+
+  private forgetOldest(): void {
+    for (const [id, attempt] of this.attempts) {
+      if (this.attempts.size <= this.retain) return;
+      if (attempt.status !== 'active') this.attempts.delete(id);
+    }
   }
 
   private attempt(handle: WorkspaceHandle): Attempt {

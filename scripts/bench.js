@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: prints numbers, asserts nothing. Speed targets live here,
+ * never in the test suite.
+ *
+ * - in-process ticks per second with the mock backend (target ≥ 20,000/s)
+ * - cold CLI dry-run wall time as a ratio to `node -e 0` (target ≤ 2.0×)
+ * - the workspace and scheduling benchmarks, when their modules are built
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = (path) => join(root, 'dist', path);
+
+async function benchTicks() {
+  const { LoopEngine, BudgetBreaker, MemoryBudgetLedger, MemoryWorkspace, MemoryAttemptLedger, buildPlan, loadRegistry } = await import(dist('src/index.js'));
+  const { MockBackend, MemoryStateWriter, FixedClock } = await import(dist('src/testing/index.js'));
+  const { readFileSync } = await import('node:fs');
+  const registry = loadRegistry(readFileSync(join(root, 'registry.yaml'), 'utf8'));
+  const pattern = registry.value.patterns.find((entry) => entry.id === 'daily-triage');
+  const plan = buildPlan(pattern, { level: 'L2', overrides: { dailyTokenCap: Number.MAX_SAFE_INTEGER } });
+  const run = async (ticks) => {
+    const engine = new LoopEngine(plan, {
+      backend: new MockBackend({ recordCalls: false }),
+      state: new MemoryStateWriter(),
+      budget: new BudgetBreaker(plan.dailyTokenCap, { ledger: new MemoryBudgetLedger({ keepEntries: false }) }),
+      workspace: new MemoryWorkspace({ files: { 'src/example.ts': 'export const answer = 42;\n' } }),
+      attempts: new MemoryAttemptLedger(),
+      clock: new FixedClock('2026-11-21T08:00:00Z', 1),
+    });
+    const started = process.hrtime.bigint();
+    let proposed = 0;
+    for (let index = 0; index < ticks; index++) if ((await engine.tick()).kind === 'proposed') proposed++;
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    if (proposed !== ticks) throw new Error(`expected ${ticks} proposed ticks, got ${proposed}`);
+    return ticks / seconds;
+  };
+  await run(2_000); // warm-up
+  const samples = [];
+  for (let index = 0; index < 3; index++) samples.push(await run(20_000));
+  samples.sort((a, b) => a - b);
+  return { ticksPerSecond: Math.round(samples[1]), samples: samples.map(Math.round) };
+}
+
+function wallMs(command, args, cwd) {
+  const started = process.hrtime.bigint();
+  const result = spawnSync(command, args, { cwd, stdio: 'ignore' });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.status}`);
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+function benchColdCli() {
+  const runs = 9;
+  const bin = join(root, 'bin', 'loop-runtime.js');
+  const baseline = [];
+  const cli = [];
+  for (let index = 0; index < runs; index++) {
+    baseline.push(wallMs(process.execPath, ['-e', '0'], root));
+    cli.push(wallMs(process.execPath, [bin, 'run', 'daily-triage', '--level', 'L2', '--dry-run'], root));
+  }
+  const nodeMs = median(baseline);
+  const cliMs = median(cli);
+  return { nodeMs: Math.round(nodeMs * 10) / 10, dryRunMs: Math.round(cliMs * 10) / 10, ratio: Math.round((cliMs / nodeMs) * 100) / 100 };
+}
+
+async function optional(file, name) {
+  const path = join(root, 'scripts', file);
+  if (!existsSync(path)) return null;
+  const module = await import(path);
+  return typeof module[name] === 'function' ? module[name]() : null;
+}
+
+const ticks = await benchTicks();
+console.log(`in-process ticks/s (mock backend, memory ports, L2 act+verify+commit): ${ticks.ticksPerSecond.toLocaleString('en-US')}  (target ≥ 20,000; samples ${ticks.samples.join(', ')})`);
+const cold = benchColdCli();
+console.log(`cold CLI dry-run: ${cold.dryRunMs} ms vs node -e 0: ${cold.nodeMs} ms → ratio ${cold.ratio}×  (target ≤ 2.0×)`);
+const workspace = await optional('bench-workspace.js', 'benchWorkspace');
+if (workspace) console.log(`workspace setup per tick: reuse ${workspace.reuseMs} ms vs fresh git worktree add ${workspace.freshAddMs} ms → ratio ${workspace.ratio}×  (target ≤ 0.15×)`);
+const schedule = await optional('bench-schedule.js', 'benchSchedule');
+if (schedule) {
+  console.log(`run --due decision over 1,000 loops: ${schedule.dueDecisionMsFor1000Loops} ms`);
+  console.log(`budget check: ${schedule.budgetCheckMsAt1k} ms at 1k run-log lines, ${schedule.budgetCheckMsAt100k} ms at 100k lines`);
+}
