@@ -10,7 +10,10 @@ import { OverlayBudgetLedger } from '../budget/overlay-budget-ledger.js';
 import { MemoryAttemptLedger, wallClock } from '../engine/defaults.js';
 import type { EnginePorts } from '../engine/engine-ports.js';
 import { LoopEngine } from '../engine/loop-engine.js';
-import type { AgentBackend, EngineObserver } from '../engine/ports.js';
+import type { AgentBackend, CommandRunner, Delivery, EngineObserver } from '../engine/ports.js';
+import { isLoopRuntimeError } from '../errors.js';
+import { createRedactor } from '../security/redact-secrets.js';
+import { scrubEnv, secretValuesFromEnv } from '../security/scrub-env.js';
 import type { ExecutionPlan } from '../plan/execution-plan.js';
 import { MemoryStateWriter } from '../state/memory-state-writer.js';
 import { MemoryWorkspace } from '../workspace/memory-workspace.js';
@@ -32,6 +35,10 @@ export interface RuntimeOptions {
   observer?: EngineObserver;
   /** Injected backend (tests); otherwise the plan's backend plugin is resolved. */
   backend?: AgentBackend;
+  /** Below L3, run commands without a sandbox when none is available (logged). */
+  allowUnsandboxed?: boolean;
+  /** Where operational notes go (sandbox opt-outs). */
+  log?: (line: string) => void;
 }
 
 export interface LoopRuntime {
@@ -63,7 +70,9 @@ export async function createLoopRuntime(project: LoadedProject, plan: ExecutionP
   const fileLedger = new FileBudgetLedger({ root, runLog: plan.files.runLog });
   const killSwitch = new FileKillSwitch({ root, stateFile: plan.files.state, env: options.env });
   const instructions = await loadInstructions(project, plan.pattern.id);
-  const backend = options.backend ?? (await resolvePlanBackend(plan, root, options.dryRun));
+  const backend = options.backend ?? (await resolvePlanBackend(plan, root, options.dryRun, options.env));
+  // Secret values from the environment and common token shapes never reach a file we write.
+  const redact = createRedactor(secretValuesFromEnv(options.env));
 
   let ports: EnginePorts;
   let dryRunWorkspace: DryRunGitWorkspace | null = null;
@@ -89,10 +98,10 @@ export async function createLoopRuntime(project: LoadedProject, plan: ExecutionP
   } else {
     ports = {
       backend,
-      state: new FileStateWriter({ root, stateFile: plan.files.state, runLog: plan.files.runLog }),
+      state: new FileStateWriter({ root, stateFile: plan.files.state, runLog: plan.files.runLog, redact }),
       budget: new BudgetBreaker(plan.dailyTokenCap, { ledger: fileLedger, degradeAtFraction: plan.budget.degradeAtFraction }),
       workspace: new GitWorkspace({ root, patternId: plan.pattern.id, baseBranch: plan.delivery.baseBranch, clock: wallClock }),
-      delivery: new GitDelivery({ root, delivery: plan.delivery, clock: wallClock, env: options.env }),
+      delivery: redactingDelivery(new GitDelivery({ root, delivery: plan.delivery, clock: wallClock, env: options.env }), redact),
       attempts: new FileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, level: plan.level, goal: plan.pattern.goal }),
       killSwitch,
       instructions,
@@ -100,6 +109,10 @@ export async function createLoopRuntime(project: LoadedProject, plan: ExecutionP
       discovery: new ProbeDiscovery({ root, env: options.env }),
       items: new FileItemLeases(new FileLeases({ root }), { staleMs: plan.timeoutMs + LEASE_MARGIN_MS }),
     };
+  }
+  if (!options.dryRun && plan.phases.verify.enabled) {
+    const commands = await commandRunnerFor(plan, root, options);
+    if (commands) ports.commands = commands;
   }
   if (options.observer) ports.observer = options.observer;
   const engine = new LoopEngine(plan, ports);
@@ -114,9 +127,53 @@ export async function createLoopRuntime(project: LoadedProject, plan: ExecutionP
   };
 }
 
-async function resolvePlanBackend(plan: ExecutionPlan, root: string, dryRun: boolean): Promise<AgentBackend> {
+/**
+ * The sandboxed runner for verification commands and the implementer's
+ * run_command. Without a sandbox: verification commands are refused (the
+ * tick halts) unless the user opted out below L3; a loop with no commands
+ * runs on without a runner.
+ */
+async function commandRunnerFor(plan: ExecutionPlan, root: string, options: RuntimeOptions): Promise<CommandRunner | undefined> {
+  const { createSandboxedRunner } = await import('./bwrap-runner.js');
+  try {
+    return await createSandboxedRunner({
+      level: plan.level,
+      allowUnsandboxed: options.allowUnsandboxed ?? false,
+      log: options.log ?? (() => {}),
+      env: scrubEnv(options.env),
+      hiddenExtra: [join(root, '.loop-worktrees')],
+    });
+  } catch (error) {
+    if (isLoopRuntimeError(error) && error.code === 'SANDBOX_UNAVAILABLE' && plan.phases.verify.commands.length === 0) {
+      options.log?.(`sandbox: ${error.message} The implementer gets no command tool; no verification commands are configured.`);
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+/** Redacts what delivery writes to a remote (PR title and body). */
+function redactingDelivery(delivery: Delivery, redact: (text: string) => string): Delivery {
+  return {
+    specificationVersion: delivery.specificationVersion,
+    deliver: (request) => delivery.deliver({ ...request, title: redact(request.title), body: redact(request.body) }),
+  };
+}
+
+/** Backend environment: an allowlist plus the provider's own variables, never the whole process environment. */
+function backendEnv(env: Record<string, string | undefined>): Record<string, string> {
+  const provider = Object.entries(env).filter(([name, value]) => value !== undefined && /^(ANTHROPIC_|CLAUDE_|OPENAI_|OLLAMA_)/.test(name));
+  return { ...scrubEnv(env), ...Object.fromEntries(provider as Array<[string, string]>) };
+}
+
+async function resolvePlanBackend(plan: ExecutionPlan, root: string, dryRun: boolean, env: Record<string, string | undefined>): Promise<AgentBackend> {
   const { createMockBackend } = await import('../../backends/mock/index.js');
   if (dryRun || plan.backend.name === 'mock') return createMockBackend(plan.backend.options as never);
   const { resolveBackend } = await import('../../backends/registry.js');
-  return resolveBackend(plan.backend.name, { model: plan.backend.model, ...plan.backend.options }, { root: join(root) });
+  const settings: Record<string, unknown> = { model: plan.backend.model, ...plan.backend.options };
+  if (plan.backend.name === 'claude-code' || plan.backend.name === 'claude') {
+    settings.inheritEnv ??= false;
+    settings.env = { ...backendEnv(env), ...(settings.env as Record<string, string> | undefined) };
+  }
+  return resolveBackend(plan.backend.name, settings, { root: join(root) });
 }

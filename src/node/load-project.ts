@@ -19,6 +19,7 @@ import { DEFAULT_GATE_POLICY } from '../gate/index.js';
 import { buildPlan } from '../plan/build-plan.js';
 import { DEFAULT_PROBES, defaultProbesFor } from '../schedule/default-probes.js';
 import type { ExecutionPlan, GatePolicy } from '../plan/execution-plan.js';
+import { detectVerifyCommands } from './detect-verify.js';
 import { mergeCatalogue } from './project-catalogue.js';
 import { detectConfiguredLoops } from './project-detect.js';
 import { pathExists, readOptionalText } from './project-files.js';
@@ -266,6 +267,8 @@ export async function resolvePlan(project: LoadedProject, patternId: string, opt
     overrides: withProbes,
     gate: project.gate,
     ...(limit?.maxTokensPerDay ? { dailyTokenCap: { value: limit.maxTokensPerDay, source: `loop-budget.md (${limit.loop})` } } : {}),
+    // Only read the repository for defaults when the loop has not said which commands verify it.
+    ...(merged.verify === undefined ? { detectedVerifyCommands: await detectVerifyCommands(project.root) } : {}),
   });
   return { ok: true, plan, warnings: [] };
 }
