@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..');
-const CORE_DIRECTORIES = ['src/config', 'src/plan', 'src/engine', 'src/budget', 'src/gate', 'src/state', 'src/verify', 'src/security', 'src/sandbox', 'src/workspace', 'backends/mock'];
+const CORE_DIRECTORIES = ['src/config', 'src/plan', 'src/engine', 'src/budget', 'src/gate', 'src/state', 'src/verify', 'src/security', 'src/sandbox', 'src/workspace', 'src/schedule', 'backends/mock'];
 const FORBIDDEN_IMPORT = /^(node:|fs$|fs\/|path$|child_process|os$|net$|http|https$|crypto$|process$|execa|simple-git|picocolors|proper-lockfile|write-file-atomic)/;
 /** The one sanctioned default wall clock (used only when no clock is injected). */
 const CLOCK_ALLOWED = new Set(['src/engine/defaults.ts']);

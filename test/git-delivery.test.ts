@@ -159,7 +159,7 @@ describe('GitDelivery through the engine', () => {
     expect(sh(bare, ['log', '-1', '--format=%an', 'main']).trim()).toBe('Test Human');
   });
 
-  it('names the conflicting file when the moved base conflicts, and pushes nothing', async () => {
+  it('escalates naming the conflicting file when the moved base conflicts, and pushes nothing', async () => {
     const root = await makeRepo();
     const bare = await addBareRemote(root);
     const backend = new MidTickBackend(async () => {
@@ -168,10 +168,9 @@ describe('GitDelivery through the engine', () => {
       sh(root, ['push', '--quiet', 'origin', 'main']);
     });
     const result = await engineFor({ root, mode: 'push', backend }).engine.tick();
-    expect(result.kind).toBe('failed');
-    if (result.kind !== 'failed') return;
-    expect(result.phase).toBe('deliver');
-    expect(result.message).toMatch(/conflicts in: src\/example\.ts/);
+    expect(result.kind).toBe('escalated');
+    if (result.kind !== 'escalated') return;
+    expect(result.reason).toMatch(/conflicts in: src\/example\.ts/);
     expect(remoteBranches(bare)).toEqual(['main']);
     expect(existsSync(join(root, '.loop-runtime', 'deliveries.json')) && JSON.parse(await readFile(join(root, '.loop-runtime', 'deliveries.json'), 'utf8')).deliveries).toEqual([]);
   });

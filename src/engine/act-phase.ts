@@ -181,6 +181,14 @@ async function actOnItem(context: TickContext, ports: Required<Pick<EnginePorts,
     });
     if (!delivered.ok) {
       context.step('deliver', `delivery failed: ${delivered.message}`);
+      if (delivered.reason === 'conflict') {
+        // The base moved under us and the rebase conflicts: a human resolves it; the commit stays on its branch.
+        await ports.workspace.keep(handle, delivered.message);
+        await recordAttempt('noop', 'delivery: rebase conflict');
+        const reason = `The base branch moved and rebasing conflicts: ${delivered.message}`;
+        context.step('escalate', reason);
+        return { kind: 'escalated', item, reason, changes: changes.files, verification, gate, attempt };
+      }
       return { kind: 'failed', phase: 'deliver', message: delivered.message, retryable: delivered.retryable };
     }
     const { ok: _ok, ...record } = delivered;

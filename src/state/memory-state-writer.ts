@@ -59,8 +59,10 @@ export class MemoryStateWriter implements StateWriter {
   }
 
   async recordTick(record: TickRecord): Promise<void> {
-    this.records.push(record);
-    this.pending.push({ kind: 'tick', record });
+    // A copy, so a caller mutating its record later cannot rewrite history.
+    const copy = structuredClone(record);
+    this.records.push(copy);
+    this.pending.push({ kind: 'tick', record: copy });
   }
 
   async note(patternId: string, at: number, line: string): Promise<void> {
