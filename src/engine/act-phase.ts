@@ -6,7 +6,7 @@
 import { checkGate, type GateAction } from '../gate/check-gate.js';
 import { failedAttemptsOn, lastFailureOn } from './circuit-breaker.js';
 import type { EnginePorts } from './engine-ports.js';
-import { changedPaths, type AttemptRecord, type ChangedFile, type WorkItem, type WorkspaceHandle } from './ports.js';
+import { changedPaths, type AttemptRecord, type ChangedFile, type DeliveryRecord, type WorkItem, type WorkspaceHandle } from './ports.js';
 import type { TickContext } from './tick-context.js';
 import type { TickBase, TickResult, VerificationSummary } from './tick-result.js';
 import { verifyChange } from './verify-phase.js';
@@ -193,7 +193,7 @@ async function actOnItem(context: TickContext, ports: Required<Pick<EnginePorts,
     }
     const { ok: _ok, ...record } = delivered;
     delivery = record;
-    context.step('deliver', `${record.kind}${record.url ? ` ${record.url}` : ''}`);
+    context.step('deliver', deliveryNote(record));
   }
   await recordAttempt('success');
   return { kind: 'proposed', item, changes: changes.files, verification, gate, commit: committed.commit, delivery, attempt };
@@ -218,4 +218,19 @@ function pullRequestBody(context: TickContext, item: WorkItem, summary: string, 
     '',
     `**Tokens spent:** ${context.tokens.toLocaleString('en-US')}`,
   ].join('\n');
+}
+
+function deliveryNote(record: DeliveryRecord): string {
+  switch (record.kind) {
+    case 'local':
+      return `delivery: branch ${record.branch} kept locally (no push)`;
+    case 'pushed':
+      return `delivery: pushed ${record.branch}`;
+    case 'pull-request':
+      return `delivery: pull request ${record.url ?? record.branch}`;
+    case 'merged':
+      return `delivery: merged ${record.url ?? record.branch}`;
+    case 'duplicate':
+      return `delivery: already delivered for this item${record.url ? ` (${record.url})` : ''}; nothing pushed or opened again`;
+  }
 }

@@ -43,6 +43,8 @@ export interface RuntimeOptions {
 
 export interface LoopRuntime {
   engine: LoopEngine;
+  /** How this runtime differs from the plan as written (e.g. commands a dry-run does not run). */
+  notes: string[];
   ports: EnginePorts;
   dryRun: boolean;
   close(): Promise<void>;
@@ -65,8 +67,15 @@ function confinedReader(root: string): (path: string) => Promise<string | null> 
   };
 }
 
-export async function createLoopRuntime(project: LoadedProject, plan: ExecutionPlan, options: RuntimeOptions): Promise<LoopRuntime> {
+export async function createLoopRuntime(project: LoadedProject, writtenPlan: ExecutionPlan, options: RuntimeOptions): Promise<LoopRuntime> {
   const root = project.root;
+  const notes: string[] = [];
+  let plan = writtenPlan;
+  if (options.dryRun && plan.phases.verify.commands.length > 0) {
+    // A rehearsal runs no project commands: the mock's edit proves nothing a test suite could check.
+    notes.push(`dry-run: verification commands not run: ${plan.phases.verify.commands.map((command) => command.command).join(', ')}`);
+    plan = { ...plan, phases: { ...plan.phases, verify: { ...plan.phases.verify, commands: [] } } };
+  }
   const fileLedger = new FileBudgetLedger({ root, runLog: plan.files.runLog });
   const killSwitch = new FileKillSwitch({ root, stateFile: plan.files.state, env: options.env });
   const instructions = await loadInstructions(project, plan.pattern.id);
@@ -118,6 +127,7 @@ export async function createLoopRuntime(project: LoadedProject, plan: ExecutionP
   const engine = new LoopEngine(plan, ports);
   return {
     engine,
+    notes,
     ports,
     dryRun: options.dryRun,
     close: async () => {

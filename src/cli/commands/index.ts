@@ -14,6 +14,7 @@ export const commands: CommandDefinition[] = [
       { flags: '--dry-run', description: 'Mock backend, in-memory state and workspace: the repository stays byte-for-byte untouched' },
       { flags: '--ticks <n>', description: 'Number of ticks to run (stops early on a halt)' },
       { flags: '--backend <name>', description: 'Override the loop\'s backend (mock, claude-code, openai, ollama, or a module)' },
+      { flags: '--allow-unsandboxed', description: 'Below L3, run verification commands without isolation when no sandbox is available (logged)' },
       { flags: '--due', description: 'Tick only the loops whose cadence says they are due (all configured loops, or just <id>), each under its lease' },
     ],
     examples: ['loop-runtime run daily-triage --level L2 --dry-run', 'loop-runtime run ci-sweeper --backend mock --ticks 3', 'loop-runtime run --due --json'],

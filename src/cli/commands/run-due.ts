@@ -46,6 +46,7 @@ export interface DueRunOptions {
   backendName?: string;
   dryRun: boolean;
   now?: number;
+  allowUnsandboxed?: boolean;
 }
 
 /** Most serious first: a failed tick, a halt, a held lease, then success. */
@@ -99,7 +100,7 @@ export async function runDue(io: CliIO, options: DueRunOptions): Promise<Command
     io.progress(`${decision.id}: due (${decision.reason}) — ${decision.detail}`);
     const plan = evaluation.plans.get(decision.id)!;
     try {
-      const summary = await tickUnderLease(project, plan, io, options.dryRun, 1);
+      const summary = await tickUnderLease(project, plan, io, options.dryRun, 1, { allowUnsandboxed: options.allowUnsandboxed ?? false });
       reports.push({ ...base, action: 'ticked', exitCode: summary.exitCode, tick: summary.ticks[0]! });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -117,7 +118,14 @@ export async function runDue(io: CliIO, options: DueRunOptions): Promise<Command
  * Runs `count` ticks of one loop under its lease (no lease for --dry-run,
  * which writes nothing). Throws `LEASE_HELD` when another tick holds it.
  */
-export async function tickUnderLease(project: LoadedProject, plan: ExecutionPlan, io: CliIO, dryRun: boolean, count: number): Promise<RunSummary> {
+export async function tickUnderLease(
+  project: LoadedProject,
+  plan: ExecutionPlan,
+  io: CliIO,
+  dryRun: boolean,
+  count: number,
+  runtimeOptions: { allowUnsandboxed?: boolean } = {},
+): Promise<RunSummary> {
   let lease: import('../../node/lease.js').Lease | null = null;
   if (!dryRun) {
     const { FileLeases, LEASE_MARGIN_MS } = await import('../../node/lease.js');
@@ -126,9 +134,15 @@ export async function tickUnderLease(project: LoadedProject, plan: ExecutionPlan
   let ticks: TickResult[] = [];
   try {
     const { createLoopRuntime } = await import('../../node/create-runtime.js');
+    const notes: string[] = [];
     const runtime = await createLoopRuntime(project, plan, {
       dryRun,
       env: io.env,
+      allowUnsandboxed: runtimeOptions.allowUnsandboxed ?? false,
+      log: (line) => {
+        notes.push(line);
+        io.progress(line);
+      },
       observer: (event) => {
         if (event.type === 'phase-end') io.progress(`  ${event.phase}: ${event.note ?? ''}`);
         else if (event.type === 'tick-start') io.progress(`${plan.pattern.id}: tick ${event.tickId} started`);
@@ -147,6 +161,7 @@ export async function tickUnderLease(project: LoadedProject, plan: ExecutionPlan
       dryRun,
       ticks,
       budget: last.budget,
+      notes: [...runtime.notes, ...notes],
       exitCode: exitCodeForTicks(ticks),
     };
   } finally {

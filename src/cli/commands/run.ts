@@ -17,6 +17,8 @@ export interface RunSummary {
   dryRun: boolean;
   ticks: TickResult[];
   budget: { spentToday: number; dailyTokenCap: number };
+  /** What the runtime changed about the plan or its isolation for this run (dry-run, sandbox opt-out). */
+  notes: string[];
   exitCode: number;
 }
 
@@ -49,7 +51,7 @@ export async function runCommand({ args, options, io }: CommandContext): Promise
     const { runDue } = await import('./run-due.js');
     const backend = options.dryRun ? 'mock' : typeof options.backend === 'string' ? options.backend : undefined;
     const level = parseLevel(options.level);
-    return runDue(io, { dryRun: Boolean(options.dryRun), ...(id ? { id } : {}), ...(level ? { level } : {}), ...(backend ? { backendName: backend } : {}) });
+    return runDue(io, { dryRun: Boolean(options.dryRun), allowUnsandboxed: Boolean(options.allowUnsandboxed), ...(id ? { id } : {}), ...(level ? { level } : {}), ...(backend ? { backendName: backend } : {}) });
   }
   if (!id) throw new LoopRuntimeError('USAGE', 'run needs a loop id.', { fix: 'run `loop-runtime list` to see the loops, then `loop-runtime run <id>`.' });
   const level = parseLevel(options.level);
@@ -70,6 +72,6 @@ export async function runCommand({ args, options, io }: CommandContext): Promise
 
   // Under the loop's lease: a second concurrent tick throws LEASE_HELD (exit 4) before any side effect.
   const { tickUnderLease } = await import('./run-due.js');
-  const summary = await tickUnderLease(loaded.project, plan, io, dryRun, count);
+  const summary = await tickUnderLease(loaded.project, plan, io, dryRun, count, { allowUnsandboxed: Boolean(options.allowUnsandboxed) });
   return { exitCode: summary.exitCode, json: summary, text: renderRun(summary) };
 }

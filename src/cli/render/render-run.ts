@@ -50,6 +50,7 @@ export function renderRun(summary: RunSummary): string {
     out.push(`  tick ${index + 1}: ${headline(tick)} — ${number(tick.tokens)} tokens`);
     for (const line of details(tick)) out.push(`           ${pc.dim('·')} ${line}`);
   });
+  for (const note of summary.notes ?? []) out.push(pc.dim(`note: ${note}`));
   const { spentToday, dailyTokenCap } = summary.budget;
   out.push(`Budget: ${number(spentToday)} / ${number(dailyTokenCap)} tokens spent today (UTC)${summary.dryRun ? ', counting this rehearsal' : ''}.`);
   return out.join('\n');
