@@ -1,0 +1,129 @@
+/**
+ * Golden tests of the built CLI (`bin/loop-runtime.js`, a real subprocess) in
+ * a repository scaffolded by the real loop-init, after sanitizing ids, hashes,
+ * dates and paths.
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, '..');
+const bin = join(root, 'bin', 'loop-runtime.js');
+const loopInit = join(root, 'node_modules', '.bin', 'loop-init');
+
+async function cli(cwd: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', CI: '', ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failure = error as { code: number; stdout: string; stderr: string };
+    return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr };
+  }
+}
+
+function sanitize(text: string, repo: string): string {
+  return text
+    .replaceAll(repo, '<repo>')
+    .replace(/tick-[0-9a-z]+-[0-9a-z]+/g, '<tick>')
+    .replace(/mock-1-[0-9a-z]+/g, 'mock-1-<id>')
+    .replace(/\b[0-9a-f]{12}\b/g, '<sha>')
+    .replace(/\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}(\.\d+)?Z)?/g, '<date>');
+}
+
+async function hashTree(directory: string): Promise<Map<string, string>> {
+  const hashes = new Map<string, string>();
+  async function walk(current: string): Promise<void> {
+    for (const entry of await readdir(current)) {
+      const path = join(current, entry);
+      const info = await stat(path);
+      if (info.isDirectory()) await walk(path);
+      else hashes.set(relative(directory, path), createHash('sha256').update(await readFile(path)).digest('hex'));
+    }
+  }
+  await walk(directory);
+  return hashes;
+}
+
+let repo: string;
+
+beforeAll(async () => {
+  repo = await mkdtemp(join(tmpdir(), 'cli-golden-'));
+  const git = (...args: string[]) => run('git', args, { cwd: repo });
+  await git('init', '--quiet', '--initial-branch=main');
+  await run(loopInit, [repo, '--pattern', 'daily-triage', '--tool', 'claude'], { cwd: repo });
+  await mkdir(join(repo, 'src'));
+  await writeFile(join(repo, 'src', 'example.ts'), 'export const answer = 42;\n');
+  await git('add', '-A');
+  await git('-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', 'commit', '--quiet', '-m', 'initial');
+});
+
+describe('CLI golden output', () => {
+  it('run --dry-run: the demo, with the repository byte-for-byte unchanged', async () => {
+    const before = await hashTree(repo);
+    const result = await cli(repo, ['run', 'daily-triage', '--level', 'L2', '--dry-run']);
+    expect(result.code).toBe(0);
+    await expect(sanitize(result.stdout, repo)).toMatchFileSnapshot('__golden__/run-dry-run.txt');
+    expect(await hashTree(repo)).toEqual(before);
+  });
+
+  it('run --dry-run --json: the TickResult as data', async () => {
+    const result = await cli(repo, ['run', 'daily-triage', '--level', 'L2', '--dry-run', '--json', '--ticks', '2']);
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(result.stdout) as { ticks: Array<{ kind: string; tokens: number }>; budget: { spentToday: number; dailyTokenCap: number } };
+    expect(summary.ticks.map((tick) => tick.kind)).toEqual(['proposed', 'proposed']);
+    expect(summary.budget.spentToday).toBe(summary.ticks[0]!.tokens + summary.ticks[1]!.tokens);
+    expect(summary.budget.dailyTokenCap).toBe(100_000);
+  });
+
+  it('plan: the review text', async () => {
+    const result = await cli(repo, ['plan', 'daily-triage', '--level', 'L2']);
+    expect(result.code).toBe(0);
+    await expect(sanitize(result.stdout, repo)).toMatchFileSnapshot('__golden__/plan-daily-triage-L2.txt');
+  });
+
+  it('run at L0 halts with exit 2 and calls nothing', async () => {
+    const result = await cli(repo, ['run', 'daily-triage', '--level', 'L0', '--dry-run']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toContain('halted (level-l0)');
+  });
+
+  it('the kill switch file pauses the loop: exit 2', async () => {
+    const paused = await mkdtemp(join(tmpdir(), 'cli-paused-'));
+    await writeFile(join(paused, 'loop-pause-all'), '');
+    const result = await cli(paused, ['run', 'daily-triage', '--dry-run']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toContain('paused (file loop-pause-all)');
+  });
+
+  it('an unknown loop is a config error: exit 3 with the known ids', async () => {
+    const result = await cli(repo, ['run', 'nightly-magic', '--dry-run']);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toContain('there is no loop pattern with id "nightly-magic"');
+    expect(result.stdout).toContain('daily-triage');
+  });
+
+  it('a bad flag value is a usage error: exit 3', async () => {
+    const result = await cli(repo, ['run', 'daily-triage', '--level', 'L9']);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('--level L9 is not an autonomy level. To fix: use L0, L1, L2 or L3.');
+  });
+
+  it('--backend mock without --dry-run writes real state that loop status reads', async () => {
+    const result = await cli(repo, ['run', 'daily-triage', '--level', 'L2', '--backend', 'mock', '--json']);
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(result.stdout) as { ticks: Array<{ kind: string; tokens: number; commit?: { branch: string } }> };
+    expect(summary.ticks[0]?.kind).toBe('proposed');
+    const status = await cli(repo, ['status', '--json']);
+    const parsed = JSON.parse(status.stdout) as { loops: Array<{ id: string; spentToday: number; lastRuns: Array<{ outcome: string }> }> };
+    const loop = parsed.loops.find((entry) => entry.id === 'daily-triage');
+    expect(loop?.spentToday).toBe(summary.ticks[0]!.tokens);
+    expect(loop?.lastRuns[0]?.outcome).toBe('fix-proposed');
+    const { stdout } = await run('git', ['branch', '--list', 'loop/*'], { cwd: repo });
+    expect(stdout).toContain(summary.ticks[0]!.commit!.branch);
+  });
+});
