@@ -85,12 +85,12 @@ export function buildRolePrompt(request: AgentRequest, options: { finish: Finish
     `Goal: ${plan.pattern.goal}`,
   ];
   if (request.workspace) user.push(`Workspace: ${request.workspace.path} (branch ${request.workspace.branch}).`);
-  if (request.item) {
-    const item = request.item;
+  const items = request.item ? [request.item] : (request.discovered ?? []);
+  for (const item of items) {
     const detail = [`key: ${item.key}`, `title: ${item.title}`];
     if (item.paths?.length) detail.push(`paths (hint): ${item.paths.join(', ')}`);
     if (item.untrustedDetail) detail.push('', item.untrustedDetail);
-    user.push('Work item:', wrapUntrusted(`work item ${item.key}`, detail.join('\n')));
+    user.push(request.item ? 'Work item:' : 'Found by the loop\'s probes:', wrapUntrusted(`work item ${item.key}`, detail.join('\n')));
   }
   if (request.changes) {
     const files = request.changes.files.map((file) => `${file.status} ${file.path}${file.from ? ` (from ${file.from})` : ''}`);

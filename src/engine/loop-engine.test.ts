@@ -248,4 +248,35 @@ describe('LoopEngine', () => {
     const backend = { specificationVersion: 'agent-backend-v0', name: 'old', run: async () => ({}) } as never;
     expect(() => new LoopEngine(plan, { backend, state: new RecordingState(), budget: new BudgetBreaker(1000) })).toThrow(/needs "agent-backend-v1"/);
   });
+
+  it('passes every item the probes found to triage, and skips the model when they find nothing', async () => {
+    const plan = buildPlan(pattern, { level: 'L2', overrides: { probes: [{ name: 'failing-ci', command: 'gh run list', found: 'json-entries', timeoutSeconds: 5 }] } });
+    const seen: unknown[] = [];
+    const backend = new MockBackend({ scenarios: ['report'] });
+    const spy: typeof backend.run = async (request) => {
+      seen.push(request.discovered);
+      return backend.run(request);
+    };
+    let found = true;
+    const engine = new LoopEngine(plan, {
+      backend: { specificationVersion: 'agent-backend-v1', name: 'spy', run: spy },
+      state: new RecordingState(),
+      budget: new BudgetBreaker(plan.dailyTokenCap),
+      clock: new FixedClock('2026-11-21T08:00:00Z'),
+      discovery: {
+        specificationVersion: 'discovery-v1',
+        discover: async () => ({
+          found,
+          notes: [found ? 'failing-ci: 2 found' : 'failing-ci: nothing'],
+          items: found ? [{ key: 'run#1', title: 'build failed' }, { key: 'run#2', title: 'lint failed' }] : [],
+        }),
+      },
+    });
+    expect((await engine.tick()).kind).toBe('report');
+    expect(seen).toEqual([[{ key: 'run#1', title: 'build failed' }, { key: 'run#2', title: 'lint failed' }]]);
+    found = false;
+    const quiet = await engine.tick();
+    expect(quiet).toMatchObject({ kind: 'noop', tokens: 0 });
+    expect(seen).toHaveLength(1);
+  });
 });

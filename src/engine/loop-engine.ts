@@ -124,7 +124,7 @@ export class LoopEngine {
     const triage = await context.callBackend({
       role: 'triage',
       permissions: { write: false, execute: false },
-      ...(probedItems[0] ? { item: probedItems[0] } : {}),
+      ...(probedItems.length ? { discovered: probedItems } : {}),
     });
     if (triage.kind === 'paused') return { kind: 'paused', source: triage.source };
     if (triage.kind === 'unaffordable') {

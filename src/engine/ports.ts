@@ -135,6 +135,8 @@ export interface AgentRequest<R extends AgentRole = AgentRole> {
   maxTokens: number;
   /** The item being worked on (implement and check roles). */
   item?: WorkItem;
+  /** Items the deterministic probes found (triage role): untrusted data to triage. */
+  discovered?: readonly WorkItem[];
   /** The checked-out workspace (implement and check roles). */
   workspace?: WorkspaceHandle;
   /** Evidence gathered by the verifier's own commands (check role). */
