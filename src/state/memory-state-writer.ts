@@ -60,7 +60,11 @@ export class MemoryStateWriter implements StateWriter {
 
   async recordTick(record: TickRecord): Promise<void> {
     // A copy, so a caller mutating its record later cannot rewrite history.
-    const copy = structuredClone(record);
+    const copy: TickRecord = {
+      ...record,
+      findings: record.findings.map((finding) => ({ ...finding })),
+      waiting: record.waiting.map((item) => ({ ...item })),
+    };
     this.records.push(copy);
     this.pending.push({ kind: 'tick', record: copy });
   }
