@@ -2,10 +2,9 @@
  * Pull requests on GitHub: through the `gh` CLI when it is on PATH, else the
  * REST API with GITHUB_TOKEN / GH_TOKEN (over fetch). Failures are data.
  */
-import { access, constants } from 'node:fs/promises';
-import { delimiter, join } from 'node:path';
 import { execa } from 'execa';
 import type { Failure } from '../engine/ports.js';
+import { findExecutable } from './sandbox-host.js';
 
 export interface PullRequestInput {
   head: string;
@@ -35,20 +34,6 @@ export interface GitHubClientOptions {
   fetch?: typeof fetch;
 }
 
-/** Finds an executable on the PATH of `env`. */
-export async function findExecutable(name: string, env: Record<string, string | undefined>): Promise<string | null> {
-  for (const directory of (env.PATH ?? '').split(delimiter)) {
-    if (!directory) continue;
-    const candidate = join(directory, name);
-    try {
-      await access(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return null;
-}
 
 const apiFailure = (message: string, detail: Record<string, unknown> = {}, retryable = false): Failure<'api'> => ({ ok: false, reason: 'api', message, retryable, detail });
 
