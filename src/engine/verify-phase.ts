@@ -29,7 +29,9 @@ export async function verifyChange(
   }
   for (const command of verify.commands) {
     const result = await ports.commands!.run(command, { cwd: handle.path, timeoutMs: command.timeoutMs });
-    evidence.push(result);
+    // Identity is the plan's command: a runner may redact the text it reports, and two commands that redact
+    // alike must not merge into one (a passing one would hide a failing one) or go missing as "no evidence".
+    evidence.push({ ...result, command: command.command });
   }
   const passed = evidence.filter((entry) => entry.exitCode === 0 && !entry.timedOut).length;
   const integrity = checkDiffIntegrity(changes, { protectedPaths: verify.protectedPaths });

@@ -10,7 +10,7 @@ import { OverlayBudgetLedger } from '../budget/overlay-budget-ledger.js';
 import { MemoryAttemptLedger, wallClock } from '../engine/defaults.js';
 import type { EnginePorts } from '../engine/engine-ports.js';
 import { LoopEngine } from '../engine/loop-engine.js';
-import type { AgentBackend, CommandRunner, Delivery, EngineObserver } from '../engine/ports.js';
+import type { AgentBackend, CommandRunner, Delivery, EngineObserver, Workspace } from '../engine/ports.js';
 import { isLoopRuntimeError } from '../errors.js';
 import { createRedactor } from '../security/redact-secrets.js';
 import { scrubEnv, secretValuesFromEnv } from '../security/scrub-env.js';
@@ -109,9 +109,9 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
       backend,
       state: new FileStateWriter({ root, stateFile: plan.files.state, runLog: plan.files.runLog, redact }),
       budget: new BudgetBreaker(plan.dailyTokenCap, { ledger: fileLedger, degradeAtFraction: plan.budget.degradeAtFraction }),
-      workspace: new GitWorkspace({ root, patternId: plan.pattern.id, baseBranch: plan.delivery.baseBranch, clock: wallClock }),
+      workspace: redactingWorkspace(new GitWorkspace({ root, patternId: plan.pattern.id, baseBranch: plan.delivery.baseBranch, clock: wallClock }), redact),
       delivery: redactingDelivery(new GitDelivery({ root, delivery: plan.delivery, clock: wallClock, env: options.env }), redact),
-      attempts: new FileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, level: plan.level, goal: plan.pattern.goal }),
+      attempts: new FileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, level: plan.level, goal: plan.pattern.goal, redact }),
       killSwitch,
       instructions,
       // Probes run only for real ticks: --dry-run promises no command beyond the mock's runs.
@@ -150,7 +150,9 @@ async function commandRunnerFor(plan: ExecutionPlan, root: string, options: Runt
       level: plan.level,
       allowUnsandboxed: options.allowUnsandboxed ?? false,
       log: options.log ?? (() => {}),
-      env: scrubEnv(options.env),
+      // The host environment, not a scrubbed copy: every runner scrubs what the command sees itself, and needs
+      // the secret values to redact them from the evidence (a scrubbed copy holds none, so nothing was redacted).
+      env: options.env,
       hiddenExtra: [join(root, '.loop-worktrees')],
     });
   } catch (error) {
@@ -160,6 +162,30 @@ async function commandRunnerFor(plan: ExecutionPlan, root: string, options: Runt
     }
     throw error;
   }
+}
+
+/**
+ * Redacts what the workspace writes into git and its manifest: commit
+ * messages (they quote the item, the agent's summary and the verification
+ * commands) and the reason an escalated worktree is kept.
+ */
+function redactingWorkspace(workspace: Workspace, redact: (text: string) => string): Workspace {
+  const redacting: Workspace = {
+    specificationVersion: workspace.specificationVersion,
+    prepare: (request) => workspace.prepare(request),
+    changes: (handle) => workspace.changes(handle),
+    commit: (handle, request) =>
+      workspace.commit(handle, {
+        ...request,
+        message: redact(request.message),
+        trailers: Object.fromEntries(Object.entries(request.trailers).map(([name, value]) => [name, redact(value)])),
+      }),
+    discard: (handle) => workspace.discard(handle),
+    keep: (handle, reason) => workspace.keep(handle, redact(reason)),
+  };
+  if (workspace.recover) redacting.recover = () => workspace.recover!();
+  if (workspace.files) redacting.files = (handle) => workspace.files!(handle);
+  return redacting;
 }
 
 /** Redacts what delivery writes to a remote (PR title and body). */

@@ -20,6 +20,11 @@ export interface FileAttemptLedgerOptions {
   goal?: string;
   /** The `action` text of a new attempt (default "attempt <item>"). */
   describeAction?: (record: AttemptRecord) => string;
+  /**
+   * Applied to each attempt's error text before it is written (secret values,
+   * token shapes); errors quote verification commands and agent messages.
+   */
+  redact?: (text: string) => string;
 }
 
 interface LedgerAttempt {
@@ -72,7 +77,7 @@ export class FileAttemptLedger implements AttemptLedger {
         iteration,
         action: this.options.describeAction?.(record) ?? `attempt ${record.itemKey}`,
         outcome: record.outcome,
-        ...(record.error === undefined ? {} : { error: record.error }),
+        ...(record.error === undefined ? {} : { error: this.options.redact ? this.options.redact(record.error) : record.error }),
         tokensUsed: record.tokensUsed,
         item: record.itemKey,
         tick: record.tickId,

@@ -13,6 +13,8 @@ import type { ExecutionPlan } from '../../plan/execution-plan.js';
 import type { DueDecision } from '../../schedule/decide-due.js';
 import type { CliIO, CommandOutput } from '../command.js';
 import type { LoadedProject } from '../../node/load-project.js';
+import { createRedactor } from '../../security/redact-secrets.js';
+import { secretValuesFromEnv } from '../../security/scrub-env.js';
 import { exitCodeForTicks, type RunSummary } from './run.js';
 
 export type DueAction = 'ticked' | 'not-due' | 'lease-held' | 'error';
@@ -103,7 +105,7 @@ export async function runDue(io: CliIO, options: DueRunOptions): Promise<Command
       const summary = await tickUnderLease(project, plan, io, options.dryRun, 1, { allowUnsandboxed: options.allowUnsandboxed ?? false });
       reports.push({ ...base, action: 'ticked', exitCode: summary.exitCode, tick: summary.ticks[0]! });
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = createRedactor(secretValuesFromEnv(io.env))(error instanceof Error ? error.message : String(error));
       const held = isLoopRuntimeError(error) && error.code === 'LEASE_HELD';
       io.progress(`${decision.id}: ${held ? 'skipped, lease held' : 'error'} — ${message}`);
       reports.push({ ...base, action: held ? 'lease-held' : 'error', exitCode: held ? ExitCode.leaseHeld : ExitCode.tickFailed, message });
@@ -132,6 +134,10 @@ export async function tickUnderLease(
     lease = await new FileLeases({ root: project.root }).acquireLoopLease(plan.pattern.id, { staleMs: plan.timeoutMs + LEASE_MARGIN_MS });
   }
   let ticks: TickResult[] = [];
+  // What the CLI prints (summary, --json, progress lines) is redacted like every file the runtime writes:
+  // tick results carry command output, reasons and agent summaries.
+  const redact = createRedactor(secretValuesFromEnv(io.env));
+  const progress = (line: string) => io.progress(redact(line));
   try {
     const { createLoopRuntime } = await import('../../node/create-runtime.js');
     const notes: string[] = [];
@@ -141,11 +147,11 @@ export async function tickUnderLease(
       allowUnsandboxed: runtimeOptions.allowUnsandboxed ?? false,
       log: (line) => {
         notes.push(line);
-        io.progress(line);
+        progress(line);
       },
       observer: (event) => {
-        if (event.type === 'phase-end') io.progress(`  ${event.phase}: ${event.note ?? ''}`);
-        else if (event.type === 'tick-start') io.progress(`${plan.pattern.id}: tick ${event.tickId} started`);
+        if (event.type === 'phase-end') progress(`  ${event.phase}: ${event.note ?? ''}`);
+        else if (event.type === 'tick-start') progress(`${plan.pattern.id}: tick ${event.tickId} started`);
       },
     });
     try {
@@ -154,7 +160,7 @@ export async function tickUnderLease(
       await runtime.close();
     }
     const last = ticks[ticks.length - 1]!;
-    return {
+    const summary: RunSummary = {
       pattern: { id: plan.pattern.id, name: plan.pattern.name },
       level: plan.level,
       backend: runtime.ports.backend.name,
@@ -164,10 +170,16 @@ export async function tickUnderLease(
       notes: [...runtime.notes, ...notes],
       exitCode: exitCodeForTicks(ticks),
     };
+    return redactStrings(summary, redact);
   } finally {
     const last = ticks[ticks.length - 1];
     await lease?.release(last ? { outcome: runLogOutcome(last), tickKind: last.kind, tickId: last.tickId, startedAt: last.startedAt } : { outcome: 'no-op', tickKind: 'error' });
   }
+}
+
+/** A deep copy of plain JSON data with every string value redacted. */
+function redactStrings<T>(value: T, redact: (text: string) => string): T {
+  return JSON.parse(JSON.stringify(value, (_key, entry: unknown) => (typeof entry === 'string' ? redact(entry) : entry))) as T;
 }
 
 function renderDue(summary: DueRunSummary): string {
