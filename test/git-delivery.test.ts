@@ -17,22 +17,12 @@ import { MemoryStateWriter } from '../src/state/memory-state-writer.js';
 import { FixedClock } from '../src/testing/fixed-clock.js';
 import { parseManifest } from '../src/workspace/worktree-manifest.js';
 import { addBareRemote, cleanupTempDirs, fakeGh, makeRepo, sh, writeFiles } from './git-fixtures.js';
+import { dailyTriagePattern } from './fixtures/patterns.js';
 
 afterAll(cleanupTempDirs);
 
-const pattern: Pattern = {
-  id: 'daily-triage',
-  name: 'Daily Triage',
-  file: 'daily-triage.md',
-  goal: 'Prioritized morning scan of CI, issues, commits, and chat',
-  cadence: '1d-2h',
-  risk: 'low',
-  tools: ['claude-code'],
-  skills: ['loop-triage'],
-  state: 'STATE.md',
-  phases: ['report', 'act-small-wins', 'escalate'],
-  human_gates: ['design-decisions'],
-};
+// No cost block or week-one level: the git tests want the catalogue-free defaults.
+const { cost: _cost, week_one_mode: _level, ...pattern } = dailyTriagePattern;
 
 interface Setup {
   root: string;

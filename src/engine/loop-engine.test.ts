@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { MockBackend, type MockScenario } from '../../backends/mock/index.js';
 import { BudgetBreaker } from '../budget/budget-breaker.js';
 import { MemoryBudgetLedger } from '../budget/memory-budget-ledger.js';
-import type { Level, Pattern } from '../config/schemas.js';
+import { dailyTriagePattern } from '../../test/fixtures/patterns.js';
+import type { Level } from '../config/schemas.js';
 import { buildPlan } from '../plan/build-plan.js';
 import { FixedClock } from '../testing/fixed-clock.js';
 import { MemoryWorkspace } from '../workspace/memory-workspace.js';
@@ -11,21 +12,7 @@ import type { EnginePorts } from './engine-ports.js';
 import { LoopEngine } from './loop-engine.js';
 import type { CommandEvidence, CommandRunner, KillSwitch, StateWriter, TickRecord } from './ports.js';
 
-const pattern: Pattern = {
-  id: 'daily-triage',
-  name: 'Daily Triage',
-  file: 'daily-triage.md',
-  goal: 'Prioritized morning scan of CI, issues, commits, and chat',
-  cadence: '1d-2h',
-  risk: 'low',
-  tools: ['claude-code'],
-  skills: ['loop-triage'],
-  state: 'STATE.md',
-  phases: ['report', 'act-small-wins', 'escalate'],
-  human_gates: ['design-decisions'],
-  week_one_mode: 'L1',
-  cost: { tokens_noop: 5000, tokens_report: 50000, tokens_action: 200000, suggested_daily_cap: 100000, early_exit_required: false },
-};
+const pattern = dailyTriagePattern;
 
 class RecordingState implements StateWriter {
   readonly specificationVersion = 'state-writer-v1' as const;
