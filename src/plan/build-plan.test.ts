@@ -1,24 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { dailyTriagePattern } from '../../test/fixtures/patterns.js';
 import type { Pattern } from '../config/schemas.js';
 import { DEFAULT_GATE_POLICY } from '../gate/index.js';
 import { buildPlan } from './build-plan.js';
 
-const triage: Pattern = {
-  id: 'daily-triage',
-  name: 'Daily Triage',
-  file: 'daily-triage.md',
-  goal: 'A prioritized morning scan of the repository',
-  cadence: '1d-2h',
-  risk: 'low',
-  tools: ['claude-code'],
-  skills: ['loop-triage'],
-  state: 'STATE.md',
-  phases: ['report', 'act-small-wins', 'escalate'],
-  human_gates: ['design-decisions'],
-  week_one_mode: 'L1',
-  token_cost: 'low',
-  cost: { tokens_noop: 5000, tokens_report: 50000, tokens_action: 200000, suggested_daily_cap: 100000, early_exit_required: false },
-};
+const triage: Pattern = { ...dailyTriagePattern, token_cost: 'low' };
 
 const bare: Pattern = { ...triage, id: 'bare', week_one_mode: undefined, token_cost: undefined, cost: undefined };
 
