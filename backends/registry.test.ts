@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LoopRuntimeError } from '../src/errors.js';
+import { LoopRuntimeError } from '../src/core/errors.js';
 import { resolveBackend } from './registry.js';
 
 let root: string;

@@ -7,8 +7,8 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { AgentBackend } from '../src/engine/ports.js';
-import { LoopRuntimeError } from '../src/errors.js';
+import type { AgentBackend } from '../src/core/ports/index.js';
+import { LoopRuntimeError } from '../src/core/errors.js';
 
 export const BUILT_IN_BACKENDS = ['claude-code', 'openai', 'ollama', 'mock'] as const;
 export type BuiltInBackendName = (typeof BUILT_IN_BACKENDS)[number];

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
-import { findExecutable } from '../src/node/sandbox-host.js';
+import { findExecutable } from '../src/adapters/command-runner/sandbox-host.js';
 
 const bwrapPath = await findExecutable('bwrap');
 const CANARY = 'cli-canary-secret-0d9e7b';

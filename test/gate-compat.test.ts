@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { stringify } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkGate as loopGateCheck } from '@cobusgreyling/loop-gate';
-import { checkGate, DEFAULT_GATE_POLICY, GATE_ACTIONS, type GateAction } from '../src/gate/check-gate.js';
+import { checkGate, DEFAULT_GATE_POLICY, GATE_ACTIONS, type GateAction } from '../src/core/gate/check-gate.js';
 import { main } from '../src/cli/main.js';
 
 const run = promisify(execFile);

@@ -4,7 +4,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
-import { parseManifest } from '../src/workspace/worktree-manifest.js';
+import { parseManifest } from '../src/core/workspace/worktree-manifest.js';
 import { cleanupTempDirs, fingerprint, makeRepo, sh } from './git-fixtures.js';
 
 afterAll(cleanupTempDirs);

@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { GitDelivery } from '../src/node/git-delivery.js';
-import { GitWorkspace } from '../src/node/git-workspace.js';
-import { buildPlan } from '../src/plan/build-plan.js';
-import type { Pattern } from '../src/config/schemas.js';
+import { GitDelivery } from '../src/adapters/delivery/git-delivery.js';
+import { GitWorkspace } from '../src/adapters/workspace/git-workspace.js';
+import { buildPlan } from '../src/core/plan/build-plan.js';
+import type { Pattern } from '../src/core/config/schemas.js';
 import { FixedClock } from '../src/testing/fixed-clock.js';
 import { addBareRemote, cleanupTempDirs, makeRepo } from './git-fixtures.js';
 

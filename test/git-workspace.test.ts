@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import { readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { changedPaths, type WorkItem } from '../src/engine/ports.js';
-import { GitWorkspace } from '../src/node/git-workspace.js';
+import { changedPaths, type WorkItem } from '../src/core/ports/index.js';
+import { GitWorkspace } from '../src/adapters/workspace/git-workspace.js';
 import { FixedClock } from '../src/testing/fixed-clock.js';
-import { parseManifest } from '../src/workspace/worktree-manifest.js';
+import { parseManifest } from '../src/core/workspace/worktree-manifest.js';
 import { cleanupTempDirs, makeRepo, sh, writeFiles } from './git-fixtures.js';
 
 afterAll(cleanupTempDirs);

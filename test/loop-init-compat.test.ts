@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatDiagnostic } from '../src/config/diagnostics.js';
-import { loadInstructions } from '../src/node/load-instructions.js';
-import { findPackageRoot, loadProject, resolvePlan } from '../src/node/load-project.js';
+import { formatDiagnostic } from '../src/core/config/diagnostics.js';
+import { loadInstructions } from '../src/project/load-instructions.js';
+import { findPackageRoot, loadProject, resolvePlan } from '../src/project/load-project.js';
 
 const run = promisify(execFile);
 const packageRoot = findPackageRoot();

@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
-import { formatDiagnostic } from '../src/config/diagnostics.js';
-import { loadRegistry } from '../src/config/load-registry.js';
-import { loadInstructions } from '../src/node/load-instructions.js';
-import { findPackageRoot, loadProject, resolvePlan } from '../src/node/load-project.js';
-import type { LoadedProject } from '../src/node/load-project.js';
-import { detectConfiguredLoops } from '../src/node/project-detect.js';
+import { formatDiagnostic } from '../src/core/config/diagnostics.js';
+import { loadRegistry } from '../src/core/config/load-registry.js';
+import { loadInstructions } from '../src/project/load-instructions.js';
+import { findPackageRoot, loadProject, resolvePlan } from '../src/project/load-project.js';
+import type { LoadedProject } from '../src/project/load-project.js';
+import { detectConfiguredLoops } from '../src/project/project-detect.js';
 
 const packageRoot = findPackageRoot();
 let scratch: string;

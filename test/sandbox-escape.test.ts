@@ -12,10 +12,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CommandRunOptions } from '../src/engine/ports.js';
-import { BwrapRunner, createSandboxedRunner, detectSandbox } from '../src/node/bwrap-runner.js';
-import { createProcessRunner } from '../src/node/process-runner.js';
-import { findExecutable } from '../src/node/sandbox-host.js';
+import type { CommandRunOptions } from '../src/core/ports/index.js';
+import { BwrapRunner, createSandboxedRunner, detectSandbox } from '../src/adapters/command-runner/bwrap-runner.js';
+import { createProcessRunner } from '../src/adapters/command-runner/process-runner.js';
+import { findExecutable } from '../src/adapters/command-runner/sandbox-host.js';
 
 const bwrapPath = await findExecutable('bwrap');
 const inCi = process.env.CI === 'true' || process.env.CI === '1';

@@ -12,8 +12,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { MockBackend } from '../backends/mock/index.js';
 import { main } from '../src/cli/main.js';
-import { createLoopRuntime } from '../src/node/create-runtime.js';
-import { loadProject, resolvePlan } from '../src/node/load-project.js';
+import { createLoopRuntime } from '../src/runtime/create-runtime.js';
+import { loadProject, resolvePlan } from '../src/project/load-project.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const VITE_NODE = join(ROOT, 'node_modules', '.bin', 'vite-node');

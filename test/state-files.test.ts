@@ -10,12 +10,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TickRecord } from '../src/engine/ports.js';
-import { FileAttemptLedger } from '../src/node/file-attempt-ledger.js';
-import { FileBudgetLedger } from '../src/node/file-budget-ledger.js';
-import { FileStateWriter } from '../src/node/file-state-writer.js';
-import { RUN_LOG_MARKER, formatRunLogLine, parseRunLog, runLogLineFromTick } from '../src/state/run-log.js';
-import { updateStateFile } from '../src/state/state-file.js';
+import type { TickRecord } from '../src/core/ports/index.js';
+import { FileAttemptLedger } from '../src/adapters/attempt-ledger/file-attempt-ledger.js';
+import { FileBudgetLedger } from '../src/adapters/budget-ledger/file-budget-ledger.js';
+import { FileStateWriter } from '../src/adapters/state-writer/file-state-writer.js';
+import { RUN_LOG_MARKER, formatRunLogLine, parseRunLog, runLogLineFromTick } from '../src/core/state/run-log.js';
+import { updateStateFile } from '../src/core/state/state-file.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'node_modules', '.bin');
@@ -170,8 +170,8 @@ describe('two processes at once', () => {
     const child = join(scratch, 'child.ts');
     await writeFile(
       child,
-      `import { FileStateWriter } from ${JSON.stringify(join(ROOT, 'src/node/file-state-writer.js'))};
-import { FileBudgetLedger } from ${JSON.stringify(join(ROOT, 'src/node/file-budget-ledger.js'))};
+      `import { FileStateWriter } from ${JSON.stringify(join(ROOT, 'src/adapters/state-writer/file-state-writer.js'))};
+import { FileBudgetLedger } from ${JSON.stringify(join(ROOT, 'src/adapters/budget-ledger/file-budget-ledger.js'))};
 const [root, tag, count] = process.argv.slice(2).filter((arg) => arg !== '--');
 const writer = new FileStateWriter({ root, stateFile: 'STATE.md', runLog: 'loop-run-log.md' });
 const ledger = new FileBudgetLedger({ root });

@@ -5,7 +5,7 @@
  */
 import { execa } from 'execa';
 import readline from 'node:readline';
-import { ZERO_USAGE, type AgentBackend, type AgentRequest, type AgentResult, type AgentRole } from '../../src/engine/ports.js';
+import { ZERO_USAGE, type AgentBackend, type AgentRequest, type AgentResult, type AgentRole } from '../../src/core/ports/index.js';
 import { buildRolePrompt } from '../shared/prompt.js';
 import type { PriceTable } from '../shared/usage.js';
 import { mapClaudeResult } from './map-result.js';

@@ -4,7 +4,7 @@
  * arrive as `subtype: "success"` with `is_error: true`, so `is_error` and the
  * exit code decide, never the subtype alone.
  */
-import type { AgentOutputs, AgentResult, AgentRole, BackendFailureReason, Usage } from '../../src/engine/ports.js';
+import type { AgentOutputs, AgentResult, AgentRole, BackendFailureReason, Usage } from '../../src/core/ports/index.js';
 import { parseCheckOutput, parseImplementOutput, parseTriageOutput } from '../shared/parse-output.js';
 import { costOf, findPrice, fromAnthropicUsage, type PriceTable } from '../shared/usage.js';
 import type { ResultEvent } from './stream-events.js';

@@ -3,7 +3,7 @@
  * The prompt itself goes to stdin (no argument-length limits, not visible in
  * `ps`); trusted instructions go to `--append-system-prompt`.
  */
-import type { AgentRole, RolePermissions } from '../../src/engine/ports.js';
+import type { AgentRole, RolePermissions } from '../../src/core/ports/index.js';
 
 export type ClaudePermissionMode = 'acceptEdits' | 'auto' | 'bypassPermissions' | 'default' | 'dontAsk' | 'plan';
 

@@ -16,7 +16,7 @@ import type {
   TriageOutput,
   Usage,
   WorkItem,
-} from '../../src/engine/ports.js';
+} from '../../src/core/ports/index.js';
 
 export const MOCK_SCENARIOS = ['act-accept', 'reject', 'escalate', 'noop', 'report', 'over-budget', 'error'] as const;
 export type MockScenario = (typeof MOCK_SCENARIOS)[number];

@@ -12,7 +12,7 @@
  * Anyone who prefers `/v1` can use the OpenAI backend with
  * `baseURL: "http://127.0.0.1:11434/v1"`.
  */
-import type { AgentBackend } from '../../src/engine/ports.js';
+import type { AgentBackend } from '../../src/core/ports/index.js';
 import { runToolLoop } from '../shared/agent-loop.js';
 import { realSleep } from '../shared/retry.js';
 import type { PriceTable } from '../shared/usage.js';

@@ -3,7 +3,7 @@
  * makes any OpenAI-compatible server work (vLLM, llama.cpp, LM Studio,
  * Ollama's /v1).
  */
-import { ZERO_USAGE, type AgentBackend } from '../../src/engine/ports.js';
+import { ZERO_USAGE, type AgentBackend } from '../../src/core/ports/index.js';
 import { runToolLoop } from '../shared/agent-loop.js';
 import type { ChatModel } from '../shared/model.js';
 import { realSleep } from '../shared/retry.js';

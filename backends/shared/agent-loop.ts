@@ -3,7 +3,7 @@
  * Between every model call it reserves budget, detects stalls, gates "done"
  * on evidence and compacts the context near the model's window.
  */
-import { ZERO_USAGE, type AgentOutputs, type AgentRequest, type AgentResult, type AgentRole, type BackendFailureReason, type Usage } from '../../src/engine/ports.js';
+import { ZERO_USAGE, type AgentOutputs, type AgentRequest, type AgentResult, type AgentRole, type BackendFailureReason, type Usage } from '../../src/core/ports/index.js';
 import { StallDetector, compactMessages, needsCompaction, planNextCall } from './loop-guards.js';
 import { estimateTokens, type ChatModel, type LoopMessage, type ModelTurn } from './model.js';
 import { parseCheckOutput, parseImplementOutput, parseTriageOutput } from './parse-output.js';

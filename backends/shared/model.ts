@@ -2,7 +2,7 @@
  * The small chat-model port our own tool loop drives. The OpenAI and Ollama
  * adapters implement it; the loop itself knows nothing about either wire format.
  */
-import type { Usage } from '../../src/engine/ports.js';
+import type { Usage } from '../../src/core/ports/index.js';
 
 export interface ToolCall {
   id: string;

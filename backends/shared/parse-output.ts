@@ -4,7 +4,7 @@
  * the implementer's summary is informational only.
  */
 import { z } from 'zod';
-import type { CheckOutput, ImplementOutput, TriageOutput, Verdict } from '../../src/engine/ports.js';
+import type { CheckOutput, ImplementOutput, TriageOutput, Verdict } from '../../src/core/ports/index.js';
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; message: string };
 

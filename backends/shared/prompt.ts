@@ -4,7 +4,7 @@
  * from outside (item title and detail, CI output, diffs, previous failures) goes
  * into the user message as delimited, sanitized data blocks.
  */
-import type { AgentRequest, AgentRole } from '../../src/engine/ports.js';
+import type { AgentRequest, AgentRole } from '../../src/core/ports/index.js';
 import { wrapUntrusted } from './untrusted.js';
 
 export interface RolePrompt {

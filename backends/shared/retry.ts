@@ -5,7 +5,7 @@
  * failures are never retried: waiting does not fix them, and a loop that
  * retries a dead key for hours burns its whole schedule.
  */
-import type { BackendFailureReason } from '../../src/engine/ports.js';
+import type { BackendFailureReason } from '../../src/core/ports/index.js';
 
 /** A model call that failed at the HTTP/transport level, in one shape for every provider. */
 export class ModelCallError extends Error {

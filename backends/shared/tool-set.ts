@@ -1,5 +1,5 @@
 /** The tools a role gets. Read-only roles get no write tools at all; run_command needs execute permission and a runner. */
-import type { RolePermissions } from '../../src/engine/ports.js';
+import type { RolePermissions } from '../../src/core/ports/index.js';
 import { globTool, grepTool, listTool, readFileTool } from './read-tools.js';
 import type { WorkspaceTool } from './tool-types.js';
 import { doneTool, editFileTool, runCommandTool, writeFileTool } from './write-tools.js';

@@ -1,5 +1,5 @@
 /** Shared types of the workspace tools the OpenAI/Ollama loop offers. */
-import type { CommandRunner, RolePermissions } from '../../src/engine/ports.js';
+import type { CommandRunner, RolePermissions } from '../../src/core/ports/index.js';
 import type { ToolDefinition } from './model.js';
 
 export interface ToolContext {

@@ -3,7 +3,7 @@
  * can override. Normalized `inputTokens` never includes cached tokens: each
  * token is counted exactly once in input, output, cacheRead or cacheWrite.
  */
-import type { Usage } from '../../src/engine/ports.js';
+import type { Usage } from '../../src/core/ports/index.js';
 
 /** USD per million tokens. */
 export interface ModelPrice {

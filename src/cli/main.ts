@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { cac } from 'cac';
-import { ExitCode, exitCodeFor, isLoopRuntimeError } from '../errors.js';
+import { ExitCode, exitCodeFor, isLoopRuntimeError } from '../core/errors.js';
 import type { CliIO, CommandDefinition } from './command.js';
 import { commands } from './commands/index.js';
 

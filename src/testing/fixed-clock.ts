@@ -1,4 +1,4 @@
-import type { Clock } from '../engine/ports.js';
+import type { Clock } from '../core/ports/index.js';
 
 /**
  * A clock that moves only when told to (or by `stepMs` on every read), so

@@ -6,9 +6,9 @@
 export { createMockBackend, MockBackend, MOCK_SCENARIOS } from '../../backends/mock/index.js';
 export type { MockBackendOptions, MockCall, MockScenario } from '../../backends/mock/index.js';
 export { FixedClock } from './fixed-clock.js';
-export { MemoryStateWriter } from '../state/memory-state-writer.js';
-export type { MemoryStateWriterOptions } from '../state/memory-state-writer.js';
-export { MemoryKillSwitch } from '../state/memory-kill-switch.js';
-export { MemoryBudgetLedger } from '../budget/memory-budget-ledger.js';
-export { MemoryAttemptLedger, SequentialIds } from '../engine/defaults.js';
-export { MemoryWorkspace } from '../workspace/memory-workspace.js';
+export { MemoryStateWriter } from '../adapters/state-writer/memory-state-writer.js';
+export type { MemoryStateWriterOptions } from '../adapters/state-writer/memory-state-writer.js';
+export { MemoryKillSwitch } from '../adapters/kill-switch/memory-kill-switch.js';
+export { MemoryBudgetLedger } from '../adapters/budget-ledger/memory-budget-ledger.js';
+export { MemoryAttemptLedger, SequentialIds } from '../core/engine/defaults.js';
+export { MemoryWorkspace } from '../adapters/workspace/memory-workspace.js';

@@ -3,8 +3,8 @@ import { execa } from 'execa';
 import { mkdtemp, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { AgentRequest, AgentRole, CommandRunner, WorkItem } from '../../src/engine/ports.js';
-import type { ExecutionPlan } from '../../src/plan/execution-plan.js';
+import type { AgentRequest, AgentRole, CommandRunner, WorkItem } from '../../src/core/ports/index.js';
+import type { ExecutionPlan } from '../../src/core/plan/execution-plan.js';
 
 export function testPlan(): ExecutionPlan {
   return {

@@ -7,10 +7,10 @@
  */
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { formatDiagnostic } from '../../config/diagnostics.js';
-import { ExitCode, LoopRuntimeError } from '../../errors.js';
-import type { ExecutionPlan } from '../../plan/execution-plan.js';
-import type { WorkflowLoop, WorkflowOptions } from '../../schedule/github-workflow.js';
+import { formatDiagnostic } from '../../core/config/diagnostics.js';
+import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
+import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
+import type { WorkflowLoop, WorkflowOptions } from '../../ci/github-workflow.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 
 export async function ciCommand(context: CommandContext): Promise<CommandOutput> {
@@ -52,7 +52,7 @@ async function installFor(root: string, packageRoot: string): Promise<WorkflowOp
 }
 
 async function ciInit({ options, io }: CommandContext): Promise<CommandOutput> {
-  const { loadProject, resolvePlan } = await import('../../node/load-project.js');
+  const { loadProject, resolvePlan } = await import('../../project/load-project.js');
   const loaded = await loadProject(io.cwd);
   if (!loaded.ok) return { exitCode: ExitCode.configError, json: { ok: false, issues: loaded.issues }, text: loaded.issues.map(formatDiagnostic).join('\n') };
   const project = loaded.project;
@@ -67,14 +67,14 @@ async function ciInit({ options, io }: CommandContext): Promise<CommandOutput> {
       fix: 'set up a loop first (e.g. `npx loop-init`, or a registry.yaml / LOOP.md naming the loop), then run `loop-runtime ci init` again.',
     });
   }
-  const { cronForCadence, validateCron } = await import('../../schedule/cron.js');
+  const { cronForCadence, validateCron } = await import('../../core/schedule/cron.js');
   const cron = typeof options.cron === 'string' ? options.cron : undefined;
   if (cron) {
     const problem = validateCron(cron);
     if (problem) throw new LoopRuntimeError('USAGE', `--cron ${JSON.stringify(cron)} is not a cron expression: ${problem}.`, { fix: 'pass five fields, e.g. --cron "*/15 * * * *".' });
   }
-  const { githubWorkflow, loopRuntimeCommand, WORKFLOW_PATH } = await import('../../schedule/github-workflow.js');
-  const { crontabLine, systemdUnits } = await import('../../schedule/server-schedule.js');
+  const { githubWorkflow, loopRuntimeCommand, WORKFLOW_PATH } = await import('../../ci/github-workflow.js');
+  const { crontabLine, systemdUnits } = await import('../../ci/server-schedule.js');
   const install = await installFor(project.root, project.packageRoot);
   const stateBranch = options.state === false ? null : typeof options.stateBranch === 'string' ? options.stateBranch : 'loop-runtime-state';
   const workflow = githubWorkflow({ loops: plans.map(workflowLoopFromPlan), install, stateBranch, ...(cron ? { cron } : {}) });
@@ -114,7 +114,7 @@ async function ciInit({ options, io }: CommandContext): Promise<CommandOutput> {
 async function ciSummary({ args, options, io }: CommandContext): Promise<CommandOutput> {
   const file = args[1];
   if (!file) throw new LoopRuntimeError('USAGE', 'ci summary needs the JSON file `run --json` wrote.', { fix: 'run `loop-runtime ci summary result.json`.' });
-  const { renderCiSummary } = await import('../../schedule/ci-summary.js');
+  const { renderCiSummary } = await import('../../ci/ci-summary.js');
   let output: unknown = null;
   try {
     output = JSON.parse(await readFile(resolve(io.cwd, file), 'utf8'));

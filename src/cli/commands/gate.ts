@@ -5,9 +5,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { formatDiagnostic } from '../../config/diagnostics.js';
-import { loadGate } from '../../config/load-gate.js';
-import { checkGate, GATE_ACTIONS, type GateAction } from '../../gate/check-gate.js';
+import { formatDiagnostic } from '../../core/config/diagnostics.js';
+import { loadGate } from '../../core/config/load-gate.js';
+import { checkGate, GATE_ACTIONS, type GateAction } from '../../core/gate/check-gate.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 
 const error = (message: string): CommandOutput => ({ exitCode: 1, json: { error: message }, text: '', stderr: message });

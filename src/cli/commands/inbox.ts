@@ -1,6 +1,6 @@
 /** `loop-runtime inbox`: the escalated changes waiting for a human decision. */
 import pc from 'picocolors';
-import { ExitCode } from '../../errors.js';
+import { ExitCode } from '../../core/errors.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 
 /** A short age: 45s, 12m, 3h, 2d. */
@@ -14,7 +14,7 @@ export function formatAge(ms: number): string {
 
 /** Handler for `loop-runtime inbox`. */
 export async function inboxCommand({ io }: CommandContext): Promise<CommandOutput> {
-  const { listInbox } = await import('../../node/git-approval.js');
+  const { listInbox } = await import('../../runtime/git-approval.js');
   const items = await listInbox(io.cwd, Date.now());
   if (items.length === 0) return { exitCode: ExitCode.ok, json: { items }, text: 'Nothing waits for a human decision.' };
   const lines = items.map((item) =>

@@ -4,9 +4,9 @@
  * the pattern came from.
  */
 import pc from 'picocolors';
-import { formatDiagnostic } from '../../config/diagnostics.js';
-import type { Diagnostic } from '../../config/diagnostics.js';
-import { ExitCode } from '../../errors.js';
+import { formatDiagnostic } from '../../core/config/diagnostics.js';
+import type { Diagnostic } from '../../core/config/diagnostics.js';
+import { ExitCode } from '../../core/errors.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 
 export interface ListedLoop {
@@ -47,7 +47,7 @@ function warningLines(warnings: readonly Diagnostic[]): string[] {
 
 /** Handler for `loop-runtime list`. */
 export async function listCommand({ io }: CommandContext): Promise<CommandOutput> {
-  const { loadProject, resolvePlan } = await import('../../node/load-project.js');
+  const { loadProject, resolvePlan } = await import('../../project/load-project.js');
   const loaded = await loadProject(io.cwd);
   if (!loaded.ok) {
     return {

@@ -4,11 +4,11 @@
  * the plan itself, so it can be reviewed, diffed and golden-tested.
  */
 import pc from 'picocolors';
-import { formatDiagnostic } from '../../config/diagnostics.js';
-import { LEVELS } from '../../config/schemas.js';
-import type { Level } from '../../config/schemas.js';
-import { ExitCode, LoopRuntimeError } from '../../errors.js';
-import type { ExecutionPlan } from '../../plan/execution-plan.js';
+import { formatDiagnostic } from '../../core/config/diagnostics.js';
+import { LEVELS } from '../../core/config/schemas.js';
+import type { Level } from '../../core/config/schemas.js';
+import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
+import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 
 function parseLevel(value: unknown): Level | undefined {
@@ -62,7 +62,7 @@ export async function planCommand({ args, options, io }: CommandContext): Promis
   if (!id) throw new LoopRuntimeError('USAGE', 'plan needs a loop id.', { fix: 'run `loop-runtime list` to see the loops, then `loop-runtime plan <id>`.' });
   const level = parseLevel(options.level);
   const backend = typeof options.backend === 'string' && options.backend !== '' ? options.backend : undefined;
-  const { loadProject, resolvePlan } = await import('../../node/load-project.js');
+  const { loadProject, resolvePlan } = await import('../../project/load-project.js');
   const loaded = await loadProject(io.cwd);
   if (!loaded.ok) {
     return { exitCode: ExitCode.configError, json: { ok: false, issues: loaded.issues, warnings: loaded.warnings }, text: loaded.issues.map((issue) => pc.red(formatDiagnostic(issue))).join('\n') };

@@ -4,17 +4,17 @@
  * once under its lease. A loop whose lease is held (a tick already running)
  * is skipped and reported, never waited for.
  */
-import { formatDiagnostic } from '../../config/diagnostics.js';
-import type { Level } from '../../config/schemas.js';
-import type { TickResult } from '../../engine/tick-result.js';
-import { runLogOutcome } from '../../engine/tick-result.js';
-import { ExitCode, isLoopRuntimeError } from '../../errors.js';
-import type { ExecutionPlan } from '../../plan/execution-plan.js';
-import type { DueDecision } from '../../schedule/decide-due.js';
+import { formatDiagnostic } from '../../core/config/diagnostics.js';
+import type { Level } from '../../core/config/schemas.js';
+import type { TickResult } from '../../core/engine/tick-result.js';
+import { runLogOutcome } from '../../core/engine/tick-result.js';
+import { ExitCode, isLoopRuntimeError } from '../../core/errors.js';
+import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
+import type { DueDecision } from '../../core/schedule/decide-due.js';
 import type { CliIO, CommandOutput } from '../command.js';
-import type { LoadedProject } from '../../node/load-project.js';
-import { createRedactor } from '../../security/redact-secrets.js';
-import { secretValuesFromEnv } from '../../security/scrub-env.js';
+import type { LoadedProject } from '../../project/load-project.js';
+import { createRedactor } from '../../core/security/redact-secrets.js';
+import { secretValuesFromEnv } from '../../core/security/scrub-env.js';
 import { exitCodeForTicks, type RunSummary } from './run.js';
 
 export type DueAction = 'ticked' | 'not-due' | 'lease-held' | 'error';
@@ -68,13 +68,13 @@ export function exitCodeForDue(reports: readonly DueLoopReport[]): number {
  * ```
  */
 export async function runDue(io: CliIO, options: DueRunOptions): Promise<CommandOutput> {
-  const { loadProject } = await import('../../node/load-project.js');
+  const { loadProject } = await import('../../project/load-project.js');
   const loaded = await loadProject(io.cwd);
   if (!loaded.ok) {
     return { exitCode: ExitCode.configError, json: { ok: false, issues: loaded.issues }, text: loaded.issues.map(formatDiagnostic).join('\n') };
   }
   const project = loaded.project;
-  const { evaluateDueLoops } = await import('../../node/due-loops.js');
+  const { evaluateDueLoops } = await import('../../runtime/due-loops.js');
   const now = options.now ?? Date.now();
   const evaluation = await evaluateDueLoops(project, now, {
     ...(options.id ? { loops: [options.id] } : {}),
@@ -128,9 +128,9 @@ export async function tickUnderLease(
   count: number,
   runtimeOptions: { allowUnsandboxed?: boolean } = {},
 ): Promise<RunSummary> {
-  let lease: import('../../node/lease.js').Lease | null = null;
+  let lease: import('../../runtime/lease.js').Lease | null = null;
   if (!dryRun) {
-    const { FileLeases, LEASE_MARGIN_MS } = await import('../../node/lease.js');
+    const { FileLeases, LEASE_MARGIN_MS } = await import('../../runtime/lease.js');
     lease = await new FileLeases({ root: project.root }).acquireLoopLease(plan.pattern.id, { staleMs: plan.timeoutMs + LEASE_MARGIN_MS });
   }
   let ticks: TickResult[] = [];
@@ -139,7 +139,7 @@ export async function tickUnderLease(
   const redact = createRedactor(secretValuesFromEnv(io.env));
   const progress = (line: string) => io.progress(redact(line));
   try {
-    const { createLoopRuntime } = await import('../../node/create-runtime.js');
+    const { createLoopRuntime } = await import('../../runtime/create-runtime.js');
     const notes: string[] = [];
     const runtime = await createLoopRuntime(project, plan, {
       dryRun,

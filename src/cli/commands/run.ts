@@ -3,10 +3,10 @@
  * --dry-run runs the whole engine with the mock backend against in-memory
  * state and an in-memory overlay of the repository: nothing on disk changes.
  */
-import { ExitCode, LoopRuntimeError } from '../../errors.js';
-import { LEVELS, type Level } from '../../config/schemas.js';
-import { formatDiagnostic } from '../../config/diagnostics.js';
-import type { TickResult } from '../../engine/tick-result.js';
+import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
+import { LEVELS, type Level } from '../../core/config/schemas.js';
+import { formatDiagnostic } from '../../core/config/diagnostics.js';
+import type { TickResult } from '../../core/engine/tick-result.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 import { renderRun } from '../render/render-run.js';
 
@@ -59,7 +59,7 @@ export async function runCommand({ args, options, io }: CommandContext): Promise
   const dryRun = Boolean(options.dryRun);
   const backendName = dryRun ? 'mock' : typeof options.backend === 'string' ? options.backend : undefined;
 
-  const { loadProject, resolvePlan } = await import('../../node/load-project.js');
+  const { loadProject, resolvePlan } = await import('../../project/load-project.js');
   const loaded = await loadProject(io.cwd);
   if (!loaded.ok) {
     return { exitCode: ExitCode.configError, json: { ok: false, issues: loaded.issues }, text: loaded.issues.map(formatDiagnostic).join('\n') };

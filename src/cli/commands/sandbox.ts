@@ -7,8 +7,8 @@
  */
 import { constants } from 'node:os';
 import { resolve } from 'node:path';
-import type { CommandEvidence } from '../../engine/ports.js';
-import { LoopRuntimeError } from '../../errors.js';
+import type { CommandEvidence } from '../../core/ports/index.js';
+import { LoopRuntimeError } from '../../core/errors.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 
 const usage = 'loop-runtime sandbox run [--write DIR]… [--net none|loopback] [--timeout SECONDS] [--allow-unsandboxed] -- CMD…';
@@ -48,7 +48,7 @@ export async function sandboxCommand({ args, options, io }: CommandContext): Pro
   const timeoutMs = Math.round(seconds * 1000);
   const writableRoots = list(options.write).map((directory) => resolve(io.cwd, directory));
 
-  const { createSandboxedRunner } = await import('../../node/bwrap-runner.js');
+  const { createSandboxedRunner } = await import('../../adapters/command-runner/bwrap-runner.js');
   const notes: string[] = [];
   const runner = await createSandboxedRunner({
     // The same rule as a loop below L3: no sandbox → only with the explicit, logged opt-out.

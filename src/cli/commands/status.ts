@@ -5,10 +5,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pc from 'picocolors';
-import { utcDay } from '../../budget/utc-day.js';
-import { formatDiagnostic } from '../../config/diagnostics.js';
-import { ExitCode } from '../../errors.js';
-import { parseRunLog, type RunLogEntry } from '../../state/run-log.js';
+import { utcDay } from '../../core/budget/utc-day.js';
+import { formatDiagnostic } from '../../core/config/diagnostics.js';
+import { ExitCode } from '../../core/errors.js';
+import { parseRunLog, type RunLogEntry } from '../../core/state/run-log.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 
 export interface LoopStatus {
@@ -32,9 +32,9 @@ async function readOptional(path: string): Promise<string | null> {
 }
 
 export async function statusCommand({ io }: CommandContext): Promise<CommandOutput> {
-  const { loadProject, resolvePlan } = await import('../../node/load-project.js');
-  const { FileBudgetLedger } = await import('../../node/file-budget-ledger.js');
-  const { FileKillSwitch } = await import('../../node/kill-switch.js');
+  const { loadProject, resolvePlan } = await import('../../project/load-project.js');
+  const { FileBudgetLedger } = await import('../../adapters/budget-ledger/file-budget-ledger.js');
+  const { FileKillSwitch } = await import('../../adapters/kill-switch/kill-switch.js');
   const loaded = await loadProject(io.cwd);
   if (!loaded.ok) {
     return { exitCode: ExitCode.configError, json: { ok: false, issues: loaded.issues }, text: loaded.issues.map(formatDiagnostic).join('\n') };

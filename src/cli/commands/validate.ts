@@ -4,9 +4,9 @@
  * do not fail.
  */
 import pc from 'picocolors';
-import { formatDiagnostic, sortDiagnostics } from '../../config/diagnostics.js';
-import type { Diagnostic } from '../../config/diagnostics.js';
-import { ExitCode } from '../../errors.js';
+import { formatDiagnostic, sortDiagnostics } from '../../core/config/diagnostics.js';
+import type { Diagnostic } from '../../core/config/diagnostics.js';
+import { ExitCode } from '../../core/errors.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 
 function plural(count: number, word: string): string {
@@ -15,7 +15,7 @@ function plural(count: number, word: string): string {
 
 /** Handler for `loop-runtime validate`. */
 export async function validateCommand({ io }: CommandContext): Promise<CommandOutput> {
-  const { loadProject, resolvePlan } = await import('../../node/load-project.js');
+  const { loadProject, resolvePlan } = await import('../../project/load-project.js');
   const loaded = await loadProject(io.cwd);
   const errors: Diagnostic[] = loaded.ok ? [] : [...loaded.issues];
   const warnings: Diagnostic[] = [...loaded.warnings];

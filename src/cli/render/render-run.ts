@@ -1,5 +1,5 @@
 import pc from 'picocolors';
-import type { TickResult } from '../../engine/tick-result.js';
+import type { TickResult } from '../../core/engine/tick-result.js';
 import type { RunSummary } from '../commands/run.js';
 
 const number = (value: number) => value.toLocaleString('en-US');

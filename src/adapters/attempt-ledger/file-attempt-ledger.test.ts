@@ -1,0 +1,86 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { execa } from 'execa';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AttemptRecord } from '../../core/ports/index.js';
+import { isLoopRuntimeError } from '../../core/errors.js';
+import { FileAttemptLedger } from './file-attempt-ledger.js';
+
+/** The real loop-context CLI, when installed (override with LOOP_CONTEXT_BIN). */
+const LOOP_CONTEXT = process.env.LOOP_CONTEXT_BIN ?? resolve(import.meta.dirname, '../../node_modules/.bin/loop-context');
+
+let root: string;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'attempt-ledger-'));
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const AT = Date.UTC(2026, 8, 15, 8, 0, 39, 250);
+
+function attempt(overrides: Partial<AttemptRecord> = {}): AttemptRecord {
+  return { itemKey: 'ci:build', tickId: 'tick-1', at: AT, outcome: 'failure', error: 'tests failed', tokensUsed: 900, ...overrides };
+}
+
+describe('FileAttemptLedger', () => {
+  it('creates loop-ledger.json in the loop-context format and reads it back', async () => {
+    const ledger = new FileAttemptLedger({ root, patternId: 'ci-sweeper', level: 'L2', goal: 'Get CI green' });
+    expect(await ledger.history()).toEqual([]);
+    await ledger.append(attempt());
+    await ledger.append(attempt({ tickId: 'tick-2', outcome: 'success', error: undefined, tokensUsed: 300 }));
+    const file = JSON.parse(await readFile(join(root, 'loop-ledger.json'), 'utf8'));
+    expect(file).toEqual({
+      goal: 'Get CI green',
+      pattern: 'ci-sweeper',
+      level: 'L2',
+      attempts: [
+        { iteration: 1, action: 'attempt ci:build', outcome: 'failure', error: 'tests failed', tokensUsed: 900, item: 'ci:build', tick: 'tick-1', at: '2026-09-15T08:00:39.250Z' },
+        { iteration: 2, action: 'attempt ci:build', outcome: 'success', tokensUsed: 300, item: 'ci:build', tick: 'tick-2', at: '2026-09-15T08:00:39.250Z' },
+      ],
+    });
+    expect(await ledger.history()).toEqual([attempt(), { ...attempt({ tickId: 'tick-2', outcome: 'success', tokensUsed: 300 }), error: undefined }].map(stripUndefined));
+  });
+
+  it('keeps unknown keys and attempts written by other tools', async () => {
+    const path = join(root, 'loop-ledger.json');
+    await writeFile(
+      path,
+      JSON.stringify({ goal: 'g', pattern: 'ci-sweeper', level: 'L2', owner: 'ops', attempts: [{ iteration: 4, action: 'manual', outcome: 'noop', note: 'by hand' }] }),
+    );
+    const ledger = new FileAttemptLedger({ root, patternId: 'other', goal: 'ignored' });
+    await ledger.append(attempt());
+    const file = JSON.parse(await readFile(path, 'utf8'));
+    expect(Object.keys(file)).toEqual(['goal', 'pattern', 'level', 'owner', 'attempts']);
+    expect(file.pattern).toBe('ci-sweeper');
+    expect(file.attempts[0]).toEqual({ iteration: 4, action: 'manual', outcome: 'noop', note: 'by hand' });
+    expect(file.attempts[1].iteration).toBe(5);
+    expect((await ledger.history())[0]).toEqual({ itemKey: '', tickId: '', at: 0, outcome: 'noop', tokensUsed: 0 });
+  });
+
+  it('refuses to overwrite a corrupt ledger', async () => {
+    const path = join(root, 'loop-ledger.json');
+    await writeFile(path, '{"goal": "g", "attempts": [');
+    const ledger = new FileAttemptLedger({ root });
+    const error = await ledger.append(attempt()).catch((caught: unknown) => caught);
+    expect(isLoopRuntimeError(error) && error.code).toBe('STATE_FAILED');
+    expect(await readFile(path, 'utf8')).toBe('{"goal": "g", "attempts": [');
+  });
+
+  it.skipIf(!existsSync(LOOP_CONTEXT))('is accepted by the real loop-context --check', async () => {
+    const ledger = new FileAttemptLedger({ root, patternId: 'ci-sweeper', level: 'L2' });
+    await ledger.append(attempt({ outcome: 'success', error: undefined }));
+    const ok = await execa(LOOP_CONTEXT, ['--check', '--ledger', 'loop-ledger.json', '--json'], { cwd: root, reject: false });
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    for (let index = 0; index < 3; index += 1) await ledger.append(attempt({ tickId: `t${index}` }));
+    const tripped = await execa(LOOP_CONTEXT, ['--check', '--ledger', 'loop-ledger.json', '--json'], { cwd: root, reject: false });
+    // Three identical errors in a row: the breaker escalates, so it read our attempts.
+    expect(tripped.exitCode, tripped.stdout + tripped.stderr).toBe(2);
+  });
+});
+
+function stripUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
+}

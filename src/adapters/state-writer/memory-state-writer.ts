@@ -1,0 +1,90 @@
+/**
+ * An in-memory StateWriter for tests: it keeps every record and note and
+ * renders the same state file and run log the file adapter would write.
+ */
+import type { StateWriter, TickRecord } from '../../core/ports/index.js';
+import { appendRunLogLine, runLogLineFromTick } from '../../core/state/run-log.js';
+import { type StateNote, updateStateFile } from '../../core/state/state-file.js';
+
+export interface MemoryStateWriterOptions {
+  /** The state file's name, for display only (default "STATE.md"). */
+  stateFile?: string;
+  /** Project name used in fresh files. */
+  project?: string;
+  /** Starting text of the state file (default: none, so a fresh STATE.md is made). */
+  initialState?: string;
+  /** Starting text of the run log (default: none, so a fresh run log is made). */
+  initialRunLog?: string;
+}
+
+/**
+ * @example
+ * ```ts
+ * const state = new MemoryStateWriter({ project: 'acme' });
+ * await engine.tick(...);
+ * expect(state.records[0]?.outcome).toBe('no-op');
+ * expect(state.stateText).toContain('Last run: 2026-09-15T08:00:39Z');
+ * ```
+ */
+type PendingUpdate = { kind: 'tick'; record: TickRecord } | { kind: 'note'; note: StateNote };
+
+export class MemoryStateWriter implements StateWriter {
+  readonly specificationVersion = 'state-writer-v1' as const;
+  readonly stateFile: string;
+  readonly records: TickRecord[] = [];
+  readonly notes: StateNote[] = [];
+  private readonly project: string | undefined;
+  private renderedState: string | null;
+  private renderedRunLog: string | null;
+  /** Updates not yet rendered: the texts are rendered when read, so recording stays O(1) per tick. */
+  private pending: PendingUpdate[] = [];
+
+  constructor(options: MemoryStateWriterOptions = {}) {
+    this.stateFile = options.stateFile ?? 'STATE.md';
+    this.project = options.project;
+    this.renderedState = options.initialState ?? null;
+    this.renderedRunLog = options.initialRunLog ?? null;
+  }
+
+  /** The state file as the file adapter would have written it. */
+  get stateText(): string | null {
+    this.render();
+    return this.renderedState;
+  }
+
+  /** The run log as the file adapter would have written it. */
+  get runLogText(): string | null {
+    this.render();
+    return this.renderedRunLog;
+  }
+
+  async recordTick(record: TickRecord): Promise<void> {
+    // A copy, so a caller mutating its record later cannot rewrite history.
+    const copy: TickRecord = {
+      ...record,
+      findings: record.findings.map((finding) => ({ ...finding })),
+      waiting: record.waiting.map((item) => ({ ...item })),
+    };
+    this.records.push(copy);
+    this.pending.push({ kind: 'tick', record: copy });
+  }
+
+  async note(patternId: string, at: number, line: string): Promise<void> {
+    const note = { patternId, at, line };
+    this.notes.push(note);
+    this.pending.push({ kind: 'note', note });
+  }
+
+  private render(): void {
+    const options = this.project === undefined ? {} : { project: this.project };
+    for (const update of this.pending) {
+      if (update.kind === 'note') {
+        this.renderedState = updateStateFile(this.renderedState, { note: update.note }, options);
+        continue;
+      }
+      this.renderedState = updateStateFile(this.renderedState, { tick: update.record }, options);
+      this.renderedRunLog = appendRunLogLine(this.renderedRunLog, runLogLineFromTick(update.record), { now: update.record.finishedAt, ...options });
+    }
+    this.pending = [];
+  }
+}

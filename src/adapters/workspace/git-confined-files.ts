@@ -1,0 +1,92 @@
+/**
+ * File access confined to one worktree: relative paths only, no `..`, no
+ * `.git`, and no symlink (file or parent directory) leading outside.
+ */
+import { lstat, mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import type { WorkspaceFiles } from '../../core/ports/index.js';
+import { LoopRuntimeError } from '../../core/errors.js';
+
+/** Checks a workspace-relative path's shape; returns its segments. */
+export function checkRelativePath(path: string): string[] {
+  const normalized = path.replace(/\\/g, '/');
+  const segments = normalized.split('/').filter((segment) => segment !== '' && segment !== '.');
+  const refuse = (why: string) =>
+    new LoopRuntimeError('WORKSPACE_FAILED', `Refused workspace path ${JSON.stringify(path)}: ${why}.`, {
+      fix: 'use a path relative to the workspace root, inside it.',
+    });
+  if (normalized.includes('\0')) throw refuse('it contains a NUL byte');
+  if (isAbsolute(path) || /^[A-Za-z]:/.test(normalized) || normalized.startsWith('/')) throw refuse('it is absolute');
+  if (segments.length === 0) throw refuse('it names no file');
+  if (segments.includes('..')) throw refuse('it climbs out with ".."');
+  if (segments.some((segment) => segment.toLowerCase() === '.git')) throw refuse('it reaches into git\'s own files');
+  return segments;
+}
+
+function isInside(root: string, target: string): boolean {
+  const inside = relative(root, target);
+  return inside === '' || (!inside.startsWith(`..${sep}`) && inside !== '..' && !isAbsolute(inside));
+}
+
+/**
+ * @example
+ * ```ts
+ * const files = confinedFiles('/repo/.loop-worktrees/abc');
+ * await files.write('src/a.ts', 'export {};\n');
+ * await files.write('../escape', 'x'); // throws: climbs out with ".."
+ * ```
+ */
+export function confinedFiles(workspaceRoot: string): WorkspaceFiles {
+  let realRoot: Promise<string> | null = null;
+  const root = () => (realRoot ??= realpath(workspaceRoot));
+
+  /** The real path of the deepest existing ancestor must stay inside the real root. */
+  const resolveInside = async (path: string): Promise<string> => {
+    const segments = checkRelativePath(path);
+    const base = await root();
+    const target = join(base, ...segments);
+    let probe = target;
+    for (;;) {
+      try {
+        const real = await realpath(probe);
+        if (!isInside(base, real)) {
+          throw new LoopRuntimeError('WORKSPACE_FAILED', `Refused workspace path ${JSON.stringify(path)}: a symbolic link leads outside the workspace.`, {
+            fix: 'write the file itself, not through a link.',
+          });
+        }
+        break;
+      } catch (error) {
+        if (error instanceof LoopRuntimeError) throw error;
+        const parent = dirname(probe);
+        if (parent === probe || !isInside(base, parent)) break;
+        probe = parent;
+      }
+    }
+    return target;
+  };
+
+  return {
+    async read(path) {
+      const target = await resolveInside(path);
+      try {
+        return await readFile(target, 'utf8');
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') return null;
+        throw error;
+      }
+    },
+    async write(path, content) {
+      const target = await resolveInside(path);
+      await mkdir(dirname(target), { recursive: true });
+      // A dangling symlink resolves nowhere above; refuse to write through any link.
+      const existing = await lstat(target).catch(() => null);
+      if (existing?.isSymbolicLink()) {
+        throw new LoopRuntimeError('WORKSPACE_FAILED', `Refused workspace path ${JSON.stringify(path)}: it is a symbolic link.`, {
+          fix: 'remove the link first or write a regular file.',
+        });
+      }
+      await writeFile(target, content, 'utf8');
+    },
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * The --dry-run workspace: the real git workspace, run in a temporary copy of
+ * the repository so the user's repository stays byte-for-byte the same.
+ *
+ * The copy is made only when a tick reaches the act phase (`git clone
+ * --shared --no-checkout`: it borrows the objects, copies none, checks out
+ * nothing) and is removed by `close()`. The base is resolved read-only in the
+ * user's repository. Outside a git repository it falls back to `fallback`.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Clock, Delivery, DeliveryRequest, Workspace, WorkspaceFiles, WorkspaceHandle } from '../../core/ports/index.js';
+import { git } from '../git/git-run.js';
+import { GitWorkspace, resolveBase } from './git-workspace.js';
+
+export interface DryRunGitWorkspaceOptions {
+  root: string;
+  patternId: string;
+  baseBranch?: string | null;
+  clock: Clock;
+  /** Used when the root is not a git repository with a commit. */
+  fallback: Workspace;
+}
+
+type Prepare = Workspace['prepare'];
+
+export class DryRunGitWorkspace implements Workspace {
+  readonly specificationVersion = 'workspace-v1' as const;
+  private readonly options: DryRunGitWorkspaceOptions;
+  private started: Promise<Workspace> | null = null;
+  private copy: string | null = null;
+
+  constructor(options: DryRunGitWorkspaceOptions) {
+    this.options = options;
+  }
+
+  /** The temporary copy's directory once it exists (for tests and reports). */
+  get copyRoot(): string | null {
+    return this.copy;
+  }
+
+  async recover(): Promise<void> {
+    // A copy made just now has nothing to recover from.
+    const fresh = this.started === null;
+    const inner = await this.inner();
+    if (!fresh) await inner.recover?.();
+  }
+
+  async prepare(request: Parameters<Prepare>[0]): ReturnType<Prepare> {
+    return (await this.inner()).prepare(request);
+  }
+
+  files(handle: WorkspaceHandle): WorkspaceFiles {
+    const files = this.innerSync().files?.(handle);
+    if (!files) throw new Error('The dry-run workspace has no file access.');
+    return files;
+  }
+
+  async changes(handle: WorkspaceHandle) {
+    return this.innerSync().changes(handle);
+  }
+
+  async commit(handle: WorkspaceHandle, request: Parameters<Workspace['commit']>[1]) {
+    return this.innerSync().commit(handle, request);
+  }
+
+  async discard(handle: WorkspaceHandle): Promise<void> {
+    await this.innerSync().discard(handle);
+  }
+
+  async keep(handle: WorkspaceHandle, reason: string): Promise<void> {
+    await this.innerSync().keep(handle, reason);
+  }
+
+  /** Removes the temporary copy. */
+  async close(): Promise<void> {
+    if (this.copy) await rm(this.copy, { recursive: true, force: true });
+    this.copy = null;
+  }
+
+  private resolved: Workspace | null = null;
+
+  private innerSync(): Workspace {
+    if (!this.resolved) throw new Error('The dry-run workspace was used before prepare().');
+    return this.resolved;
+  }
+
+  private inner(): Promise<Workspace> {
+    this.started ??= this.start().then((workspace) => (this.resolved = workspace));
+    return this.started;
+  }
+
+  private async start(): Promise<Workspace> {
+    const root = resolve(this.options.root);
+    // Read-only probe: rev-parse writes nothing.
+    const head = await git(root).tryRaw(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
+    if (!head?.trim()) return this.options.fallback;
+    const copy = await mkdtemp(join(tmpdir(), 'loop-runtime-dry-run-'));
+    this.copy = copy;
+    try {
+      await git(copy).raw(['clone', '--quiet', '--shared', '--no-checkout', root, join(copy, 'repo')]);
+    } catch {
+      await this.close();
+      return this.options.fallback;
+    }
+    return new GitWorkspace({
+      root: join(copy, 'repo'),
+      patternId: this.options.patternId,
+      baseBranch: this.options.baseBranch ?? null,
+      clock: this.options.clock,
+      resolveBase: (branch) => resolveBase(root, branch),
+    });
+  }
+}
+
+/** Dry-run delivery: commits stay on a branch in the temporary copy. */
+export const localOnlyDelivery: Delivery = {
+  specificationVersion: 'delivery-v1',
+  async deliver(request: DeliveryRequest) {
+    return { ok: true, kind: 'local', branch: request.handle.branch };
+  },
+};

@@ -1,0 +1,284 @@
+/**
+ * The git adapter of the Workspace port. Each act-attempt works in its own
+ * worktree `.loop-worktrees/<id>` on branch `<prefix><id>`, recorded in
+ * loop-worktree's manifest. The user's main worktree is never touched: the
+ * base is a commit, and every command runs inside the attempt's worktree.
+ *
+ * Setup is cheap on big repositories: finished worktrees are reset, cleaned
+ * and parked in a small pool; the next attempt moves one into place and
+ * switches its branch instead of checking out every file again.
+ */
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import type {
+  ChangeSet,
+  Clock,
+  CommitRecord,
+  CommitRequest,
+  WorkItem,
+  Workspace,
+  WorkspaceFiles,
+  WorkspaceHandle,
+  WorkspaceResult,
+} from '../../core/ports/index.js';
+import { buildChangedFiles, capPatch, parseBinaryPaths, parseNameStatus, splitNul, withTrailers } from '../../core/workspace/git-diff-parse.js';
+import { makeWorktreeId, updateEntry, type PoolSlot, type WorktreeEntry } from '../../core/workspace/worktree-manifest.js';
+import { confinedFiles } from './git-confined-files.js';
+import { recoverWorktrees } from './git-recover.js';
+import { git, gitFailure, identityEnv } from '../git/git-run.js';
+import { liveWorktrees, WorktreeStore } from './git-worktree-store.js';
+
+export interface ResolvedBase {
+  commit: string;
+  /** The branch name recorded as `baseBranch` (null when HEAD is detached). */
+  branch: string | null;
+}
+
+export interface GitWorkspaceOptions {
+  /** The repository root (its main worktree). */
+  root: string;
+  patternId: string;
+  /** Base branch when a prepare request names none; null/undefined → the branch HEAD is on. */
+  baseBranch?: string | null;
+  clock: Clock;
+  /** Default ".loop-worktrees" (loop-worktree's directory). */
+  worktreesDir?: string;
+  /** Idle worktrees kept for reuse (default 2). */
+  poolSize?: number;
+  /** An active worktree older than this is abandoned whoever owns it (default 6 h). */
+  maxActiveAgeMs?: number;
+  /** Patch text cap in characters (default 200 000). */
+  patchLimit?: number;
+  /** Finished manifest entries kept as history (default 100). */
+  historySize?: number;
+  /** Resolves the base commit (the dry-run copy resolves against the user's repository). */
+  resolveBase?: (baseBranch: string | null) => Promise<ResolvedBase>;
+}
+
+type PrepareRequest = Parameters<Workspace['prepare']>[0];
+
+/**
+ * @example
+ * ```ts
+ * const workspace = new GitWorkspace({ root: '/repo', patternId: 'ci-sweeper', clock: { now: Date.now } });
+ * const prepared = await workspace.prepare({ tickId, patternId: 'ci-sweeper', item, branchPrefix: 'loop/ci-sweeper/', baseBranch: null });
+ * // prepared.handle.path → /repo/.loop-worktrees/ci-42-mhx3k2a0
+ * ```
+ */
+export class GitWorkspace implements Workspace {
+  readonly specificationVersion = 'workspace-v1' as const;
+  readonly store: WorktreeStore;
+  private readonly options: GitWorkspaceOptions;
+  private excludeWritten = false;
+
+  constructor(options: GitWorkspaceOptions) {
+    this.options = options;
+    this.store = new WorktreeStore(options.root, options.worktreesDir ?? '.loop-worktrees');
+  }
+
+  /** Prunes what crashed ticks left: stale entries, orphan directories, dead pool slots. */
+  async recover(): Promise<void> {
+    if ((await this.store.rootGit.tryRaw(['rev-parse', '--git-dir'])) === null) return;
+    await recoverWorktrees(this.store, {
+      now: this.options.clock.now(),
+      poolSize: this.poolSize,
+      maxActiveAgeMs: this.options.maxActiveAgeMs ?? 6 * 3_600_000,
+      historySize: this.options.historySize ?? 100,
+    });
+  }
+
+  async prepare(request: PrepareRequest): Promise<WorkspaceResult<{ handle: WorkspaceHandle }>> {
+    let base: ResolvedBase;
+    try {
+      base = await (this.options.resolveBase ?? ((branch) => resolveBase(this.store.root, branch)))(request.baseBranch ?? this.options.baseBranch ?? null);
+    } catch (error) {
+      return gitFailure('Could not resolve the base commit', error, 'not-found');
+    }
+    try {
+      await this.ensureExcluded();
+    } catch (error) {
+      return gitFailure('Could not prepare the worktrees directory', error, 'io');
+    }
+    const now = this.options.clock.now();
+    const existing = await this.store.rootGit.tryRaw(['for-each-ref', '--format=%(refname)', `refs/heads/${request.branchPrefix}`]);
+    const branches = new Set((existing ?? '').split('\n').filter(Boolean));
+    let entry: WorktreeEntry | undefined;
+    let slot: PoolSlot | undefined;
+    try {
+      const claimed = await this.store.update(async (manifest) => {
+        const taken = new Set(manifest.worktrees.map((candidate) => candidate.id));
+        let id = makeWorktreeId(request.item.key, now, taken);
+        while (branches.has(`refs/heads/${request.branchPrefix}${id}`)) {
+          taken.add(id);
+          id = makeWorktreeId(request.item.key, now, taken);
+        }
+        const path = this.store.entryPath(id);
+        const created: WorktreeEntry = {
+          id,
+          path: this.store.relativePath(path),
+          branch: `${request.branchPrefix}${id}`,
+          baseBranch: base.branch,
+          pattern: request.patternId,
+          createdAt: new Date(now).toISOString(),
+          status: 'active',
+          itemKey: request.item.key,
+          itemTitle: request.item.title,
+          tickId: request.tickId,
+          baseCommit: base.commit,
+          pid: process.pid,
+        };
+        // Prefer an idle worktree already at the base: switching its branch touches no file.
+        const pool = [...manifest.pool];
+        const index = Math.max(pool.findIndex((candidate) => candidate.head === base.commit && candidate.clean), pool.length ? 0 : -1);
+        let taken_: PoolSlot | undefined;
+        if (index >= 0) {
+          taken_ = pool.splice(index, 1)[0];
+          // Moved under the lock so a concurrent recover never sees it as an orphan.
+          const moved = taken_ ? await this.store.rootGit.tryRaw(['worktree', 'move', this.store.absolutePath(taken_.path), path]) : null;
+          if (moved === null) {
+            if (taken_) await this.store.remove(this.store.absolutePath(taken_.path));
+            taken_ = undefined;
+          }
+        }
+        liveWorktrees.add(id);
+        return { manifest: { ...manifest, pool, worktrees: [...manifest.worktrees, created] }, result: { entry: created, slot: taken_ } };
+      });
+      entry = claimed.entry;
+      slot = claimed.slot;
+      const path = this.store.absolutePath(entry.path);
+      if (slot) await this.switchPooled(path, slot, entry.branch, base.commit);
+      else await this.store.rootGit.raw(['worktree', 'add', '--quiet', '-b', entry.branch, path, base.commit]);
+      const handle: WorkspaceHandle = { id: entry.id, path, branch: entry.branch, baseCommit: base.commit, itemKey: request.item.key };
+      return { ok: true, handle };
+    } catch (error) {
+      if (entry) await this.finish(entry.id, entry.branch, 'stale', 'setup failed', true);
+      return gitFailure('Could not set up the worktree', error);
+    }
+  }
+
+  files(handle: WorkspaceHandle): WorkspaceFiles {
+    return confinedFiles(handle.path);
+  }
+
+  async changes(handle: WorkspaceHandle): Promise<WorkspaceResult<{ changes: ChangeSet }>> {
+    const worktree = git(handle.path);
+    try {
+      const ignored = splitNul(await worktree.raw(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory']));
+      await worktree.raw(['add', '--all']);
+      const diffArgs = ['diff', '--cached', '--find-renames', '--no-ext-diff', '--no-color'];
+      const nameStatus = await worktree.raw([...diffArgs, '-z', '--name-status', handle.baseCommit]);
+      const numstat = await worktree.raw([...diffArgs, '-z', '--numstat', handle.baseCommit]);
+      const patch = await worktree.raw([...diffArgs, handle.baseCommit]);
+      const files = buildChangedFiles(parseNameStatus(nameStatus), parseBinaryPaths(numstat), ignored);
+      return { ok: true, changes: { files, patch: capPatch(patch, this.options.patchLimit ?? 200_000) } };
+    } catch (error) {
+      return gitFailure(`Could not read the changes in ${handle.path}`, error);
+    }
+  }
+
+  async commit(handle: WorkspaceHandle, request: CommitRequest): Promise<WorkspaceResult<{ commit: CommitRecord }>> {
+    const worktree = git(handle.path);
+    try {
+      await worktree.raw(['add', '--all']);
+      const message = withTrailers(request.message, request.trailers);
+      await worktree.raw(['-c', 'commit.gpgsign=false', 'commit', '--quiet', '--no-verify', '--cleanup=whitespace', '--message', message], identityEnv(request.author));
+      const sha = (await worktree.raw(['rev-parse', 'HEAD'])).trim();
+      await this.store.update(async (manifest) => ({
+        manifest: updateEntry(manifest, handle.id, { status: 'merged', commit: sha, updatedAt: this.stamp() }),
+        result: undefined,
+      }));
+      liveWorktrees.delete(handle.id);
+      return { ok: true, commit: { sha, branch: handle.branch } };
+    } catch (error) {
+      return gitFailure(`Could not commit in ${handle.path}`, error);
+    }
+  }
+
+  /** Rejected or failed: the worktree goes back to the pool (or away) and the branch is deleted. */
+  async discard(handle: WorkspaceHandle): Promise<void> {
+    await this.finish(handle.id, handle.branch, 'rejected', undefined, true);
+  }
+
+  /** Escalated: the worktree and branch stay for a human (`loop-runtime approve|reject <id>`). */
+  async keep(handle: WorkspaceHandle, reason: string): Promise<void> {
+    await this.store.update(async (manifest) => ({
+      manifest: updateEntry(manifest, handle.id, { status: 'escalated', reason, updatedAt: this.stamp() }),
+      result: undefined,
+    }));
+    liveWorktrees.delete(handle.id);
+  }
+
+  private get poolSize(): number {
+    return this.options.poolSize ?? 2;
+  }
+
+  private stamp(): string {
+    return new Date(this.options.clock.now()).toISOString();
+  }
+
+  /** Marks an entry finished, recycles its worktree and deletes its branch. Never throws. */
+  private async finish(id: string, branch: string, status: 'rejected' | 'stale', reason: string | undefined, deleteBranch: boolean): Promise<void> {
+    liveWorktrees.delete(id);
+    try {
+      await this.store.update(async (manifest) => {
+        const entry = manifest.worktrees.find((candidate) => candidate.id === id);
+        let next = manifest;
+        if (entry) next = await this.store.recycle(next, this.store.absolutePath(entry.path), this.poolSize);
+        if (deleteBranch) await this.store.deleteBranch(branch);
+        next = updateEntry(next, id, { status, released: true, updatedAt: this.stamp(), ...(reason ? { reason } : {}) });
+        return { manifest: next, result: undefined };
+      });
+    } catch {
+      // recover() at the next tick cleans up whatever is left.
+    }
+  }
+
+  /** A pooled worktree at the base and clean only needs its branch switched; otherwise reset and clean it. */
+  private async switchPooled(path: string, slot: PoolSlot, branch: string, baseCommit: string): Promise<void> {
+    const worktree = git(path);
+    if (slot.clean && slot.head === baseCommit) {
+      await worktree.raw(['update-ref', `refs/heads/${branch}`, baseCommit, '']);
+      await worktree.raw(['symbolic-ref', 'HEAD', `refs/heads/${branch}`]);
+      return;
+    }
+    await worktree.raw(['checkout', '--quiet', '--force', '-B', branch, baseCommit]);
+    await worktree.raw(['clean', '-fdxq']);
+  }
+
+  /** Keeps `.loop-worktrees/` out of the user's `git status` (via .git/info/exclude, never .gitignore). */
+  private async ensureExcluded(): Promise<void> {
+    if (this.excludeWritten) return;
+    const rootRelative = this.store.relativePath(this.store.directory);
+    if (isAbsolute(rootRelative)) return;
+    const common = (await this.store.rootGit.raw(['rev-parse', '--git-common-dir'])).trim();
+    const excludePath = resolve(this.store.root, common, 'info', 'exclude');
+    const line = `/${rootRelative}/`;
+    const current = await readFile(excludePath, 'utf8').catch(() => '');
+    if (!current.split(/\r?\n/).includes(line)) {
+      await mkdir(dirname(excludePath), { recursive: true });
+      await appendFile(excludePath, `${current === '' || current.endsWith('\n') ? '' : '\n'}${line}\n`);
+    }
+    this.excludeWritten = true;
+  }
+}
+
+/**
+ * The base for a tick: the named branch's commit (local branch, then
+ * `origin/<name>`, then any revision), or the commit of the branch HEAD is on.
+ */
+export async function resolveBase(root: string, baseBranch: string | null): Promise<ResolvedBase> {
+  const repository = git(root);
+  if (baseBranch) {
+    for (const candidate of [`refs/heads/${baseBranch}`, `refs/remotes/origin/${baseBranch}`, baseBranch]) {
+      const commit = await repository.tryRaw(['rev-parse', '--verify', '--quiet', `${candidate}^{commit}`]);
+      if (commit?.trim()) return { commit: commit.trim(), branch: baseBranch };
+    }
+    throw new Error(`the base branch "${baseBranch}" does not exist in ${root}. To fix: create it, or set baseBranch to an existing branch.`);
+  }
+  const commit = await repository.tryRaw(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
+  if (!commit?.trim()) {
+    throw new Error(`${root} is not a git repository with at least one commit. To fix: run \`git init\` and commit once, then run the loop again.`);
+  }
+  const branch = (await repository.tryRaw(['symbolic-ref', '--quiet', '--short', 'HEAD']))?.trim() || null;
+  return { commit: commit.trim(), branch };
+}

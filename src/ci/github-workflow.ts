@@ -1,0 +1,160 @@
+/**
+ * The GitHub Actions workflow `loop-runtime ci init` writes. Pure: loops in,
+ * YAML text out (golden-tested).
+ *
+ * One job per loop, each with
+ * - its own cron (the loop's short end, see cron.ts) and an `if:` so only the
+ *   schedule that fired runs that job; `workflow_dispatch` runs them all;
+ * - a `concurrency` group per loop with `cancel-in-progress: false` (a
+ *   running tick is never killed; the next one queues);
+ * - least-privilege `permissions` (the workflow grants nothing by default);
+ * - only the secrets its backend needs;
+ * - state pull → `run <id> --due --json` → state push (always) → job summary
+ *   and annotations via `loop-runtime ci summary`.
+ */
+import { Document, isMap, isScalar, isSeq, Scalar } from 'yaml';
+import type { DeliveryMode } from '../core/plan/execution-plan.js';
+import { cronForCadence } from '../core/schedule/cron.js';
+
+export interface WorkflowLoop {
+  id: string;
+  cadence: { text: string; minIntervalMs: number; maxIntervalMs: number };
+  backend: string;
+  delivery: DeliveryMode;
+  timeoutMs: number;
+  /** Probe commands, to grant the read scopes `gh` needs. */
+  probeCommands: readonly string[];
+}
+
+export interface WorkflowOptions {
+  loops: readonly WorkflowLoop[];
+  /** The state branch (default "loop-runtime-state"); null keeps no state between runs. */
+  stateBranch?: string | null;
+  /** How to get loop-runtime: the project's own dependency (`npm ci`) or a pinned npx package. */
+  install: { kind: 'project'; lockfile: boolean } | { kind: 'npx'; spec: string };
+  nodeVersion?: string;
+  /** Override every loop's cron. */
+  cron?: string;
+}
+
+/** Secrets each built-in backend needs, as environment variable names. */
+export const BACKEND_SECRETS: Readonly<Record<string, readonly string[]>> = {
+  'claude-code': ['ANTHROPIC_API_KEY'],
+  openai: ['OPENAI_API_KEY'],
+  ollama: [],
+  mock: [],
+};
+
+export const WORKFLOW_PATH = '.github/workflows/loop-runtime.yml';
+
+/** The command prefix that runs loop-runtime in the workflow. */
+export function loopRuntimeCommand(install: WorkflowOptions['install']): string {
+  return install.kind === 'project' ? 'npx loop-runtime' : `npx --yes ${install.spec}`;
+}
+
+/** Least-privilege permissions for one loop's job. */
+export function permissionsFor(loop: WorkflowLoop, stateBranch: string | null): Record<string, 'read' | 'write'> {
+  const permissions: Record<string, 'read' | 'write'> = {};
+  const writesContents = stateBranch !== null || loop.delivery === 'push' || loop.delivery === 'pull-request';
+  permissions.contents = writesContents ? 'write' : 'read';
+  const uses = (pattern: RegExp) => loop.probeCommands.some((command) => pattern.test(command));
+  if (loop.delivery === 'pull-request') permissions['pull-requests'] = 'write';
+  else if (uses(/\bgh\s+pr\b/)) permissions['pull-requests'] = 'read';
+  if (uses(/\bgh\s+run\b/)) permissions.actions = 'read';
+  if (uses(/\bgh\s+issue\b/)) permissions.issues = 'read';
+  return permissions;
+}
+
+/** The environment one loop's job needs: its backend's secrets and a token for `gh`. */
+export function environmentFor(loop: WorkflowLoop): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of BACKEND_SECRETS[loop.backend] ?? []) env[name] = `\${{ secrets.${name} }}`;
+  if (loop.delivery === 'pull-request' || loop.probeCommands.some((command) => /\bgh\s/.test(command))) env.GH_TOKEN = '${{ github.token }}';
+  return env;
+}
+
+function jobId(id: string): string {
+  const cleaned = id.replace(/[^A-Za-z0-9_-]/g, '-');
+  return /^[A-Za-z_]/.test(cleaned) ? cleaned : `loop-${cleaned}`;
+}
+
+/**
+ * Renders the workflow.
+ *
+ * @example
+ * ```ts
+ * const yaml = githubWorkflow({ loops: [{ id: 'ci-sweeper', cadence, backend: 'claude-code', delivery: 'pull-request', timeoutMs: 1_800_000, probeCommands: [] }],
+ *   install: { kind: 'project', lockfile: true } });
+ * ```
+ */
+export function githubWorkflow(options: WorkflowOptions): string {
+  const stateBranch = options.stateBranch === undefined ? 'loop-runtime-state' : options.stateBranch;
+  const command = loopRuntimeCommand(options.install);
+  const crons = new Map<string, string[]>();
+  for (const loop of options.loops) {
+    const cron = options.cron ?? cronForCadence(loop.cadence, loop.id);
+    crons.set(cron, [...(crons.get(cron) ?? []), loop.id]);
+  }
+  const stateFlag = stateBranch && stateBranch !== 'loop-runtime-state' ? ` --branch ${stateBranch}` : '';
+  const jobs: Record<string, unknown> = {};
+  for (const loop of options.loops) {
+    const cron = options.cron ?? cronForCadence(loop.cadence, loop.id);
+    const env = environmentFor(loop);
+    const steps: Record<string, unknown>[] = [
+      { uses: 'actions/checkout@v4' },
+      {
+        uses: 'actions/setup-node@v4',
+        with: { 'node-version': options.nodeVersion ?? '20', ...(options.install.kind === 'project' && options.install.lockfile ? { cache: 'npm' } : {}) },
+      },
+    ];
+    if (options.install.kind === 'project') steps.push({ run: options.install.lockfile ? 'npm ci' : 'npm install' });
+    if (stateBranch) steps.push({ name: 'Pull loop state', run: `${command} state pull${stateFlag}` });
+    steps.push({
+      name: `Tick ${loop.id} if due`,
+      id: 'tick',
+      run: ['set +e', `${command} run ${loop.id} --due --json > "$RUNNER_TEMP/loop-runtime.json"`, 'echo "exit-code=$?" >> "$GITHUB_OUTPUT"'].join('\n'),
+    });
+    if (stateBranch) steps.push({ name: 'Push loop state', if: 'always()', run: `${command} state push${stateFlag}` });
+    steps.push({
+      name: 'Summary and annotations',
+      if: 'always()',
+      env: { TICK_EXIT_CODE: '${{ steps.tick.outputs.exit-code }}' },
+      run: `${command} ci summary "$RUNNER_TEMP/loop-runtime.json" --exit-code "$TICK_EXIT_CODE"`,
+    });
+    jobs[jobId(loop.id)] = {
+      name: `${loop.id} (${loop.cadence.text})`,
+      if: `github.event_name != 'schedule' || github.event.schedule == '${cron}'`,
+      'runs-on': 'ubuntu-latest',
+      'timeout-minutes': Math.ceil(loop.timeoutMs / 60_000) + 10,
+      concurrency: { group: `loop-runtime-${loop.id}`, 'cancel-in-progress': false },
+      permissions: permissionsFor(loop, stateBranch),
+      ...(Object.keys(env).length ? { env } : {}),
+      steps,
+    };
+  }
+  const workflow = {
+    name: 'loop-runtime',
+    on: { schedule: [...crons.keys()].map((cron) => ({ cron })), workflow_dispatch: {} },
+    permissions: {},
+    jobs,
+  };
+  const document = new Document(workflow);
+  document.commentBefore = [
+    ' Written by `loop-runtime ci init`. Regenerate with `loop-runtime ci init --force` after changing cadences or backends.',
+    ' Each loop has its own job, schedule and concurrency group; `run --due` decides whether a tick is due',
+    ' (short end of the cadence while there is work, backing off toward the long end on no-ops).',
+    stateBranch ? ` State (budget, attempts, run log, leases' history) persists on the branch "${stateBranch}".` : ' No state branch: budgets and attempts start fresh on every run.',
+  ].join('\n');
+  const schedule = document.getIn(['on', 'schedule'], true);
+  if (isSeq(schedule)) {
+    [...crons.values()].forEach((ids, index) => {
+      const item = schedule.items[index];
+      const cron = isMap(item) ? item.get('cron', true) : null;
+      if (isScalar(cron)) {
+        cron.type = Scalar.QUOTE_SINGLE;
+        cron.comment = ` ${ids.join(', ')}`;
+      }
+    });
+  }
+  return document.toString({ lineWidth: 0 });
+}

@@ -1,0 +1,236 @@
+/**
+ * The act path of a tick (L2+): workspace → implementer → verifier → gate →
+ * commit (and delivery) or escalate. Every exit path leaves the workspace
+ * either committed, discarded (rejected/failed) or kept (escalated).
+ */
+import { checkGate, type GateAction } from '../gate/check-gate.js';
+import { failedAttemptsOn, lastFailureOn } from './circuit-breaker.js';
+import type { EnginePorts } from './engine-ports.js';
+import { changedPaths, type AttemptRecord, type ChangedFile, type DeliveryRecord, type WorkItem, type WorkspaceHandle } from '../ports/index.js';
+import type { TickContext } from './tick-context.js';
+import type { TickBase, TickResult, VerificationSummary } from './tick-result.js';
+import { verifyChange } from './verify-phase.js';
+
+type Outcome = TickResult extends infer T ? (T extends TickBase ? Omit<T, keyof TickBase> : never) : never;
+
+export interface ActInput {
+  item: WorkItem;
+  history: readonly AttemptRecord[];
+}
+
+/**
+ * The act path under the item's lease (when an `items` port is injected):
+ * an item another loop is working on is reported, not acted on.
+ */
+export async function act(context: TickContext, ports: Required<Pick<EnginePorts, 'workspace' | 'attempts'>> & EnginePorts, input: ActInput): Promise<Outcome> {
+  if (!ports.items) return actOnItem(context, ports, input);
+  const lease = await ports.items.acquire({ itemKey: input.item.key, patternId: context.plan.pattern.id, tickId: context.tickId });
+  if (!lease.ok) {
+    context.step('workspace', `item lease held: ${lease.message}`);
+    return { kind: 'report', summary: lease.message, findings: [], items: [input.item], degraded: true, degradedReason: `item ${input.item.key} is leased by ${lease.holder}` };
+  }
+  try {
+    return await actOnItem(context, ports, input);
+  } finally {
+    await lease.release();
+  }
+}
+
+async function actOnItem(context: TickContext, ports: Required<Pick<EnginePorts, 'workspace' | 'attempts'>> & EnginePorts, input: ActInput): Promise<Outcome> {
+  const { plan } = context;
+  const { item } = input;
+  const priorFailures = failedAttemptsOn(input.history, item.key);
+  const attempt = priorFailures + 1;
+  const attemptsLeftAfterFailure = plan.attempts.maxPerItem - attempt;
+
+  const recordAttempt = (outcome: AttemptRecord['outcome'], error?: string) =>
+    ports.attempts.append({ itemKey: item.key, tickId: context.tickId, at: context.now(), outcome, tokensUsed: context.tokens, ...(error ? { error } : {}) });
+
+  /** A failed attempt: rejected while attempts remain, escalated on the last one. */
+  const failAttempt = async (handle: WorkspaceHandle | null, reasons: string[], changes: ChangedFile[], verification: VerificationSummary | null): Promise<Outcome> => {
+    await recordAttempt('failure', reasons[0] ?? 'rejected');
+    if (attemptsLeftAfterFailure <= 0) {
+      if (handle) await ports.workspace.keep(handle, `attempt ${attempt} of ${plan.attempts.maxPerItem} failed`);
+      const reason = `Attempt ${attempt} of ${plan.attempts.maxPerItem} on ${item.key} failed: ${reasons.join('; ')}`;
+      context.step('escalate', reason);
+      return { kind: 'escalated', item, reason, changes, verification, gate: null, attempt };
+    }
+    if (handle) await ports.workspace.discard(handle);
+    return { kind: 'rejected', item, reasons, changes, verification, attempt, attemptsLeft: attemptsLeftAfterFailure };
+  };
+
+  if (ports.workspace.recover) await ports.workspace.recover();
+  const prepared = await ports.workspace.prepare({
+    tickId: context.tickId,
+    patternId: plan.pattern.id,
+    item,
+    branchPrefix: plan.delivery.branchPrefix,
+    baseBranch: plan.delivery.baseBranch,
+  });
+  if (!prepared.ok) {
+    context.step('workspace', `workspace failed: ${prepared.message}`);
+    return { kind: 'failed', phase: 'workspace', message: prepared.message, retryable: prepared.retryable };
+  }
+  const handle = prepared.handle;
+  context.step('workspace', `workspace ${handle.branch} at ${handle.baseCommit.slice(0, 12)}`);
+  const files = ports.workspace.files?.(handle);
+  const previousFailure = lastFailureOn(input.history, item.key);
+
+  const implemented = await context.callBackend({
+    role: 'implement',
+    item,
+    workspace: handle,
+    permissions: { write: true, execute: ports.commands !== undefined },
+    ...(ports.commands ? { commands: ports.commands } : {}),
+    ...(files ? { files } : {}),
+    ...(previousFailure ? { previousFailure } : {}),
+  });
+  if (implemented.kind === 'paused') {
+    await ports.workspace.discard(handle);
+    return { kind: 'report', summary: `Stopped before the implementer: paused by ${implemented.source}.`, findings: [], items: [item], degraded: true, degradedReason: `kill switch (${implemented.source})` };
+  }
+  if (implemented.kind === 'unaffordable') {
+    await ports.workspace.discard(handle);
+    context.step('budget', implemented.message);
+    return { kind: 'report', summary: `Reported instead of acting: ${implemented.message}`, findings: [], items: [item], degraded: true, degradedReason: 'budget' };
+  }
+  if (implemented.overrun > 0) {
+    await ports.workspace.discard(handle);
+    const message = `The implementer spent ${implemented.overrun.toLocaleString('en-US')} tokens beyond its reservation; the loop stops until a human checks the backend.`;
+    context.step('implement', message, implemented.tokens);
+    return { kind: 'halted', reason: 'backend-stopped', message };
+  }
+  const implementResult = implemented.result;
+  context.step('implement', implementResult.ok ? `implementer: ${implementResult.output.summary}` : `implementer failed: ${implementResult.message}`, implemented.tokens);
+  if (!implementResult.ok) {
+    if (['auth', 'quota-exhausted', 'not-installed'].includes(implementResult.reason)) {
+      await ports.workspace.discard(handle);
+      await recordAttempt('failure', implementResult.message);
+      return { kind: 'halted', reason: 'backend-stopped', message: implementResult.message };
+    }
+    const outcome = await failAttempt(handle, [`implementer failed: ${implementResult.message}`], [], null);
+    return outcome.kind === 'rejected' ? { kind: 'failed', phase: 'implement', message: implementResult.message, retryable: implementResult.retryable } : outcome;
+  }
+  const lastWriteAt = context.now();
+
+  const diff = await ports.workspace.changes(handle);
+  if (!diff.ok) {
+    await ports.workspace.discard(handle);
+    return { kind: 'failed', phase: 'workspace', message: diff.message, retryable: diff.retryable };
+  }
+  const changes = diff.changes;
+  const paths = changedPaths(changes);
+  if (paths.length === 0) return failAttempt(handle, ['the implementer changed no files'], [], null);
+
+  const verified = await verifyChange(context, ports, handle, item, changes, lastWriteAt);
+  if (verified.kind === 'paused' || verified.kind === 'unaffordable') {
+    await ports.workspace.discard(handle);
+    const reason = verified.kind === 'paused' ? `kill switch (${verified.source})` : 'budget';
+    return { kind: 'report', summary: `Stopped before verification finished: ${reason}.`, findings: [], items: [item], degraded: true, degradedReason: reason };
+  }
+  const verification: VerificationSummary = { verdict: verified.verdict, reasons: verified.reasons, evidence: verified.evidence };
+  if (verified.verdict === 'REJECT') return failAttempt(handle, verified.reasons, changes.files, verification);
+  if (verified.verdict === 'ESCALATE_HUMAN') {
+    await ports.workspace.keep(handle, verified.reasons.join('; '));
+    await recordAttempt('noop', 'escalated to a human by the verifier');
+    const reason = `The verifier asks a human: ${verified.reasons.join('; ')}`;
+    context.step('escalate', reason);
+    return { kind: 'escalated', item, reason, changes: changes.files, verification, gate: null, attempt };
+  }
+
+  const commitGate = { ...checkGate(plan.gate, 'commit', paths), action: 'commit' as GateAction };
+  if (!commitGate.allowed) {
+    await ports.workspace.keep(handle, commitGate.reason);
+    await recordAttempt('noop', `gate: ${commitGate.trigger}`);
+    context.step('gate', `escalated by gate (${commitGate.trigger}): ${commitGate.reason}`);
+    return { kind: 'escalated', item, reason: commitGate.reason, changes: changes.files, verification, gate: commitGate, attempt };
+  }
+  let gate = commitGate;
+  let merge = false;
+  if (plan.phases.merge.enabled && plan.delivery.autoMerge) {
+    const mergeGate = { ...checkGate(plan.gate, 'auto-merge', paths), action: 'auto-merge' as GateAction };
+    merge = mergeGate.allowed;
+    gate = mergeGate.allowed ? mergeGate : commitGate;
+    context.step('gate', mergeGate.allowed ? 'gate (auto-merge): allowed — safe + allowlisted' : `gate (auto-merge): not allowed, the commit waits for human review — ${mergeGate.reason}`);
+  } else {
+    context.step('gate', `gate (commit): allowed — ${paths.length} path(s) within policy (${plan.gate.source})`);
+  }
+
+  const committed = await ports.workspace.commit(handle, {
+    message: commitMessage(context, item, implementResult.output.summary, verification),
+    trailers: { 'Loop-Pattern': plan.pattern.id, 'Loop-Tick': context.tickId, 'Loop-Tokens': String(context.tokens) },
+    author: plan.delivery.author,
+  });
+  if (!committed.ok) {
+    await ports.workspace.keep(handle, committed.message);
+    return { kind: 'failed', phase: 'commit', message: committed.message, retryable: committed.retryable };
+  }
+  context.step('commit', `committed ${committed.commit.sha.slice(0, 12)} on ${committed.commit.branch}`);
+
+  let delivery = null;
+  if (ports.delivery) {
+    const delivered = await ports.delivery.deliver({
+      handle,
+      commit: committed.commit,
+      patternId: plan.pattern.id,
+      itemKey: item.key,
+      dedupeKey: `${plan.pattern.id}:${item.key}`,
+      title: `${plan.pattern.name}: ${item.title}`,
+      body: pullRequestBody(context, item, implementResult.output.summary, verification),
+      merge,
+    });
+    if (!delivered.ok) {
+      context.step('deliver', `delivery failed: ${delivered.message}`);
+      if (delivered.reason === 'conflict') {
+        // The base moved under us and the rebase conflicts: a human resolves it; the commit stays on its branch.
+        await ports.workspace.keep(handle, delivered.message);
+        await recordAttempt('noop', 'delivery: rebase conflict');
+        const reason = `The base branch moved and rebasing conflicts: ${delivered.message}`;
+        context.step('escalate', reason);
+        return { kind: 'escalated', item, reason, changes: changes.files, verification, gate, attempt };
+      }
+      return { kind: 'failed', phase: 'deliver', message: delivered.message, retryable: delivered.retryable };
+    }
+    const { ok: _ok, ...record } = delivered;
+    delivery = record;
+    context.step('deliver', deliveryNote(record));
+  }
+  await recordAttempt('success');
+  return { kind: 'proposed', item, changes: changes.files, verification, gate, commit: committed.commit, delivery, attempt };
+}
+
+function commitMessage(context: TickContext, item: WorkItem, summary: string, verification: VerificationSummary): string {
+  const subject = `${context.plan.pattern.id}: ${item.title}`.slice(0, 72);
+  const evidence = verification.evidence.map((entry) => `- \`${entry.command}\` → exit ${entry.exitCode ?? entry.signal ?? '?'}`);
+  return [subject, '', `Why: ${item.key} — ${item.title}`, `What: ${summary}`, ...(evidence.length ? ['', 'Verification:', ...evidence] : [])].join('\n');
+}
+
+function pullRequestBody(context: TickContext, item: WorkItem, summary: string, verification: VerificationSummary): string {
+  const rows = verification.evidence.map((entry) => `| \`${entry.command}\` | ${entry.exitCode ?? entry.signal ?? '?'} | ${entry.durationMs} ms |`);
+  return [
+    `Opened by loop-runtime (${context.plan.pattern.name}, ${context.plan.level}, tick ${context.tickId}).`,
+    '',
+    `**Item:** ${item.key} — ${item.title}`,
+    `**Change:** ${summary}`,
+    '',
+    `**Verifier:** ${verification.verdict} — ${verification.reasons.join('; ')}`,
+    ...(rows.length ? ['', '| command | exit | time |', '|---|---|---|', ...rows] : []),
+    '',
+    `**Tokens spent:** ${context.tokens.toLocaleString('en-US')}`,
+  ].join('\n');
+}
+
+function deliveryNote(record: DeliveryRecord): string {
+  switch (record.kind) {
+    case 'local':
+      return `delivery: branch ${record.branch} kept locally (no push)`;
+    case 'pushed':
+      return `delivery: pushed ${record.branch}`;
+    case 'pull-request':
+      return `delivery: pull request ${record.url ?? record.branch}`;
+    case 'merged':
+      return `delivery: merged ${record.url ?? record.branch}`;
+    case 'duplicate':
+      return `delivery: already delivered for this item${record.url ? ` (${record.url})` : ''}; nothing pushed or opened again`;
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * The tick engine. Pure: no `node:*`, no process, no git — every effect goes
+ * through the injected ports, and time and ids are injected too.
+ *
+ * A tick: kill switch → budget → attempt circuit → discovery probes →
+ * triage → (L2+, not degraded) act → state file + run log.
+ */
+import { MemoryWorkspace } from '../../adapters/workspace/memory-workspace.js';
+import type { ExecutionPlan } from '../plan/execution-plan.js';
+import { act } from './act-phase.js';
+import { circuitState, failedAttemptsOn } from './circuit-breaker.js';
+import { MemoryAttemptLedger, neverPaused, SequentialIds, wallClock } from './defaults.js';
+import type { EnginePorts } from './engine-ports.js';
+import type { AttemptRecord, Clock, IdGenerator, WorkItem } from '../ports/index.js';
+import { TickContext } from './tick-context.js';
+import { toTickRecord } from './tick-record.js';
+import type { TickBase, TickResult } from './tick-result.js';
+
+type Outcome = TickResult extends infer T ? (T extends TickBase ? Omit<T, keyof TickBase> : never) : never;
+type ResolvedPorts = EnginePorts & Required<Pick<EnginePorts, 'workspace' | 'attempts' | 'killSwitch'>>;
+
+/**
+ * Runs ticks of one loop.
+ *
+ * @example
+ * ```ts
+ * const plan = buildPlan(pattern, { level: 'L2' });
+ * const engine = new LoopEngine(plan, {
+ *   backend: new MockBackend(),
+ *   state: new MemoryStateWriter(),
+ *   budget: new BudgetBreaker(plan.dailyTokenCap),
+ * });
+ * const result = await engine.tick(); // { kind: 'proposed', … }
+ * ```
+ */
+export class LoopEngine {
+  readonly plan: ExecutionPlan;
+  private readonly ports: ResolvedPorts;
+  private readonly clock: Clock;
+  private readonly ids: IdGenerator;
+
+  constructor(plan: ExecutionPlan, ports: EnginePorts) {
+    if (plan.version !== 1) throw new TypeError(`Unsupported ExecutionPlan version ${String(plan.version)}; this engine runs version 1.`);
+    for (const [name, port, version] of [
+      ['backend', ports.backend, 'agent-backend-v1'],
+      ['state', ports.state, 'state-writer-v1'],
+      ['workspace', ports.workspace, 'workspace-v1'],
+    ] as const) {
+      if (port && port.specificationVersion !== version) {
+        throw new TypeError(`The ${name} port implements "${String(port.specificationVersion)}", but this engine needs "${version}".`);
+      }
+    }
+    this.plan = plan;
+    this.clock = ports.clock ?? wallClock;
+    this.ids = ports.ids ?? new SequentialIds(this.clock);
+    this.ports = {
+      ...ports,
+      workspace: ports.workspace ?? new MemoryWorkspace(),
+      attempts: ports.attempts ?? new MemoryAttemptLedger(),
+      killSwitch: ports.killSwitch ?? neverPaused,
+    };
+  }
+
+  /** Runs one tick and records it (state file, run log, spend) before returning. */
+  async tick(): Promise<TickResult> {
+    const tickId = this.ids.next('tick');
+    const startedAt = this.clock.now();
+    const context = new TickContext(tickId, startedAt, this.plan, this.ports, this.clock, this.ports.observer);
+    this.ports.observer?.({ type: 'tick-start', tickId, at: startedAt });
+    const outcome = await this.run(context);
+    const result = { ...(await context.base()), ...outcome } as TickResult;
+    if (result.kind === 'paused' || result.kind === 'halted') {
+      if (!(result.kind === 'halted' && result.reason === 'level-l0')) await this.ports.state.note(this.plan.pattern.id, result.finishedAt, haltNote(result));
+    } else {
+      await this.ports.state.recordTick(toTickRecord(result));
+    }
+    this.ports.observer?.({ type: 'tick-end', tickId, at: result.finishedAt, kind: result.kind });
+    return result;
+  }
+
+  /** Runs up to `count` ticks, stopping early at a halt or pause. */
+  async ticks(count: number): Promise<TickResult[]> {
+    const results: TickResult[] = [];
+    for (let index = 0; index < count; index++) {
+      const result = await this.tick();
+      results.push(result);
+      if (result.kind === 'halted' || result.kind === 'paused') break;
+    }
+    return results;
+  }
+
+  private async run(context: TickContext): Promise<Outcome> {
+    const { plan } = this;
+    if (!plan.phases.triage.enabled) {
+      return { kind: 'halted', reason: 'level-l0', message: `${plan.pattern.name} is at L0 (draft): nothing runs.` };
+    }
+    const pause = await this.ports.killSwitch.check();
+    if (pause.paused) {
+      context.step('kill-switch', `paused by ${pause.source ?? 'kill switch'}`);
+      return { kind: 'paused', source: pause.source ?? 'kill switch' };
+    }
+    const budget = await this.ports.budget.status(plan.pattern.id, context.now(), { refresh: true });
+    if (budget.state === 'exhausted') {
+      const message = `Daily token cap reached: ${budget.spent.toLocaleString('en-US')} / ${budget.cap.toLocaleString('en-US')} tokens spent on ${budget.day} (UTC). Resumes after 00:00 UTC.`;
+      context.step('budget', message);
+      return { kind: 'halted', reason: 'budget-exhausted', message };
+    }
+    const history = await this.ports.attempts.history();
+    const circuit = circuitState(history, plan.attempts);
+    if (circuit.open) {
+      const message = `Circuit breaker open: ${circuit.message} A human must look before the loop acts again (record a success or clear the attempts in ${plan.files.ledger}).`;
+      context.step('escalate', message);
+      return { kind: 'halted', reason: 'circuit-open', message };
+    }
+
+    let probedItems: WorkItem[] = [];
+    if (plan.earlyExit.probes.length > 0 && this.ports.discovery) {
+      const discovered = await this.ports.discovery.discover(plan);
+      context.step('discovery', discovered.notes.join('; ') || (discovered.found ? 'work found' : 'nothing found'));
+      if (!discovered.found) return { kind: 'noop', summary: `Probes found nothing: ${discovered.notes.join('; ') || 'no work'}.` };
+      probedItems = discovered.items;
+    }
+
+    const triage = await context.callBackend({
+      role: 'triage',
+      permissions: { write: false, execute: false },
+      ...(probedItems.length ? { discovered: probedItems } : {}),
+    });
+    if (triage.kind === 'paused') return { kind: 'paused', source: triage.source };
+    if (triage.kind === 'unaffordable') {
+      context.step('budget', triage.message);
+      return { kind: 'halted', reason: 'budget-exhausted', message: triage.message };
+    }
+    const triageResult = triage.result;
+    if (!triageResult.ok) {
+      context.step('triage', `triage failed: ${triageResult.message}`, triage.tokens);
+      await this.recordFailure(context, '(triage)', triageResult.message);
+      if (!triageResult.retryable && ['auth', 'quota-exhausted', 'not-installed'].includes(triageResult.reason)) {
+        return { kind: 'halted', reason: 'backend-stopped', message: triageResult.message };
+      }
+      return { kind: 'failed', phase: 'triage', message: triageResult.message, retryable: triageResult.retryable };
+    }
+    const output = triageResult.output;
+    context.step('triage', `triage decision: ${output.decision} — ${output.summary}`, triage.tokens);
+    if (output.decision === 'noop') return { kind: 'noop', summary: output.summary };
+
+    const afterTriage = await this.ports.budget.status(plan.pattern.id, context.now());
+    const degradedReason =
+      output.decision !== 'act'
+        ? undefined
+        : !plan.phases.implement.enabled
+          ? `level ${plan.level} only reports`
+          : afterTriage.state !== 'ok'
+            ? `budget at ${Math.floor(afterTriage.fraction * 100)}% of the daily cap (report-only from ${Math.round(this.ports.budget.degradeAtFraction * 100)}%)`
+            : undefined;
+    const item = output.decision === 'act' ? this.pickItem(output.items, history) : undefined;
+    if (output.decision === 'report' || degradedReason || !item) {
+      return {
+        kind: 'report',
+        summary: output.summary,
+        findings: output.findings,
+        items: output.items,
+        degraded: output.decision === 'act',
+        ...(degradedReason ? { degradedReason } : output.decision === 'act' ? { degradedReason: 'every item has used its attempts' } : {}),
+      };
+    }
+    return act(context, this.ports, { item, history });
+  }
+
+  private pickItem(items: readonly WorkItem[], history: readonly AttemptRecord[]): WorkItem | undefined {
+    return items.find((item) => failedAttemptsOn(history, item.key) < this.plan.attempts.maxPerItem);
+  }
+
+  private async recordFailure(context: TickContext, itemKey: string, error: string): Promise<void> {
+    await this.ports.attempts.append({ itemKey, tickId: context.tickId, at: context.now(), outcome: 'failure', error, tokensUsed: context.tokens });
+  }
+}
+
+function haltNote(result: Extract<TickResult, { kind: 'paused' | 'halted' }>): string {
+  return result.kind === 'paused' ? `Loop paused by ${result.source}; no backend was called.` : `Loop halted: ${result.message}`;
+}

@@ -1,0 +1,91 @@
+/**
+ * The bookkeeping of one tick: its steps, tokens, and the one way the engine
+ * calls a backend — check the kill switch, reserve, call, settle.
+ */
+import type { BudgetBreaker } from '../budget/budget-breaker.js';
+import type { ExecutionPlan } from '../plan/execution-plan.js';
+import type { EnginePorts } from './engine-ports.js';
+import type { AgentRequest, AgentResult, AgentRole, Clock, EngineObserver } from '../ports/index.js';
+import type { TickBase, TickStep } from './tick-result.js';
+
+export type BackendCall<R extends AgentRole> =
+  | { kind: 'done'; result: AgentResult<R>; tokens: number; overrun: number }
+  | { kind: 'paused'; source: string }
+  | { kind: 'unaffordable'; message: string };
+
+export class TickContext {
+  readonly steps: TickStep[] = [];
+  tokens = 0;
+
+  constructor(
+    readonly tickId: string,
+    readonly startedAt: number,
+    readonly plan: ExecutionPlan,
+    private readonly ports: EnginePorts,
+    private readonly clock: Clock,
+    private readonly observer: EngineObserver | undefined,
+  ) {}
+
+  get budget(): BudgetBreaker {
+    return this.ports.budget;
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  step(phase: TickStep['phase'], note: string, tokens = 0): void {
+    this.steps.push({ phase, tokens, note });
+    this.observer?.({ type: 'phase-end', tickId: this.tickId, phase, at: this.clock.now(), tokens, note });
+  }
+
+  /**
+   * Calls the backend for one role under the kill switch and the budget.
+   * The reservation is the plan's for that role; spend is settled (durably
+   * recorded) before this returns, whatever the backend answered.
+   */
+  async callBackend<R extends AgentRole>(request: Omit<AgentRequest<R>, 'tickId' | 'plan' | 'maxTokens' | 'instructions'>): Promise<BackendCall<R>> {
+    const pause = await this.ports.killSwitch!.check();
+    if (pause.paused) return { kind: 'paused', source: pause.source ?? 'kill switch' };
+    const tokens = this.plan.budget.reserve[request.role];
+    const grant = await this.ports.budget.reserve({ patternId: this.plan.pattern.id, tickId: this.tickId, phase: request.role, tokens, now: this.clock.now() });
+    if (!grant.ok) return { kind: 'unaffordable', message: grant.message };
+    this.observer?.({ type: 'phase-start', tickId: this.tickId, phase: request.role, at: this.clock.now() });
+    let result: AgentResult<R>;
+    try {
+      result = await this.ports.backend.run<R>({
+        ...request,
+        tickId: this.tickId,
+        plan: this.plan,
+        maxTokens: grant.reservation.tokens,
+        instructions: this.ports.instructions ?? [],
+      } as AgentRequest<R>);
+    } catch (error) {
+      // A backend that throws broke the port's contract; treat it as a failure with unknown spend of zero.
+      result = {
+        ok: false,
+        reason: 'error',
+        message: `backend ${this.ports.backend.name} threw: ${error instanceof Error ? error.message : String(error)}`,
+        retryable: false,
+        usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: null },
+      };
+    }
+    const settled = await this.ports.budget.settle(grant.reservation, result.usage, this.clock.now());
+    this.tokens += settled.tokens;
+    return { kind: 'done', result, tokens: settled.tokens, overrun: settled.overrun };
+  }
+
+  async base(): Promise<TickBase> {
+    const status = await this.ports.budget.status(this.plan.pattern.id, this.clock.now());
+    return {
+      tickId: this.tickId,
+      patternId: this.plan.pattern.id,
+      level: this.plan.level,
+      startedAt: this.startedAt,
+      finishedAt: this.clock.now(),
+      tokens: this.tokens,
+      budget: { spentToday: status.spent, dailyTokenCap: status.cap },
+      steps: this.steps,
+    };
+  }
+}

@@ -1,0 +1,72 @@
+/** Maps a TickResult onto what the state file and run log record. */
+import type { TickRecord } from '../ports/index.js';
+import { runLogOutcome, type TickResult } from './tick-result.js';
+
+export function toTickRecord(result: TickResult): TickRecord {
+  const base = {
+    tickId: result.tickId,
+    patternId: result.patternId,
+    startedAt: result.startedAt,
+    finishedAt: result.finishedAt,
+    outcome: runLogOutcome(result),
+    kind: result.kind,
+    level: result.level,
+    tokens: result.tokens,
+  };
+  switch (result.kind) {
+    case 'noop':
+      return { ...base, itemsFound: 0, actionsTaken: 0, escalations: 0, summary: result.summary, findings: [], waiting: [] };
+    case 'report':
+      return {
+        ...base,
+        itemsFound: Math.max(result.items.length, result.findings.length),
+        actionsTaken: 0,
+        escalations: 0,
+        summary: result.degradedReason ? `${result.summary} (report-only: ${result.degradedReason})` : result.summary,
+        findings: result.findings,
+        waiting: [],
+      };
+    case 'proposed':
+      return {
+        ...base,
+        itemsFound: 1,
+        actionsTaken: 1,
+        escalations: 0,
+        summary: `Committed ${result.commit.sha.slice(0, 12)} on ${result.commit.branch} for ${result.item.key} (${result.changes.length} file(s), verifier ${result.verification.verdict}).`,
+        findings: [{ severity: 'info', summary: `Fix proposed on ${result.commit.branch}: ${result.item.title}`, itemKey: result.item.key }],
+        waiting: [],
+      };
+    case 'escalated':
+      return {
+        ...base,
+        itemsFound: 1,
+        actionsTaken: 0,
+        escalations: 1,
+        summary: result.reason,
+        findings: [],
+        waiting: [
+          {
+            itemKey: result.item.key,
+            title: result.item.title,
+            loopAction: result.reason,
+            humanDecision: `Review the kept change, then run \`loop-runtime approve ${result.item.key}\` or \`loop-runtime reject ${result.item.key}\`.`,
+          },
+        ],
+      };
+    case 'rejected':
+      return {
+        ...base,
+        itemsFound: 1,
+        actionsTaken: 0,
+        escalations: 0,
+        summary: `Attempt ${result.attempt} on ${result.item.key} rejected: ${result.reasons.join('; ')} (${result.attemptsLeft} attempt(s) left).`,
+        findings: [{ severity: 'watch', summary: `Rejected attempt on ${result.item.title}`, itemKey: result.item.key }],
+        waiting: [],
+      };
+    case 'failed':
+      return { ...base, itemsFound: 0, actionsTaken: 0, escalations: 0, summary: `Tick failed in ${result.phase}: ${result.message}`, findings: [], waiting: [] };
+    case 'halted':
+    case 'paused':
+      return { ...base, itemsFound: 0, actionsTaken: 0, escalations: 0, summary: result.kind === 'halted' ? result.message : `paused by ${result.source}`, findings: [], waiting: [] };
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * What one tick did, as a discriminated union on `kind`. Plain data: it can
+ * be logged, rendered, compared in tests and serialized with --json.
+ */
+import type { GateAction, GateDecision } from '../gate/check-gate.js';
+import type {
+  ChangedFile,
+  CommandEvidence,
+  CommitRecord,
+  DeliveryRecord,
+  Finding,
+  TickRecord,
+  Verdict,
+  WorkItem,
+} from '../ports/index.js';
+
+/** One step of the tick, in order, for rendering and audit. */
+export interface TickStep {
+  phase: 'kill-switch' | 'budget' | 'discovery' | 'triage' | 'workspace' | 'implement' | 'verify' | 'check' | 'gate' | 'commit' | 'deliver' | 'escalate';
+  tokens: number;
+  note: string;
+}
+
+export interface TickBase {
+  tickId: string;
+  patternId: string;
+  level: string;
+  startedAt: number;
+  finishedAt: number;
+  /** Tokens this tick spent (recorded in the budget ledger before the tick returned). */
+  tokens: number;
+  budget: { spentToday: number; dailyTokenCap: number };
+  steps: TickStep[];
+}
+
+export interface VerificationSummary {
+  verdict: Verdict;
+  reasons: string[];
+  evidence: CommandEvidence[];
+}
+
+export type HaltReason = 'budget-exhausted' | 'level-l0' | 'circuit-open' | 'backend-stopped';
+
+export type TickResult =
+  | (TickBase & { kind: 'paused'; source: string })
+  | (TickBase & { kind: 'halted'; reason: HaltReason; message: string })
+  | (TickBase & { kind: 'noop'; summary: string })
+  | (TickBase & { kind: 'report'; summary: string; findings: Finding[]; items: WorkItem[]; degraded: boolean; degradedReason?: string })
+  | (TickBase & {
+      kind: 'proposed';
+      item: WorkItem;
+      changes: ChangedFile[];
+      verification: VerificationSummary;
+      gate: GateDecision & { action: GateAction };
+      commit: CommitRecord;
+      delivery: DeliveryRecord | null;
+      attempt: number;
+    })
+  | (TickBase & {
+      kind: 'escalated';
+      item: WorkItem;
+      reason: string;
+      changes: ChangedFile[];
+      verification: VerificationSummary | null;
+      gate: (GateDecision & { action: GateAction }) | null;
+      attempt: number;
+    })
+  | (TickBase & {
+      kind: 'rejected';
+      item: WorkItem;
+      reasons: string[];
+      changes: ChangedFile[];
+      verification: VerificationSummary | null;
+      attempt: number;
+      attemptsLeft: number;
+    })
+  | (TickBase & { kind: 'failed'; phase: TickStep['phase']; message: string; retryable: boolean });
+
+export type TickKind = TickResult['kind'];
+
+/** The run log's canonical outcome for a tick. */
+export function runLogOutcome(result: TickResult): TickRecord['outcome'] {
+  switch (result.kind) {
+    case 'proposed':
+      return 'fix-proposed';
+    case 'escalated':
+      return 'escalated';
+    case 'report':
+    case 'rejected':
+      return 'report-only';
+    case 'noop':
+    case 'failed':
+    case 'halted':
+    case 'paused':
+      return 'no-op';
+  }
+}
+
+/** True for results that call for a non-zero exit: the tick could not do its job. */
+export function isFailure(result: TickResult): boolean {
+  return result.kind === 'failed';
+}
+
+/** True for results that stopped the loop on purpose (budget, kill switch, limits). */
+export function isHalt(result: TickResult): boolean {
+  return result.kind === 'halted' || result.kind === 'paused';
+}

@@ -1,0 +1,86 @@
+/**
+ * The verifier: evidence the engine gathered itself, after the implementer's
+ * last write, decides. The checker (the backend in a read-only role) can
+ * only lower a verdict, never turn a failing command into an approval.
+ */
+import { checkDiffIntegrity } from '../verify/check-diff-integrity.js';
+import { combineVerdict } from '../verify/combine-verdict.js';
+import type { EnginePorts } from './engine-ports.js';
+import type { ChangeSet, CheckOutput, CommandEvidence, Verdict, WorkItem, WorkspaceHandle } from '../ports/index.js';
+import type { TickContext } from './tick-context.js';
+
+export type VerifyOutcome =
+  | { kind: 'verdict'; verdict: Verdict; reasons: string[]; evidence: CommandEvidence[] }
+  | { kind: 'paused'; source: string }
+  | { kind: 'unaffordable'; message: string };
+
+export async function verifyChange(
+  context: TickContext,
+  ports: EnginePorts,
+  handle: WorkspaceHandle,
+  item: WorkItem,
+  changes: ChangeSet,
+  lastWriteAt: number,
+): Promise<VerifyOutcome> {
+  const verify = context.plan.phases.verify;
+  const evidence: CommandEvidence[] = [];
+  if (verify.commands.length > 0 && !ports.commands) {
+    return { kind: 'verdict', verdict: 'REJECT', reasons: ['verification commands are configured but no command runner was given to the engine'], evidence };
+  }
+  for (const command of verify.commands) {
+    const result = await ports.commands!.run(command, { cwd: handle.path, timeoutMs: command.timeoutMs });
+    // Identity is the plan's command: a runner may redact the text it reports, and two commands that redact
+    // alike must not merge into one (a passing one would hide a failing one) or go missing as "no evidence".
+    evidence.push({ ...result, command: command.command });
+  }
+  const passed = evidence.filter((entry) => entry.exitCode === 0 && !entry.timedOut).length;
+  const integrity = checkDiffIntegrity(changes, { protectedPaths: verify.protectedPaths });
+  context.step(
+    'verify',
+    [
+      verify.commands.length ? `verification: ${passed}/${verify.commands.length} command(s) passed` : 'verification: no commands configured',
+      integrity.length ? `${integrity.length} integrity finding(s): ${integrity.map((finding) => `${finding.kind} ${finding.path}`).join(', ')}` : 'diff integrity ok',
+    ].join('; '),
+  );
+
+  let checker: CheckOutput | null = null;
+  if (verify.checker) {
+    const call = await context.callBackend({
+      role: 'check',
+      item,
+      workspace: handle,
+      evidence,
+      changes,
+      permissions: { write: false, execute: false },
+      ...(ports.workspace?.files ? { files: readOnly(ports.workspace.files(handle)) } : {}),
+    });
+    if (call.kind !== 'done') return call;
+    if (call.result.ok) checker = call.result.output;
+    context.step('check', call.result.ok ? `checker (read-only): ${call.result.output.verdict}` : `checker failed: ${call.result.message}`, call.tokens);
+  }
+  const combined = combineVerdict({
+    evidence,
+    integrity,
+    checker,
+    lastWriteAt,
+    expectedCommands: verify.commands.map((command) => command.command),
+    requireEvidence: verify.commands.length > 0,
+    checkerConfigured: verify.checker,
+  });
+  if (combined.verdict === 'APPROVE' && combined.reasons.length === 0) {
+    combined.reasons.push(
+      ...(verify.commands.length ? [`${passed}/${verify.commands.length} verification command(s) passed after the last edit`] : []),
+      ...(checker?.reasons ?? []),
+    );
+  }
+  return { kind: 'verdict', ...combined, evidence };
+}
+
+function readOnly(files: { read(path: string): Promise<string | null> }): { read(path: string): Promise<string | null>; write(): Promise<void> } {
+  return {
+    read: (path) => files.read(path),
+    write: async () => {
+      throw new Error('the checker is read-only');
+    },
+  };
+}

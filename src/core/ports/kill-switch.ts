@@ -1,0 +1,10 @@
+export interface PauseStatus {
+  paused: boolean;
+  /** Which form set it, e.g. "file loop-pause-all", "STATE.md line", "env LOOP_RUNTIME_PAUSE". */
+  source?: string;
+}
+
+/** Honours every observed form of the kill switch. Checked at tick start and before every backend call. */
+export interface KillSwitch {
+  check(): Promise<PauseStatus>;
+}

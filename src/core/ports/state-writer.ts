@@ -1,0 +1,33 @@
+import type { Finding } from './agent-backend.js';
+
+/** What goes to the state file and run log after each tick. */
+export interface TickRecord {
+  tickId: string;
+  patternId: string;
+  startedAt: number;
+  finishedAt: number;
+  /** Canonical run-log outcome. */
+  outcome: 'no-op' | 'report-only' | 'fix-proposed' | 'escalated';
+  /** Our finer-grained kind (TickResult.kind). */
+  kind: string;
+  level: string;
+  itemsFound: number;
+  actionsTaken: number;
+  escalations: number;
+  tokens: number;
+  summary: string;
+  findings: Finding[];
+  /** Items waiting on a human: what to decide and how. */
+  waiting: { itemKey: string; title: string; loopAction: string; humanDecision: string }[];
+}
+
+/**
+ * Writes STATE.md (or `<pattern>-state.md`) and loop-run-log.md. Must never
+ * destroy sections it does not own.
+ */
+export interface StateWriter {
+  readonly specificationVersion: 'state-writer-v1';
+  recordTick(record: TickRecord): Promise<void>;
+  /** A one-line note (budget halt, kill switch) in the state file; no run-log line. */
+  note(patternId: string, at: number, line: string): Promise<void>;
+}

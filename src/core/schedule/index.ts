@@ -1,0 +1,16 @@
+export { backoffInterval, backoffSteps, decideDue, formatDuration, slackFor } from './decide-due.js';
+export type { CadenceRange, DecideDueOptions, DueDecision, DueReason, LastRun, LoopScheduleInput } from './decide-due.js';
+export { cronFireTimes, cronForCadence, cronForPeriod, longestCronGapMs, MIN_CRON_PERIOD_MS, stableOffset, validateCron } from './cron.js';
+export { historyHorizonMs, summarizeRuns } from './run-history.js';
+export type { LoopRunSummary, PastTick } from './run-history.js';
+export { DEFAULT_PROBES, defaultProbesFor } from './default-probes.js';
+export { interpretProbe, toWorkItem } from './interpret-probe.js';
+export type { ProbeOutcome, ProbeRun } from './interpret-probe.js';
+export { lastRunOf, lineTime, mergeEntries, mergeStateText } from './merge-state.js';
+export type { MergeInput, MergeStrategy } from './merge-state.js';
+export { BACKEND_SECRETS, environmentFor, githubWorkflow, loopRuntimeCommand, permissionsFor, WORKFLOW_PATH } from '../../ci/github-workflow.js';
+export type { WorkflowLoop, WorkflowOptions } from '../../ci/github-workflow.js';
+export { crontabLine, onCalendarFor, systemdUnits } from '../../ci/server-schedule.js';
+export type { ServerScheduleOptions } from '../../ci/server-schedule.js';
+export { escapeData, renderCiSummary } from '../../ci/ci-summary.js';
+export type { CiSummary } from '../../ci/ci-summary.js';

@@ -1,0 +1,29 @@
+export { freshStateFile, hasPauseLine, updateStateFile } from './state-file.js';
+export type { StateFileOptions, StateNote, StateUpdate } from './state-file.js';
+export {
+  HEADING_RULES,
+  isoSecond,
+  mergeWaitingItems,
+  parseWaitingItems,
+  renderFinding,
+  renderNote,
+  renderWaitingItem,
+} from './state-blocks.js';
+export type { HeadingRule, OwnedBlockKind, WaitingItem } from './state-blocks.js';
+export { joinLines, markerLine, sanitizeInline, scanLines, splitLines } from './markdown-lines.js';
+export type { Line, LineContext, OwnedBlock, ScannedLines } from './markdown-lines.js';
+export {
+  appendRunLogLine,
+  formatRunLogLine,
+  freshRunLog,
+  parseRunLog,
+  parseRunLogLine,
+  RUN_LOG_MARKER,
+  RUN_LOG_OUTCOMES,
+  RunLogEntrySchema,
+  runLogLineFromTick,
+} from './run-log.js';
+export type { AppendRunLogOptions, RunLogEntry, RunLogLine } from './run-log.js';
+export { MemoryStateWriter } from '../../adapters/state-writer/memory-state-writer.js';
+export type { MemoryStateWriterOptions } from '../../adapters/state-writer/memory-state-writer.js';
+export { MemoryKillSwitch } from '../../adapters/kill-switch/memory-kill-switch.js';

@@ -1,0 +1,176 @@
+/**
+ * loop-run-log.md: a markdown header, a `## Format` block, `## Recent Runs`,
+ * the marker `<!-- Loop appends below this line -->`, then one JSON object per
+ * line. The canonical keys come first, in the methodology's order, so other
+ * tools (`loop status`, the budget skill) read our lines; our extras follow.
+ */
+import { z } from 'zod';
+import type { TickRecord } from '../ports/index.js';
+import { isoSecond } from './state-blocks.js';
+
+export const RUN_LOG_MARKER = '<!-- Loop appends below this line -->';
+
+export const RUN_LOG_OUTCOMES = ['no-op', 'report-only', 'fix-proposed', 'escalated'] as const;
+
+/** One run-log entry as we write it. */
+export interface RunLogLine {
+  run_id: string;
+  pattern: string;
+  duration_s: number;
+  items_found: number;
+  actions_taken: number;
+  escalations: number;
+  tokens_estimate: number;
+  outcome: (typeof RUN_LOG_OUTCOMES)[number];
+  tick_id?: string;
+  level?: string;
+  kind?: string;
+}
+
+/**
+ * A run-log entry as read back: liberal, because other tools and agents
+ * append lines too. Unknown keys are kept.
+ */
+export const RunLogEntrySchema = z.looseObject({
+  run_id: z.string(),
+  pattern: z.string().optional(),
+  duration_s: z.number().optional(),
+  items_found: z.number().optional(),
+  actions_taken: z.number().optional(),
+  escalations: z.number().optional(),
+  tokens_estimate: z.number().optional(),
+  outcome: z.string().optional(),
+  tick_id: z.string().optional(),
+  level: z.string().optional(),
+  kind: z.string().optional(),
+});
+export type RunLogEntry = z.infer<typeof RunLogEntrySchema>;
+
+const CANONICAL_KEYS = [
+  'run_id',
+  'pattern',
+  'duration_s',
+  'items_found',
+  'actions_taken',
+  'escalations',
+  'tokens_estimate',
+  'outcome',
+  'tick_id',
+  'level',
+  'kind',
+] as const;
+
+/** The run-log line for a finished tick (run_id is its start, second precision, UTC). */
+export function runLogLineFromTick(record: TickRecord): RunLogLine {
+  return {
+    run_id: isoSecond(record.startedAt),
+    pattern: record.patternId,
+    duration_s: Math.max(0, Math.round((record.finishedAt - record.startedAt) / 1000)),
+    items_found: record.itemsFound,
+    actions_taken: record.actionsTaken,
+    escalations: record.escalations,
+    tokens_estimate: record.tokens,
+    outcome: record.outcome,
+    tick_id: record.tickId,
+    level: record.level,
+    kind: record.kind,
+  };
+}
+
+/** Serializes a line with the canonical keys first, in order, on one line. */
+export function formatRunLogLine(line: RunLogLine): string {
+  const ordered: Record<string, unknown> = {};
+  for (const key of CANONICAL_KEYS) if (line[key] !== undefined) ordered[key] = line[key];
+  return JSON.stringify(ordered);
+}
+
+/** A fresh run log, matching loop-init's template. */
+export function freshRunLog(project = 'this project'): string {
+  return [
+    `# Loop Run Log — ${project}`,
+    '',
+    'Append one entry per run. Prune entries older than 30 days.',
+    '',
+    '## Format',
+    '',
+    '```json',
+    '{',
+    '  "run_id": "2026-06-09T08:15:00Z",',
+    '  "pattern": "daily-triage",',
+    '  "duration_s": 45,',
+    '  "items_found": 4,',
+    '  "actions_taken": 1,',
+    '  "escalations": 0,',
+    '  "tokens_estimate": 52000,',
+    '  "outcome": "report-only | fix-proposed | escalated | no-op"',
+    '}',
+    '```',
+    '',
+    '## Recent Runs',
+    '',
+    RUN_LOG_MARKER,
+    '',
+  ].join('\n');
+}
+
+export interface AppendRunLogOptions {
+  /** Epoch milliseconds; entries older than `pruneDays` before it are removed. */
+  now: number;
+  /** Default 30. */
+  pruneDays?: number;
+  /** Project name for the title of a fresh run log. */
+  project?: string;
+}
+
+/** Parses a line as a run-log entry, or returns null for any other line. */
+export function parseRunLogLine(line: string): RunLogEntry | null {
+  const trimmed = line.trim();
+  if (!trimmed.startsWith('{') || !trimmed.endsWith('}')) return null;
+  try {
+    const parsed = RunLogEntrySchema.safeParse(JSON.parse(trimmed));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Appends one line below the marker and prunes entries whose `run_id` is
+ * older than `pruneDays`. Lines that are not JSON entries are never touched.
+ *
+ * @example
+ * ```ts
+ * const next = appendRunLogLine(text, runLogLineFromTick(record), { now: clock.now() });
+ * ```
+ */
+export function appendRunLogLine(text: string | null, line: RunLogLine, options: AppendRunLogOptions): string {
+  const source = text ?? freshRunLog(options.project);
+  const eol = source.includes('\r\n') ? '\r\n' : '\n';
+  const cutoff = options.now - (options.pruneDays ?? 30) * 86_400_000;
+  const lines = source.split(/\r?\n/);
+  const markerIndex = lines.findIndex((candidate) => candidate.trim() === RUN_LOG_MARKER);
+  const kept = lines.filter((candidate, index) => {
+    if (index <= markerIndex) return true;
+    const entry = parseRunLogLine(candidate);
+    if (!entry) return true;
+    const at = Date.parse(entry.run_id);
+    return Number.isNaN(at) || at >= cutoff;
+  });
+  // split() leaves one empty string after a final newline; drop it, then end with exactly our line.
+  if (kept.length > 0 && kept[kept.length - 1] === '') kept.pop();
+  kept.push(formatRunLogLine(line), '');
+  return kept.join(eol);
+}
+
+/** Every entry in the log (below the marker when there is one), oldest first. */
+export function parseRunLog(text: string): RunLogEntry[] {
+  const lines = text.split(/\r?\n/);
+  const markerIndex = lines.findIndex((candidate) => candidate.trim() === RUN_LOG_MARKER);
+  const entries: RunLogEntry[] = [];
+  lines.forEach((candidate, index) => {
+    if (index <= markerIndex) return;
+    const entry = parseRunLogLine(candidate);
+    if (entry) entries.push(entry);
+  });
+  return entries;
+}

@@ -1,0 +1,178 @@
+/**
+ * Anti-gaming checks on a change: the ways an agent makes a red build green
+ * without fixing anything. Works from the workspace's own ChangeSet (file
+ * list + unified diff), never from what the agent says it did.
+ */
+import { minimatch } from 'minimatch';
+import type { ChangeSet } from '../ports/index.js';
+import {
+  ASSERTION_PATTERN,
+  countMatches,
+  LOOSENING_RULES,
+  SKIP_MARKERS,
+  SUPPRESSION_PATTERN,
+  THRESHOLD_PATTERN,
+} from './integrity-rules.js';
+import { parsePatch, type FilePatch } from './parse-patch.js';
+import { configKindOf, isCiFile, isTestFile } from './test-conventions.js';
+
+export type IntegrityKind =
+  | 'test-deleted'
+  | 'test-renamed'
+  | 'skip-marker-added'
+  | 'assertion-removed'
+  | 'config-loosened'
+  | 'ci-workflow-edited'
+  | 'protected-path-edited'
+  | 'patch-incomplete';
+
+export interface IntegrityFinding {
+  kind: IntegrityKind;
+  path: string;
+  detail: string;
+  action: 'reject' | 'escalate';
+}
+
+export interface IntegrityOptions {
+  /** minimatch globs (dot: true) the loop marks protected, e.g. `test/**`. */
+  protectedPaths: readonly string[];
+}
+
+function thresholds(lines: readonly string[]): Map<string, number> {
+  const values = new Map<string, number>();
+  for (const line of lines) {
+    THRESHOLD_PATTERN.lastIndex = 0;
+    for (const match of line.matchAll(THRESHOLD_PATTERN)) {
+      const key = (match[1] ?? '').toLowerCase().replace('-', '_');
+      const value = Number(match[2]);
+      values.set(key, Math.max(values.get(key) ?? 0, value));
+    }
+  }
+  return values;
+}
+
+function contentFindings(file: FilePatch): IntegrityFinding[] {
+  const findings: IntegrityFinding[] = [];
+  const path = file.path;
+  const isTest = isTestFile(path);
+  for (const rule of SKIP_MARKERS) {
+    if (!rule.applies(path, isTest)) continue;
+    const net = countMatches(file.added, rule.pattern) - countMatches(file.removed, rule.pattern);
+    if (net > 0) {
+      findings.push({ kind: 'skip-marker-added', path, detail: `${net} "${rule.name}" marker(s) added`, action: 'reject' });
+    }
+  }
+  if (isTest) {
+    const net = countMatches(file.removed, ASSERTION_PATTERN) - countMatches(file.added, ASSERTION_PATTERN);
+    if (net > 0) {
+      findings.push({ kind: 'assertion-removed', path, detail: `${net} assertion(s) removed from a test file`, action: 'reject' });
+    }
+  }
+  const suppressions = countMatches(file.added, SUPPRESSION_PATTERN) - countMatches(file.removed, SUPPRESSION_PATTERN);
+  if (suppressions > 0) {
+    findings.push({
+      kind: 'config-loosened',
+      path,
+      detail: `${suppressions} lint/type/coverage suppression comment(s) added (eslint-disable, @ts-ignore, noqa…)`,
+      action: 'reject',
+    });
+  }
+  const kind = configKindOf(path);
+  const isJsSource = /\.[cm]?[jt]sx?$/.test(path);
+  for (const rule of LOOSENING_RULES) {
+    const applies = (kind !== null && rule.kinds.includes(kind)) || (isJsSource && rule.kinds.includes('any-js'));
+    if (!applies) continue;
+    const added = rule.added ? countMatches(file.added, new RegExp(rule.added.source, 'g')) - countMatches(file.removed, new RegExp(rule.added.source, 'g')) : 0;
+    const removed = rule.removed ? countMatches(file.removed, new RegExp(rule.removed.source, 'g')) - countMatches(file.added, new RegExp(rule.removed.source, 'g')) : 0;
+    if (added > 0 || removed > 0) findings.push({ kind: 'config-loosened', path, detail: rule.detail, action: 'reject' });
+  }
+  if (kind !== null && kind !== 'tsconfig' && kind !== 'eslint') {
+    const before = thresholds(file.removed);
+    const after = thresholds(file.added);
+    for (const [key, old] of before) {
+      const now = after.get(key);
+      if (now === undefined || now < old) {
+        findings.push({
+          kind: 'config-loosened',
+          path,
+          detail: `coverage threshold "${key}" ${now === undefined ? `removed (was ${old})` : `lowered from ${old} to ${now}`}`,
+          action: 'reject',
+        });
+      }
+    }
+  }
+  return findings;
+}
+
+/**
+ * Finds the ways a change could game verification.
+ *
+ * - reject: test deleted or renamed out of test conventions, skip/only/todo/xfail
+ *   markers added, assertions removed, lint/type/coverage configuration
+ *   loosened (incl. suppression comments), protected paths edited;
+ * - escalate: CI definitions edited, a test renamed within test conventions,
+ *   a test or config file whose diff is missing from a truncated patch.
+ *
+ * @example
+ * ```ts
+ * checkDiffIntegrity({ files: [{ path: 'src/a.test.ts', status: 'deleted', binary: false }], patch: '' },
+ *   { protectedPaths: [] });
+ * // → [{ kind: 'test-deleted', path: 'src/a.test.ts', detail: '…', action: 'reject' }]
+ * ```
+ */
+export function checkDiffIntegrity(changes: ChangeSet, options: IntegrityOptions): IntegrityFinding[] {
+  const findings: IntegrityFinding[] = [];
+  for (const file of changes.files) {
+    const oldPath = file.from ?? file.path;
+    if (file.status === 'deleted' && isTestFile(file.path)) {
+      findings.push({ kind: 'test-deleted', path: file.path, detail: 'a test file was deleted', action: 'reject' });
+    }
+    if (file.status === 'renamed' && file.from && isTestFile(file.from)) {
+      const stillTest = isTestFile(file.path);
+      findings.push({
+        kind: 'test-renamed',
+        path: file.from,
+        detail: stillTest
+          ? `test file renamed to ${file.path}`
+          : `test file renamed to ${file.path}, which test runners no longer pick up`,
+        action: stillTest ? 'escalate' : 'reject',
+      });
+    }
+    for (const path of new Set([file.path, oldPath])) {
+      if (isCiFile(path)) {
+        findings.push({ kind: 'ci-workflow-edited', path, detail: `CI definition ${file.status}`, action: 'escalate' });
+      }
+      const glob = options.protectedPaths.find((pattern) => minimatch(path, pattern, { dot: true }));
+      if (glob !== undefined) {
+        findings.push({ kind: 'protected-path-edited', path, detail: `matches protected path "${glob}"`, action: 'reject' });
+      }
+    }
+  }
+
+  const patches = parsePatch(changes.patch);
+  for (const file of patches) findings.push(...contentFindings(file));
+
+  const inPatch = new Set(patches.flatMap((file) => [file.path, file.oldPath ?? file.path]));
+  for (const file of changes.files) {
+    if (file.binary || file.status === 'deleted' || file.status === 'renamed' || inPatch.has(file.path)) continue;
+    if (isTestFile(file.path) || configKindOf(file.path) !== null) {
+      findings.push({
+        kind: 'patch-incomplete',
+        path: file.path,
+        detail: 'this test or config file changed but its diff is missing (patch truncated?), so it could not be checked',
+        action: 'escalate',
+      });
+    }
+  }
+  return dedupe(findings);
+}
+
+function dedupe(findings: IntegrityFinding[]): IntegrityFinding[] {
+  const seen = new Set<string>();
+  return findings.filter((finding) => {
+    const key = `${finding.kind}\0${finding.path}\0${finding.detail}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,114 @@
+/**
+ * The verifier's decision. Evidence first: the exit codes of commands the
+ * verifier ran itself, after the implementer's last write. Integrity
+ * findings next. The LLM checker last, and it can only lower the verdict —
+ * it can never turn a failing command into an approval.
+ */
+import type { CheckOutput, CommandEvidence, Verdict } from '../ports/index.js';
+import type { IntegrityFinding } from './check-diff-integrity.js';
+
+export interface VerdictInput {
+  evidence: readonly CommandEvidence[];
+  integrity: readonly IntegrityFinding[];
+  /** The checker's output; null when it gave none or it could not be parsed. */
+  checker: CheckOutput | null;
+  /** Clock time of the implementer's last write; evidence that finished before it does not count. */
+  lastWriteAt: number;
+  /** Commands that must each have fresh, passing evidence (the plan's verify commands). */
+  expectedCommands?: readonly string[];
+  /** Whether at least one piece of evidence is required. Default true: no evidence is not a pass. */
+  requireEvidence?: boolean;
+  /** Whether a checker is configured. Default true: a missing checker verdict then rejects. */
+  checkerConfigured?: boolean;
+}
+
+export interface VerdictResult {
+  verdict: Verdict;
+  reasons: string[];
+}
+
+const SEVERITY: Record<Verdict, number> = { APPROVE: 0, ESCALATE_HUMAN: 1, REJECT: 2 };
+
+function describe(evidence: CommandEvidence): string | null {
+  if (evidence.timedOut) return `\`${evidence.command}\` timed out after ${evidence.durationMs} ms`;
+  if (evidence.signal) return `\`${evidence.command}\` was killed by ${evidence.signal}`;
+  if (evidence.exitCode !== 0) return `\`${evidence.command}\` failed with exit code ${String(evidence.exitCode)}`;
+  return null;
+}
+
+/**
+ * Combines evidence, integrity findings and the checker into one verdict.
+ *
+ * @example
+ * ```ts
+ * combineVerdict({ evidence: [{ command: 'npm test', exitCode: 1, signal: null, timedOut: false,
+ *   durationMs: 900, output: '', finishedAt: 20 }], integrity: [],
+ *   checker: { verdict: 'APPROVE', reasons: [] }, lastWriteAt: 10 });
+ * // → { verdict: 'REJECT', reasons: ['`npm test` failed with exit code 1'] }
+ * ```
+ */
+export function combineVerdict(input: VerdictInput): VerdictResult {
+  let verdict: Verdict = 'APPROVE';
+  const reasons: string[] = [];
+  const lower = (to: Verdict, reason: string) => {
+    if (SEVERITY[to] > SEVERITY[verdict]) verdict = to;
+    reasons.push(reason);
+  };
+
+  // The latest evidence per command decides; reruns replace earlier results.
+  const latest = new Map<string, CommandEvidence>();
+  for (const evidence of input.evidence) {
+    const previous = latest.get(evidence.command);
+    if (!previous || evidence.finishedAt >= previous.finishedAt) latest.set(evidence.command, evidence);
+  }
+  if (latest.size === 0 && (input.requireEvidence ?? true)) {
+    lower('REJECT', 'no verification command ran, so nothing shows the change works');
+  }
+  for (const command of input.expectedCommands ?? []) {
+    if (!latest.has(command)) lower('REJECT', `required command \`${command}\` has no evidence`);
+  }
+  for (const evidence of latest.values()) {
+    const failure = describe(evidence);
+    if (failure) lower('REJECT', failure);
+    else if (evidence.finishedAt < input.lastWriteAt) {
+      lower('REJECT', `\`${evidence.command}\` passed before the last edit, so its result does not count`);
+    }
+  }
+
+  for (const finding of input.integrity) {
+    lower(finding.action === 'reject' ? 'REJECT' : 'ESCALATE_HUMAN', `${finding.kind} ${finding.path}: ${finding.detail}`);
+  }
+
+  const checkerConfigured = input.checkerConfigured ?? true;
+  if (input.checker) {
+    if (input.checker.verdict !== 'APPROVE') {
+      const why = input.checker.reasons.length > 0 ? input.checker.reasons.join('; ') : 'no reason given';
+      lower(input.checker.verdict, `checker: ${input.checker.verdict} (${why})`);
+    }
+  } else if (checkerConfigured) {
+    lower('REJECT', 'the checker gave no clear verdict');
+  }
+  return { verdict, reasons };
+}
+
+const VERDICT_LINE = /^\s*(?:#{1,6}\s*|\*\*\s*)?verdict\s*:?\s*\**\s*:?\s*(APPROVE|REJECT|ESCALATE_HUMAN|ESCALATE)\b/gim;
+
+/**
+ * Reads `## Verdict: APPROVE | REJECT | ESCALATE_HUMAN` from a checker's
+ * answer. Missing, unknown or contradictory verdicts read as REJECT.
+ *
+ * @example
+ * ```ts
+ * parseVerdict('Looks fine.\n\n## Verdict: APPROVE\n'); // → 'APPROVE'
+ * parseVerdict('I think it is ok'); // → 'REJECT'
+ * ```
+ */
+export function parseVerdict(text: string): Verdict {
+  const found = new Set<Verdict>();
+  for (const match of text.matchAll(VERDICT_LINE)) {
+    const word = (match[1] ?? '').toUpperCase();
+    found.add(word === 'ESCALATE' ? 'ESCALATE_HUMAN' : (word as Verdict));
+  }
+  if (found.size !== 1) return 'REJECT';
+  return [...found][0] ?? 'REJECT';
+}

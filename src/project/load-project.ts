@@ -1,0 +1,274 @@
+/**
+ * The I/O shell around the config pipeline: reads a repository's loop files
+ * (registry.yaml, LOOP.md, gate.yaml, loop-budget.md, loop-ledger.json,
+ * loops/<id>/LOOP.md) plus our own catalogue, runs the pure loaders, and
+ * returns either a LoadedProject or every problem found.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Diagnostic } from '../core/config/diagnostics.js';
+import { findBudgetLimit, loadBudget } from '../core/config/load-budget.js';
+import type { BudgetFile } from '../core/config/load-budget.js';
+import { loadGate } from '../core/config/load-gate.js';
+import { loadLedger } from '../core/config/load-ledger.js';
+import { loadLoopMd } from '../core/config/load-loop-md.js';
+import { loadRegistry } from '../core/config/load-registry.js';
+import type { Ledger, Level, LoopSettings, Pattern, RuntimeSettings } from '../core/config/schemas.js';
+import { DEFAULT_GATE_POLICY } from '../core/gate/index.js';
+import { buildPlan } from '../core/plan/build-plan.js';
+import { DEFAULT_PROBES, defaultProbesFor } from '../core/schedule/default-probes.js';
+import type { ExecutionPlan, GatePolicy } from '../core/plan/execution-plan.js';
+import { detectVerifyCommands } from './detect-verify.js';
+import { mergeCatalogue } from './project-catalogue.js';
+import { detectConfiguredLoops } from './project-detect.js';
+import { pathExists, readOptionalText } from './project-files.js';
+import { loadLoopFiles } from './project-loop-files.js';
+import { resolveLevel, settingsForLoop } from './project-settings.js';
+
+export interface LoadedProject {
+  root: string;
+  /** Where our registry.yaml + patterns/ live. */
+  packageRoot: string;
+  /** The catalogue merged with the project's registry.yaml (project entries override by id, new ids added). */
+  patterns: Pattern[];
+  patternSource: Record<string, 'catalogue' | 'project'>;
+  /** The root LOOP.md `loop-runtime:` block. */
+  settings: RuntimeSettings | null;
+  /** Settings from `loops/<id>/LOOP.md` front matter, by loop id. */
+  loopSettings: Record<string, LoopSettings>;
+  /** The project's gate.yaml, or DEFAULT_GATE_POLICY. */
+  gate: GatePolicy;
+  configuredLoops: string[];
+  /** loop-budget.md's primary loop and daily limits, when the file exists. */
+  budget: BudgetFile | null;
+  /** loop-ledger.json, when it exists and is readable. */
+  ledger: Ledger | null;
+  warnings: Diagnostic[];
+  /** Absolute paths of the files that were found. */
+  files: { registry?: string; loopMd?: string; gate?: string; budget?: string; ledger?: string };
+}
+
+export type LoadProjectResult =
+  | { ok: true; project: LoadedProject; warnings: Diagnostic[] }
+  | { ok: false; issues: Diagnostic[]; warnings: Diagnostic[] };
+
+export type ResolvePlanResult = { ok: true; plan: ExecutionPlan; warnings: Diagnostic[] } | { ok: false; issues: Diagnostic[] };
+
+/**
+ * The directory holding loop-runtime's package.json, found by walking up from
+ * this module (works from `src/` under vitest and from `dist/src/`).
+ */
+export function findPackageRoot(): string {
+  let directory = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const manifest = join(directory, 'package.json');
+    if (existsSync(manifest)) {
+      try {
+        if ((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'loop-runtime') return directory;
+      } catch {
+        // An unreadable package.json is not ours; keep walking.
+      }
+    }
+    const parent = dirname(directory);
+    if (parent === directory) throw new Error('loop-runtime: cannot find the package root (no package.json named "loop-runtime" above this module).');
+    directory = parent;
+  }
+}
+
+function asWarnings(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  return diagnostics.map((diagnostic) => ({ ...diagnostic, severity: 'warning' as const }));
+}
+
+/**
+ * Loads everything loop-runtime needs from a repository, reporting every problem at once.
+ *
+ * @example
+ * ```ts
+ * const loaded = await loadProject('/path/to/repo');
+ * if (loaded.ok) console.log(loaded.project.configuredLoops); // e.g. ['daily-triage']
+ * ```
+ */
+export async function loadProject(root: string, options: { packageRoot?: string } = {}): Promise<LoadProjectResult> {
+  const packageRoot = options.packageRoot ?? findPackageRoot();
+  const issues: Diagnostic[] = [];
+  const warnings: Diagnostic[] = [];
+  const files: LoadedProject['files'] = {};
+  const path = (name: string) => join(root, name);
+
+  const [catalogueText, registryText, loopMdText, gateText, budgetText, ledgerText] = await Promise.all([
+    readOptionalText(join(packageRoot, 'registry.yaml')),
+    readOptionalText(path('registry.yaml')),
+    readOptionalText(path('LOOP.md')),
+    readOptionalText(path('gate.yaml')),
+    readOptionalText(path('loop-budget.md')),
+    readOptionalText(path('loop-ledger.json')),
+  ]);
+
+  const catalogueFile = join(packageRoot, 'registry.yaml');
+  const catalogue = catalogueText === null ? null : loadRegistry(catalogueText, catalogueFile);
+  if (!catalogue || !catalogue.ok) {
+    const detail = catalogue && !catalogue.ok ? catalogue.issues : [];
+    return {
+      ok: false,
+      issues: [
+        {
+          severity: 'error',
+          file: catalogueFile,
+          line: 0,
+          column: 0,
+          path: '',
+          message: catalogue ? 'loop-runtime\'s own pattern catalogue is invalid.' : 'loop-runtime\'s own pattern catalogue is missing.',
+          fix: 'reinstall loop-runtime; the package is damaged.',
+        },
+        ...detail,
+      ],
+      warnings,
+    };
+  }
+
+  let projectPatterns: Pattern[] | null = null;
+  if (registryText !== null) {
+    files.registry = path('registry.yaml');
+    const loaded = loadRegistry(registryText, 'registry.yaml');
+    warnings.push(...loaded.warnings);
+    if (loaded.ok) projectPatterns = loaded.value.patterns;
+    else issues.push(...loaded.issues);
+  }
+
+  let settings: RuntimeSettings | null = null;
+  if (loopMdText !== null) {
+    files.loopMd = path('LOOP.md');
+    const loaded = loadLoopMd(loopMdText, 'LOOP.md');
+    warnings.push(...loaded.warnings);
+    if (loaded.ok) settings = loaded.value.settings;
+    else issues.push(...loaded.issues);
+  }
+
+  let gate: GatePolicy = DEFAULT_GATE_POLICY;
+  if (gateText !== null) {
+    files.gate = path('gate.yaml');
+    const loaded = loadGate(gateText, 'gate.yaml');
+    warnings.push(...loaded.warnings);
+    if (loaded.ok) gate = loaded.value;
+    else issues.push(...loaded.issues);
+  }
+
+  let budget: BudgetFile | null = null;
+  if (budgetText !== null) {
+    files.budget = path('loop-budget.md');
+    const loaded = loadBudget(budgetText, 'loop-budget.md');
+    warnings.push(...loaded.warnings);
+    if (loaded.ok) budget = loaded.value;
+    else warnings.push(...asWarnings(loaded.issues));
+  }
+
+  // The ledger is a hint (level, detection), owned by loop-context: problems in it never block a run.
+  let ledger: Ledger | null = null;
+  if (ledgerText !== null) {
+    files.ledger = path('loop-ledger.json');
+    const loaded = loadLedger(ledgerText, 'loop-ledger.json');
+    warnings.push(...loaded.warnings);
+    if (loaded.ok) ledger = loaded.value;
+    else warnings.push(...asWarnings(loaded.issues));
+  }
+
+  const { patterns, patternSource } = mergeCatalogue(catalogue.value.patterns, projectPatterns);
+  const knownIds = new Set(patterns.map((pattern) => pattern.id));
+  const loopFiles = await loadLoopFiles(root, knownIds);
+  issues.push(...loopFiles.issues);
+  warnings.push(...loopFiles.warnings);
+
+  for (const id of Object.keys(settings?.loops ?? {})) {
+    if (knownIds.has(id)) continue;
+    warnings.push({
+      severity: 'warning',
+      file: 'LOOP.md',
+      line: 0,
+      column: 0,
+      path: `loop-runtime.loops.${id}`,
+      message: `"${id}" is not a known pattern id, so these settings apply to no loop.`,
+      fix: `use one of: ${[...knownIds].join(', ')}.`,
+    });
+  }
+
+  if (issues.length > 0) return { ok: false, issues, warnings };
+
+  const stateNames = [...new Set(patterns.map((pattern) => pattern.state))];
+  const existing = await Promise.all(stateNames.map(async (name) => ((await pathExists(path(name))) ? name : null)));
+  const configuredLoops = detectConfiguredLoops({
+    patterns,
+    registryIds: projectPatterns?.map((pattern) => pattern.id) ?? null,
+    loopMd: loopMdText,
+    settingsIds: [...Object.keys(settings?.loops ?? {}), ...Object.keys(loopFiles.settings)],
+    existingStateFiles: new Set(existing.filter((name): name is string => name !== null)),
+    ledgerPattern: ledger?.pattern ?? null,
+    budgetPrimaryLoop: budget?.primaryLoop ?? null,
+  });
+
+  const project: LoadedProject = {
+    root,
+    packageRoot,
+    patterns,
+    patternSource,
+    settings,
+    loopSettings: loopFiles.settings,
+    gate,
+    configuredLoops,
+    budget,
+    ledger,
+    warnings,
+    files,
+  };
+  return { ok: true, project, warnings };
+}
+
+/**
+ * Compiles the ExecutionPlan for one loop of a loaded project.
+ *
+ * @example
+ * ```ts
+ * const resolved = await resolvePlan(project, 'daily-triage', { level: 'L2' });
+ * if (resolved.ok) console.log(resolved.plan.phases.implement.enabled); // → true
+ * ```
+ */
+export async function resolvePlan(project: LoadedProject, patternId: string, options: { level?: Level; backend?: string } = {}): Promise<ResolvePlanResult> {
+  const pattern = project.patterns.find((candidate) => candidate.id === patternId);
+  if (!pattern) {
+    const known = project.patterns.map((candidate) => candidate.id);
+    return {
+      ok: false,
+      issues: [
+        {
+          severity: 'error',
+          code: 'PATTERN_NOT_FOUND',
+          file: project.files.registry ? 'registry.yaml' : 'loop-runtime catalogue',
+          line: 0,
+          column: 0,
+          path: '',
+          message: `there is no loop pattern with id ${JSON.stringify(patternId)}.`,
+          fix: `use one of: ${known.join(', ')}; or add a "${patternId}" entry to the project's registry.yaml.`,
+        },
+      ],
+    };
+  }
+  const cli: { level?: Level; backend?: string } = {};
+  if (options.level) cli.level = options.level;
+  if (options.backend) cli.backend = options.backend;
+  const overrides = settingsForLoop(patternId, { root: project.settings, loopFile: project.loopSettings[patternId], cli: {} });
+  const { level, levelSource } = resolveLevel(pattern, { cliLevel: cli.level, settingsLevel: overrides.level, ledger: project.ledger });
+  const merged = settingsForLoop(patternId, { root: project.settings, loopFile: project.loopSettings[patternId], cli });
+  const limit = project.budget ? findBudgetLimit(project.budget, pattern) : undefined;
+  // A loop without probes of its own gets our catalogue's defaults; `probes: []` turns them off.
+  const withProbes = merged.probes === undefined && DEFAULT_PROBES[patternId] ? { ...merged, probes: defaultProbesFor(patternId) } : merged;
+  const plan = buildPlan(pattern, {
+    level,
+    levelSource,
+    overrides: withProbes,
+    gate: project.gate,
+    ...(limit?.maxTokensPerDay ? { dailyTokenCap: { value: limit.maxTokensPerDay, source: `loop-budget.md (${limit.loop})` } } : {}),
+    // Only read the repository for defaults when the loop has not said which commands verify it.
+    ...(merged.verify === undefined ? { detectedVerifyCommands: await detectVerifyCommands(project.root) } : {}),
+  });
+  return { ok: true, plan, warnings: [] };
+}

@@ -1,0 +1,215 @@
+/**
+ * The composition root: wires a plan to real adapters (files, git, sandbox,
+ * backend plugin) or, for --dry-run, to read-only/in-memory ones that leave
+ * the repository byte-for-byte untouched.
+ */
+import { readFile, realpath } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { BudgetBreaker } from '../core/budget/budget-breaker.js';
+import { OverlayBudgetLedger } from '../adapters/budget-ledger/overlay-budget-ledger.js';
+import { MemoryAttemptLedger, wallClock } from '../core/engine/defaults.js';
+import type { EnginePorts } from '../core/engine/engine-ports.js';
+import { LoopEngine } from '../core/engine/loop-engine.js';
+import type { AgentBackend, CommandRunner, Delivery, EngineObserver, Workspace } from '../core/ports/index.js';
+import { isLoopRuntimeError } from '../core/errors.js';
+import { createRedactor } from '../core/security/redact-secrets.js';
+import { scrubEnv, secretValuesFromEnv } from '../core/security/scrub-env.js';
+import type { ExecutionPlan } from '../core/plan/execution-plan.js';
+import { MemoryStateWriter } from '../adapters/state-writer/memory-state-writer.js';
+import { MemoryWorkspace } from '../adapters/workspace/memory-workspace.js';
+import { FileAttemptLedger } from '../adapters/attempt-ledger/file-attempt-ledger.js';
+import { FileBudgetLedger } from '../adapters/budget-ledger/file-budget-ledger.js';
+import { FileKillSwitch } from '../adapters/kill-switch/file-kill-switch.js';
+import { FileStateWriter } from '../adapters/state-writer/file-state-writer.js';
+import { GitDelivery } from '../adapters/delivery/git-delivery.js';
+import { DryRunGitWorkspace, localOnlyDelivery } from '../adapters/workspace/git-dry-run-workspace.js';
+import { GitWorkspace } from '../adapters/workspace/git-workspace.js';
+import type { LoadedProject } from '../project/load-project.js';
+import { FileItemLeases, FileLeases, LEASE_MARGIN_MS } from './lease.js';
+import { loadInstructions } from '../project/load-instructions.js';
+import { ProbeDiscovery } from '../adapters/discovery/probe-discovery.js';
+
+export interface RuntimeOptions {
+  dryRun: boolean;
+  env: Record<string, string | undefined>;
+  observer?: EngineObserver;
+  /** Injected backend (tests); otherwise the plan's backend plugin is resolved. */
+  backend?: AgentBackend;
+  /** Below L3, run commands without a sandbox when none is available (logged). */
+  allowUnsandboxed?: boolean;
+  /** Where operational notes go (sandbox opt-outs). */
+  log?: (line: string) => void;
+}
+
+export interface LoopRuntime {
+  engine: LoopEngine;
+  /** How this runtime differs from the plan as written (e.g. commands a dry-run does not run). */
+  notes: string[];
+  ports: EnginePorts;
+  dryRun: boolean;
+  close(): Promise<void>;
+}
+
+/** Reads a repository file for the dry-run overlay, refusing paths that leave the repository. */
+function confinedReader(root: string): (path: string) => Promise<string | null> {
+  return async (path) => {
+    const target = resolve(root, path);
+    const inside = relative(root, target);
+    if (inside.startsWith('..') || isAbsolute(inside)) return null;
+    try {
+      const real = await realpath(target);
+      const realInside = relative(await realpath(root), real);
+      if (realInside.startsWith('..') || isAbsolute(realInside)) return null;
+      return await readFile(real, 'utf8');
+    } catch {
+      return null;
+    }
+  };
+}
+
+export async function createLoopRuntime(project: LoadedProject, writtenPlan: ExecutionPlan, options: RuntimeOptions): Promise<LoopRuntime> {
+  const root = project.root;
+  const notes: string[] = [];
+  let plan = writtenPlan;
+  if (options.dryRun && plan.phases.verify.commands.length > 0) {
+    // A rehearsal runs no project commands: the mock's edit proves nothing a test suite could check.
+    notes.push(`dry-run: verification commands not run: ${plan.phases.verify.commands.map((command) => command.command).join(', ')}`);
+    plan = { ...plan, phases: { ...plan.phases, verify: { ...plan.phases.verify, commands: [] } } };
+  }
+  const fileLedger = new FileBudgetLedger({ root, runLog: plan.files.runLog });
+  const killSwitch = new FileKillSwitch({ root, stateFile: plan.files.state, env: options.env });
+  const instructions = await loadInstructions(project, plan.pattern.id);
+  const backend = options.backend ?? (await resolvePlanBackend(plan, root, options.dryRun, options.env));
+  // Secret values from the environment and common token shapes never reach a file we write.
+  const redact = createRedactor(secretValuesFromEnv(options.env));
+
+  let ports: EnginePorts;
+  let dryRunWorkspace: DryRunGitWorkspace | null = null;
+  if (options.dryRun) {
+    const fileAttempts = new FileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, level: plan.level, goal: plan.pattern.goal });
+    ports = {
+      backend,
+      state: new MemoryStateWriter({ stateFile: plan.files.state }),
+      budget: new BudgetBreaker(plan.dailyTokenCap, { ledger: new OverlayBudgetLedger(fileLedger), degradeAtFraction: plan.budget.degradeAtFraction }),
+      // A temporary clone made only if the tick reaches the act phase; removed by close().
+      workspace: (dryRunWorkspace = new DryRunGitWorkspace({
+        root,
+        patternId: plan.pattern.id,
+        baseBranch: plan.delivery.baseBranch,
+        clock: wallClock,
+        fallback: new MemoryWorkspace({ readBase: confinedReader(root) }),
+      })),
+      delivery: localOnlyDelivery,
+      attempts: new MemoryAttemptLedger(await fileAttempts.history()),
+      killSwitch,
+      instructions,
+    };
+  } else {
+    ports = {
+      backend,
+      state: new FileStateWriter({ root, stateFile: plan.files.state, runLog: plan.files.runLog, redact }),
+      budget: new BudgetBreaker(plan.dailyTokenCap, { ledger: fileLedger, degradeAtFraction: plan.budget.degradeAtFraction }),
+      workspace: redactingWorkspace(new GitWorkspace({ root, patternId: plan.pattern.id, baseBranch: plan.delivery.baseBranch, clock: wallClock }), redact),
+      delivery: redactingDelivery(new GitDelivery({ root, delivery: plan.delivery, clock: wallClock, env: options.env }), redact),
+      attempts: new FileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, level: plan.level, goal: plan.pattern.goal, redact }),
+      killSwitch,
+      instructions,
+      // Probes run only for real ticks: --dry-run promises no command beyond the mock's runs.
+      discovery: new ProbeDiscovery({ root, env: options.env }),
+      items: new FileItemLeases(new FileLeases({ root }), { staleMs: plan.timeoutMs + LEASE_MARGIN_MS }),
+    };
+  }
+  if (!options.dryRun && plan.phases.verify.enabled) {
+    const commands = await commandRunnerFor(plan, root, options);
+    if (commands) ports.commands = commands;
+  }
+  if (options.observer) ports.observer = options.observer;
+  const engine = new LoopEngine(plan, ports);
+  return {
+    engine,
+    notes,
+    ports,
+    dryRun: options.dryRun,
+    close: async () => {
+      await backend.close?.();
+      await dryRunWorkspace?.close();
+    },
+  };
+}
+
+/**
+ * The sandboxed runner for verification commands and the implementer's
+ * run_command. Without a sandbox: verification commands are refused (the
+ * tick halts) unless the user opted out below L3; a loop with no commands
+ * runs on without a runner.
+ */
+async function commandRunnerFor(plan: ExecutionPlan, root: string, options: RuntimeOptions): Promise<CommandRunner | undefined> {
+  const { createSandboxedRunner } = await import('../adapters/command-runner/bwrap-runner.js');
+  try {
+    return await createSandboxedRunner({
+      level: plan.level,
+      allowUnsandboxed: options.allowUnsandboxed ?? false,
+      log: options.log ?? (() => {}),
+      // The host environment, not a scrubbed copy: every runner scrubs what the command sees itself, and needs
+      // the secret values to redact them from the evidence (a scrubbed copy holds none, so nothing was redacted).
+      env: options.env,
+      hiddenExtra: [join(root, '.loop-worktrees')],
+    });
+  } catch (error) {
+    if (isLoopRuntimeError(error) && error.code === 'SANDBOX_UNAVAILABLE' && plan.phases.verify.commands.length === 0) {
+      options.log?.(`sandbox: ${error.message} The implementer gets no command tool; no verification commands are configured.`);
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+/**
+ * Redacts what the workspace writes into git and its manifest: commit
+ * messages (they quote the item, the agent's summary and the verification
+ * commands) and the reason an escalated worktree is kept.
+ */
+function redactingWorkspace(workspace: Workspace, redact: (text: string) => string): Workspace {
+  const redacting: Workspace = {
+    specificationVersion: workspace.specificationVersion,
+    prepare: (request) => workspace.prepare(request),
+    changes: (handle) => workspace.changes(handle),
+    commit: (handle, request) =>
+      workspace.commit(handle, {
+        ...request,
+        message: redact(request.message),
+        trailers: Object.fromEntries(Object.entries(request.trailers).map(([name, value]) => [name, redact(value)])),
+      }),
+    discard: (handle) => workspace.discard(handle),
+    keep: (handle, reason) => workspace.keep(handle, redact(reason)),
+  };
+  if (workspace.recover) redacting.recover = () => workspace.recover!();
+  if (workspace.files) redacting.files = (handle) => workspace.files!(handle);
+  return redacting;
+}
+
+/** Redacts what delivery writes to a remote (PR title and body). */
+function redactingDelivery(delivery: Delivery, redact: (text: string) => string): Delivery {
+  return {
+    specificationVersion: delivery.specificationVersion,
+    deliver: (request) => delivery.deliver({ ...request, title: redact(request.title), body: redact(request.body) }),
+  };
+}
+
+/** Backend environment: an allowlist plus the provider's own variables, never the whole process environment. */
+function backendEnv(env: Record<string, string | undefined>): Record<string, string> {
+  const provider = Object.entries(env).filter(([name, value]) => value !== undefined && /^(ANTHROPIC_|CLAUDE_|OPENAI_|OLLAMA_)/.test(name));
+  return { ...scrubEnv(env), ...Object.fromEntries(provider as Array<[string, string]>) };
+}
+
+async function resolvePlanBackend(plan: ExecutionPlan, root: string, dryRun: boolean, env: Record<string, string | undefined>): Promise<AgentBackend> {
+  const { createMockBackend } = await import('../../backends/mock/index.js');
+  if (dryRun || plan.backend.name === 'mock') return createMockBackend(plan.backend.options as never);
+  const { resolveBackend } = await import('../../backends/registry.js');
+  const settings: Record<string, unknown> = { model: plan.backend.model, ...plan.backend.options };
+  if (plan.backend.name === 'claude-code' || plan.backend.name === 'claude') {
+    settings.inheritEnv ??= false;
+    settings.env = { ...backendEnv(env), ...(settings.env as Record<string, string> | undefined) };
+  }
+  return resolveBackend(plan.backend.name, settings, { root: join(root) });
+}

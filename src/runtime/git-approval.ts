@@ -1,0 +1,187 @@
+/**
+ * Human approval of escalated changes: list what waits, approve one (re-run
+ * the gate on its current diff, commit, deliver as the plan allows) or reject
+ * one (discard it). Both record the decision in the state file and one
+ * run-log line. Returns data; the CLI renders it.
+ */
+import { basename, resolve } from 'node:path';
+import type { Clock, DeliveryRecord, Failure, WorkspaceHandle } from '../core/ports/index.js';
+import { changedPaths } from '../core/ports/index.js';
+import { LoopRuntimeError } from '../core/errors.js';
+import { checkGate, type GateDecision } from '../core/gate/check-gate.js';
+import type { ExecutionPlan } from '../core/plan/execution-plan.js';
+import { appendRunLogLine } from '../core/state/run-log.js';
+import { isoSecond } from '../core/state/state-blocks.js';
+import { updateStateFile } from '../core/state/state-file.js';
+import { markWaitingDecided } from '../core/workspace/human-decision.js';
+import { findEscalated, type WorktreeEntry } from '../core/workspace/worktree-manifest.js';
+import { updateFileAtomically } from '../adapters/fs/atomic-file.js';
+import { GitDelivery } from '../adapters/delivery/git-delivery.js';
+import { git } from '../adapters/git/git-run.js';
+import { GitWorkspace } from '../adapters/workspace/git-workspace.js';
+import { WorktreeStore } from '../adapters/workspace/git-worktree-store.js';
+import { resolvePlan, type LoadedProject } from '../project/load-project.js';
+
+export interface InboxItem {
+  id: string;
+  pattern: string;
+  itemKey: string | null;
+  title: string | null;
+  branch: string;
+  path: string;
+  reason: string | null;
+  createdAt: string;
+  ageMs: number;
+}
+
+/** Escalated changes waiting for a human, oldest first. */
+export async function listInbox(root: string, now: number): Promise<InboxItem[]> {
+  const manifest = await new WorktreeStore(root).read();
+  return manifest.worktrees
+    .filter((entry) => entry.status === 'escalated' && !entry.released)
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+    .map((entry) => ({
+      id: entry.id,
+      pattern: entry.pattern,
+      itemKey: entry.itemKey ?? null,
+      title: entry.itemTitle ?? null,
+      branch: entry.branch,
+      path: resolve(root, entry.path),
+      reason: entry.reason ?? null,
+      createdAt: entry.createdAt,
+      ageMs: Math.max(0, now - (Date.parse(entry.createdAt) || now)),
+    }));
+}
+
+export interface DecisionOptions {
+  clock: Clock;
+  env: Record<string, string | undefined>;
+}
+
+export type ApproveResult =
+  | { status: 'needs-confirmation'; id: string; pattern: string; branch: string; paths: string[]; gate: GateDecision }
+  | {
+      status: 'applied';
+      id: string;
+      pattern: string;
+      branch: string;
+      paths: string[];
+      gate: GateDecision;
+      commit: string;
+      delivery: DeliveryRecord | Failure;
+    };
+
+export interface RejectResult {
+  status: 'rejected';
+  id: string;
+  pattern: string;
+  branch: string;
+}
+
+async function findWaiting(project: LoadedProject, idOrItemKey: string): Promise<{ entry: WorktreeEntry; plan: ExecutionPlan; handle: WorkspaceHandle }> {
+  const manifest = await new WorktreeStore(project.root).read();
+  const entry = findEscalated(manifest, idOrItemKey);
+  if (!entry) {
+    throw new LoopRuntimeError('USAGE', `Nothing waits for a decision under "${idOrItemKey}".`, {
+      fix: 'run `loop-runtime inbox` to see the ids of escalated changes.',
+    });
+  }
+  const resolved = await resolvePlan(project, entry.pattern);
+  if (!resolved.ok) {
+    throw new LoopRuntimeError('PATTERN_NOT_FOUND', `The escalated change ${entry.id} belongs to loop "${entry.pattern}", which is not configured any more.`, {
+      fix: `restore the loop, or remove ${entry.path} and its manifest entry by hand.`,
+    });
+  }
+  const path = resolve(project.root, entry.path);
+  const baseCommit = entry.baseCommit ?? (await git(path).raw(['merge-base', 'HEAD', entry.baseBranch ?? 'HEAD'])).trim();
+  const handle: WorkspaceHandle = { id: entry.id, path, branch: entry.branch, baseCommit, itemKey: entry.itemKey ?? entry.id };
+  return { entry, plan: resolved.plan, handle };
+}
+
+/**
+ * Applies an escalated change after re-running the gate on its current diff.
+ * When the gate still escalates, nothing happens unless `yes` is set: the
+ * human has then seen the gate's reason and decided.
+ */
+export async function approveChange(project: LoadedProject, idOrItemKey: string, options: DecisionOptions & { yes: boolean }): Promise<ApproveResult> {
+  const { entry, plan, handle } = await findWaiting(project, idOrItemKey);
+  const workspace = new GitWorkspace({ root: project.root, patternId: entry.pattern, clock: options.clock });
+  const diff = await workspace.changes(handle);
+  if (!diff.ok) throw new LoopRuntimeError('WORKSPACE_FAILED', `Could not read the kept change ${entry.id}: ${diff.message}`, { fix: `check ${handle.path}, or reject the change.` });
+  const paths = changedPaths(diff.changes);
+  if (paths.length === 0) {
+    throw new LoopRuntimeError('WORKSPACE_FAILED', `The kept change ${entry.id} has no changes against its base any more.`, { fix: `run \`loop-runtime reject ${entry.id}\` to clear it.` });
+  }
+  const gate = checkGate(plan.gate, 'commit', paths);
+  const base = { id: entry.id, pattern: entry.pattern, branch: entry.branch, paths, gate };
+  if (!gate.allowed && !options.yes) return { status: 'needs-confirmation', ...base };
+
+  const title = entry.itemTitle ?? entry.itemKey ?? entry.id;
+  const committed = await workspace.commit(handle, {
+    message: [`${entry.pattern}: ${title}`.slice(0, 72), '', `Why: ${entry.itemKey ?? entry.id} — ${title}`, `Escalated because: ${entry.reason ?? 'unknown'}`, 'Applied after human approval (loop-runtime approve).'].join('\n'),
+    trailers: { 'Loop-Pattern': entry.pattern, ...(entry.tickId ? { 'Loop-Tick': entry.tickId } : {}), 'Loop-Approved-By': 'human' },
+    author: plan.delivery.author,
+  });
+  if (!committed.ok) throw new LoopRuntimeError('WORKSPACE_FAILED', `Could not commit the approved change ${entry.id}: ${committed.message}`, { fix: `check ${handle.path}.` });
+
+  const delivery = new GitDelivery({ root: project.root, delivery: plan.delivery, clock: options.clock, env: options.env });
+  const delivered = await delivery.deliver({
+    handle,
+    commit: committed.commit,
+    patternId: entry.pattern,
+    itemKey: entry.itemKey ?? entry.id,
+    dedupeKey: `${entry.pattern}:${entry.itemKey ?? entry.id}`,
+    title: `${plan.pattern.name}: ${title}`,
+    body: [
+      `Opened by loop-runtime (${plan.pattern.name}) after a human approved an escalated change.`,
+      '',
+      `**Item:** ${entry.itemKey ?? entry.id} — ${title}`,
+      `**Escalated because:** ${entry.reason ?? 'unknown'}`,
+      `**Gate on the approved diff:** ${gate.allowed ? 'allowed' : `${gate.trigger} — ${gate.reason}`}`,
+      '',
+      `**Changed paths:** ${paths.map((path) => `\`${path}\``).join(', ')}`,
+    ].join('\n'),
+    merge: false,
+  });
+  const record: DeliveryRecord | Failure = delivered.ok ? (({ ok: _ok, ...rest }) => rest)(delivered) : delivered;
+  const summary = delivered.ok ? `${delivered.kind}${delivered.url ? ` ${delivered.url}` : ''}` : `delivery failed: ${delivered.message}`;
+  await recordDecision(project.root, plan, entry, 'approved', options.clock.now(), `approved by a human; committed ${committed.commit.sha.slice(0, 12)} on ${entry.branch} (${summary})`);
+  return { status: 'applied', ...base, commit: committed.commit.sha, delivery: record };
+}
+
+/** Discards an escalated change (worktree and branch) and records the decision. */
+export async function rejectChange(project: LoadedProject, idOrItemKey: string, options: DecisionOptions): Promise<RejectResult> {
+  const { entry, plan, handle } = await findWaiting(project, idOrItemKey);
+  const workspace = new GitWorkspace({ root: project.root, patternId: entry.pattern, clock: options.clock });
+  await workspace.discard(handle);
+  await recordDecision(project.root, plan, entry, 'rejected', options.clock.now(), `rejected by a human; ${entry.branch} discarded`);
+  return { status: 'rejected', id: entry.id, pattern: entry.pattern, branch: entry.branch };
+}
+
+async function recordDecision(root: string, plan: ExecutionPlan, entry: WorktreeEntry, decision: 'approved' | 'rejected', now: number, line: string): Promise<void> {
+  const project = basename(resolve(root));
+  const itemKey = entry.itemKey ?? entry.id;
+  await updateFileAtomically(resolve(root, plan.files.state), (old) => {
+    const marked = old === null ? old : markWaitingDecided(old, entry.pattern, itemKey, `${isoSecond(now)} ${line}`).text;
+    return updateStateFile(marked, { note: { patternId: entry.pattern, at: now, line: `${itemKey}: ${line}` } }, { project });
+  });
+  await updateFileAtomically(resolve(root, plan.files.runLog), (old) =>
+    appendRunLogLine(
+      old,
+      {
+        run_id: isoSecond(now),
+        pattern: entry.pattern,
+        duration_s: 0,
+        items_found: 1,
+        actions_taken: decision === 'approved' ? 1 : 0,
+        escalations: 0,
+        tokens_estimate: 0,
+        outcome: decision === 'approved' ? 'fix-proposed' : 'no-op',
+        ...(entry.tickId ? { tick_id: entry.tickId } : {}),
+        level: plan.level,
+        kind: `human-${decision}`,
+      },
+      { now, pruneDays: 30, project },
+    ),
+  );
+}

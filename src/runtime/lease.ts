@@ -1,0 +1,342 @@
+/**
+ * Leases: one tick per loop at a time, and one loop per work item, across
+ * processes on a machine (or on a shared file system).
+ *
+ * A lease is a file created with O_EXCL (`open(path, 'wx')`), so exactly one
+ * process can create it. It holds `{ pid, host, startedAt, staleMs, token }`.
+ * The holder touches its mtime every `staleMs / 4` (at most every 30 s).
+ * A lease is stale, and taken over, when
+ * - its holder's pid is dead on this host (a kill -9, a crash): at once; or
+ * - its mtime is older than `staleMs` (a hung holder, a holder on another
+ *   host): after a bounded time, by default the tick's timeout + 5 minutes.
+ * Taking over a stale lease happens under a short-lived `<lease>.break` file
+ * (also O_EXCL), and re-checks the lease's token, so two processes that both
+ * saw it stale cannot both take it.
+ *
+ * Every acquire, recovery and release is appended to
+ * `.loop-runtime/lease-history.jsonl`; a refused acquire writes nothing.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { appendFile, mkdir, open, readFile, stat, unlink, utimes } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import type { ItemLeaseResult, ItemLeases } from '../core/ports/index.js';
+import { LoopRuntimeError } from '../core/errors.js';
+
+export interface LeaseRecord {
+  kind: 'loop' | 'item';
+  /** Loop id, or the item key for item leases. */
+  name: string;
+  /** The loop holding it (item leases), or the loop itself. */
+  loop: string;
+  pid: number;
+  host: string;
+  startedAt: number;
+  staleMs: number;
+  token: string;
+  tickId?: string;
+}
+
+export interface LeaseHistoryLine {
+  event: 'acquire' | 'recover' | 'release';
+  kind: LeaseRecord['kind'];
+  name: string;
+  loop: string;
+  at: number;
+  pid: number;
+  host: string;
+  token: string;
+  /** recover: the lease taken over and why. */
+  previous?: { pid: number; host: string; startedAt: number; reason: string };
+  /** release: how the tick ended (what `run --due` reads back as the last run). */
+  startedAt?: number;
+  outcome?: string;
+  tickKind?: string;
+  tickId?: string;
+}
+
+export interface LeaseOptions {
+  /** Repository root; leases live in `<root>/.loop-runtime/leases/`. */
+  root: string;
+  /** Directory for the runtime's own files (default ".loop-runtime"). */
+  dir?: string;
+  /** Injected time (tests); default Date.now. */
+  now?: () => number;
+  /** Injected liveness check (tests); default `process.kill(pid, 0)`. */
+  isAlive?: (pid: number) => boolean;
+  host?: string;
+  pid?: number;
+}
+
+export interface AcquireOptions {
+  /** A lease not refreshed for this long is abandoned (default 15 minutes). */
+  staleMs?: number;
+  tickId?: string;
+  /** For item leases: the loop taking it. */
+  loop?: string;
+}
+
+/** A held lease: release it exactly once (extra calls do nothing). */
+export interface Lease {
+  readonly record: LeaseRecord;
+  readonly path: string;
+  /** Releases the lease; `result` goes to the lease history as the tick's outcome. */
+  release(result?: { outcome?: string; tickKind?: string; tickId?: string; startedAt?: number }): Promise<void>;
+}
+
+export type AcquireResult = { ok: true; lease: Lease } | { ok: false; holder: LeaseRecord | null; message: string };
+
+const DEFAULT_STALE_MS = 15 * 60_000;
+/** Added to a plan's timeout to get its leases' stale time. */
+export const LEASE_MARGIN_MS = 5 * 60_000;
+const UNWRITTEN_GRACE_MS = 10_000;
+const BREAK_STALE_MS = 30_000;
+
+/**
+ * @example
+ * ```ts
+ * const leases = new FileLeases({ root: '/repo' });
+ * const lease = await leases.acquireLoopLease('ci-sweeper', { staleMs: plan.timeoutMs + 300_000 }); // throws LEASE_HELD when held
+ * try { await engine.tick(); } finally { await lease.release({ outcome: 'no-op' }); }
+ * ```
+ */
+export class FileLeases {
+  readonly directory: string;
+  readonly historyPath: string;
+  private readonly now: () => number;
+  private readonly isAlive: (pid: number) => boolean;
+  private readonly host: string;
+  private readonly pid: number;
+
+  constructor(options: LeaseOptions) {
+    const base = resolve(options.root, options.dir ?? '.loop-runtime');
+    this.directory = join(base, 'leases');
+    this.historyPath = join(base, 'lease-history.jsonl');
+    this.now = options.now ?? Date.now;
+    this.isAlive = options.isAlive ?? processIsAlive;
+    this.host = options.host ?? hostname();
+    this.pid = options.pid ?? process.pid;
+  }
+
+  /** Path of a loop's lease file. */
+  loopLeasePath(loop: string): string {
+    return join(this.directory, `${safeName(loop)}.lock`);
+  }
+
+  /** Path of an item's lease file (hashed: item keys hold any characters). */
+  itemLeasePath(itemKey: string): string {
+    return join(this.directory, 'items', `${createHash('sha256').update(itemKey).digest('hex').slice(0, 32)}.lock`);
+  }
+
+  /** Takes the loop's lease or throws `LEASE_HELD` (exit code 4). */
+  async acquireLoopLease(loop: string, options: AcquireOptions = {}): Promise<Lease> {
+    const result = await this.tryAcquire('loop', loop, this.loopLeasePath(loop), { ...options, loop });
+    if (result.ok) return result.lease;
+    throw new LoopRuntimeError('LEASE_HELD', result.message, {
+      detail: result.holder,
+      fix: `wait for the running tick to finish; if no tick is running, the lease is recovered automatically once its holder's process is gone or after ${Math.round((options.staleMs ?? DEFAULT_STALE_MS) / 60_000)} minutes (or delete ${this.loopLeasePath(loop)}).`,
+    });
+  }
+
+  /** Takes an item's lease for a loop; `ok: false` names the holder. */
+  async acquireItemLease(itemKey: string, options: AcquireOptions = {}): Promise<AcquireResult> {
+    return this.tryAcquire('item', itemKey, this.itemLeasePath(itemKey), options);
+  }
+
+  /** The record in a lease file, or null when there is none (or it is unreadable). */
+  async readHolder(path: string): Promise<LeaseRecord | null> {
+    try {
+      return parseRecord(await readFile(path, 'utf8'));
+    } catch {
+      return null;
+    }
+  }
+
+  private async tryAcquire(kind: LeaseRecord['kind'], name: string, path: string, options: AcquireOptions): Promise<AcquireResult> {
+    const record: LeaseRecord = {
+      kind,
+      name,
+      loop: options.loop ?? name,
+      pid: this.pid,
+      host: this.host,
+      startedAt: this.now(),
+      staleMs: options.staleMs ?? DEFAULT_STALE_MS,
+      token: randomUUID(),
+      ...(options.tickId ? { tickId: options.tickId } : {}),
+    };
+    await mkdir(dirname(path), { recursive: true });
+    for (let attempt = 0; attempt < 2; attempt++) {
+      if (await createExclusive(path, `${JSON.stringify(record)}\n`)) {
+        await this.appendHistory({ event: 'acquire', kind, name, loop: record.loop, at: record.startedAt, pid: record.pid, host: record.host, token: record.token });
+        return { ok: true, lease: this.heldLease(record, path) };
+      }
+      const stale = await this.staleReason(path);
+      if (stale === null) break;
+      const broken = await this.breakStale(path, stale.holder);
+      if (!broken) break;
+      if (stale.holder) {
+        await this.appendHistory({
+          event: 'recover',
+          kind,
+          name,
+          loop: record.loop,
+          at: this.now(),
+          pid: record.pid,
+          host: record.host,
+          token: stale.holder.token,
+          previous: { pid: stale.holder.pid, host: stale.holder.host, startedAt: stale.holder.startedAt, reason: stale.reason },
+        });
+      }
+    }
+    const holder = await this.readHolder(path);
+    const who = holder ? `pid ${holder.pid} on ${holder.host}, since ${new Date(holder.startedAt).toISOString()}` : 'another process';
+    const what = kind === 'loop' ? `A tick of ${name} is already running (${who}); this one exits without doing anything.` : `Item ${name} is being worked on by ${holder?.loop ?? 'another loop'} (${who}).`;
+    return { ok: false, holder, message: what };
+  }
+
+  /** Why the lease at `path` may be taken over, or null when its holder is alive and fresh. */
+  private async staleReason(path: string): Promise<{ reason: string; holder: LeaseRecord | null } | null> {
+    let info;
+    try {
+      info = await stat(path);
+    } catch {
+      return { reason: 'released meanwhile', holder: null };
+    }
+    const holder = await this.readHolder(path);
+    const age = this.now() - info.mtimeMs;
+    if (!holder) {
+      // Created but not yet written by a racing process, or torn by a crash: give a writer time.
+      return age > UNWRITTEN_GRACE_MS ? { reason: 'unreadable lease file', holder: null } : null;
+    }
+    if (holder.host === this.host && holder.pid !== this.pid && !this.isAlive(holder.pid)) {
+      return { reason: `holder pid ${holder.pid} is gone`, holder };
+    }
+    if (age > holder.staleMs) return { reason: `not refreshed for ${Math.round(age / 1000)}s (stale after ${Math.round(holder.staleMs / 1000)}s)`, holder };
+    return null;
+  }
+
+  /** Removes a stale lease under the break lock, if it is still the same stale lease. */
+  private async breakStale(path: string, holder: LeaseRecord | null): Promise<boolean> {
+    const breakPath = `${path}.break`;
+    if (!(await createExclusive(breakPath, `${this.pid}@${this.host}\n`))) {
+      const info = await stat(breakPath).catch(() => null);
+      if (info && this.now() - info.mtimeMs > BREAK_STALE_MS) await unlink(breakPath).catch(() => undefined);
+      return false;
+    }
+    try {
+      const current = await this.readHolder(path);
+      if ((current?.token ?? null) !== (holder?.token ?? null)) return false;
+      await unlink(path).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+      });
+      return true;
+    } finally {
+      await unlink(breakPath).catch(() => undefined);
+    }
+  }
+
+  private heldLease(record: LeaseRecord, path: string): Lease {
+    let released = false;
+    const refreshMs = Math.max(1_000, Math.min(record.staleMs / 4, 30_000));
+    const timer = setInterval(() => {
+      const at = new Date();
+      void utimes(path, at, at).catch(() => undefined);
+    }, refreshMs);
+    timer.unref();
+    return {
+      record,
+      path,
+      release: async (result = {}) => {
+        if (released) return;
+        released = true;
+        clearInterval(timer);
+        const current = await this.readHolder(path);
+        // Never delete a lease someone else took over after ours went stale.
+        if (current?.token === record.token) await unlink(path).catch(() => undefined);
+        await this.appendHistory({
+          event: 'release',
+          kind: record.kind,
+          name: record.name,
+          loop: record.loop,
+          at: this.now(),
+          pid: record.pid,
+          host: record.host,
+          token: record.token,
+          startedAt: result.startedAt ?? record.startedAt,
+          ...(result.outcome ? { outcome: result.outcome } : {}),
+          ...(result.tickKind ? { tickKind: result.tickKind } : {}),
+          ...((result.tickId ?? record.tickId) ? { tickId: result.tickId ?? record.tickId } : {}),
+        });
+      },
+    };
+  }
+
+  private async appendHistory(line: LeaseHistoryLine): Promise<void> {
+    await mkdir(dirname(this.historyPath), { recursive: true });
+    // One write() of one line with O_APPEND: concurrent appenders never interleave within a line.
+    await appendFile(this.historyPath, `${JSON.stringify(line)}\n`, 'utf8');
+  }
+}
+
+/**
+ * The engine's item-lease port over `FileLeases`.
+ *
+ * @example
+ * ```ts
+ * const ports = { ...ports, items: new FileItemLeases(new FileLeases({ root }), { staleMs: plan.timeoutMs + 300_000 }) };
+ * ```
+ */
+export class FileItemLeases implements ItemLeases {
+  readonly specificationVersion = 'item-leases-v1' as const;
+  constructor(
+    private readonly leases: FileLeases,
+    private readonly options: { staleMs?: number } = {},
+  ) {}
+
+  async acquire(request: { itemKey: string; patternId: string; tickId: string }): Promise<ItemLeaseResult> {
+    const result = await this.leases.acquireItemLease(request.itemKey, { loop: request.patternId, tickId: request.tickId, ...(this.options.staleMs ? { staleMs: this.options.staleMs } : {}) });
+    if (!result.ok) return { ok: false, holder: result.holder?.loop ?? 'another loop', message: result.message };
+    const { lease } = result;
+    return { ok: true, release: () => lease.release() };
+  }
+}
+
+async function createExclusive(path: string, content: string): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(path, 'wx');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    await handle.writeFile(content, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return true;
+}
+
+function parseRecord(text: string): LeaseRecord | null {
+  try {
+    const value = JSON.parse(text) as Partial<LeaseRecord>;
+    if (typeof value.pid !== 'number' || typeof value.host !== 'string' || typeof value.token !== 'string' || typeof value.startedAt !== 'number') return null;
+    return { staleMs: DEFAULT_STALE_MS, kind: 'loop', name: '', loop: '', ...value } as LeaseRecord;
+  } catch {
+    return null;
+  }
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function safeName(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]/g, '_');
+}

@@ -1,0 +1,340 @@
+/**
+ * Durable state for ephemeral runners: the runtime's state files live on a
+ * dedicated branch (default `loop-runtime-state`) of the repository's own
+ * remote, at the same paths as in the working tree, next to a manifest
+ * `.loop-runtime/state-manifest.json`.
+ *
+ * - `pullState` fetches the branch and brings its files into the working
+ *   tree. A journal a human changed on the checked-out branch since the
+ *   state branch last saw it is merged; a state file (STATE.md) a human
+ *   changed keeps the human's version (e.g. a pause line added on main).
+ * - `pushState` commits the working tree's state files on top of the
+ *   branch's tip without touching HEAD, the index or the working tree's other
+ *   files (a private index + `commit-tree`), merging with whatever another
+ *   runner pushed since our pull (see merge-state.ts: journals are unions in
+ *   time order, STATE.md is newest-wins). A rejected push (non-fast-forward)
+ *   is retried from a fresh fetch.
+ */
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { execa } from 'execa';
+import { LoopRuntimeError } from '../core/errors.js';
+import { mergeStateText, type MergeStrategy } from '../core/schedule/merge-state.js';
+import { readTextOrNull, writeTextAtomically } from '../adapters/fs/atomic-file.js';
+
+export const DEFAULT_STATE_BRANCH = 'loop-runtime-state';
+export const STATE_MANIFEST = '.loop-runtime/state-manifest.json';
+/** Local only (never pushed): the state commit this working tree was last synced with. */
+export const STATE_SYNC_FILE = '.loop-runtime/state-sync.json';
+
+export interface StateFile {
+  /** Repository-relative path, '/'-separated. */
+  path: string;
+  merge: MergeStrategy;
+}
+
+export interface StateBranchOptions {
+  root: string;
+  remote?: string;
+  branch?: string;
+  /** The files to push (pull also brings every file the manifest lists). */
+  files: readonly StateFile[];
+  env?: Record<string, string | undefined>;
+  /** Push attempts before giving up (default 8). */
+  maxAttempts?: number;
+  /** Waits between attempts (tests pass a no-op); default a jittered backoff. */
+  sleep?: (attempt: number) => Promise<void>;
+  now?: () => number;
+}
+
+interface Manifest {
+  version: 1;
+  updatedAt: string;
+  files: Record<string, { merge: MergeStrategy; checkoutBlob: string | null }>;
+}
+
+export interface StateFileReport {
+  path: string;
+  action: 'taken' | 'merged' | 'kept' | 'unchanged' | 'absent';
+}
+
+export interface StateSyncResult {
+  remote: string;
+  branch: string;
+  commit: string | null;
+  pushed: boolean;
+  attempts: number;
+  files: StateFileReport[];
+}
+
+/**
+ * @example
+ * ```ts
+ * const pulled = await pullState({ root: '/repo', files: defaultStateFiles() }); // pulled.commit → sha or null (no branch yet)
+ * ```
+ */
+export async function pullState(options: StateBranchOptions): Promise<StateSyncResult> {
+  const git = gitRunner(options);
+  const { remote, branch } = names(options);
+  const tip = await fetchTip(git, remote, branch);
+  const files: StateFileReport[] = [];
+  if (tip) {
+    const manifest = parseManifest(await git.show(tip, STATE_MANIFEST));
+    const entries = new Map<string, MergeStrategy>(options.files.map((file) => [file.path, file.merge]));
+    for (const [path, entry] of Object.entries(manifest?.files ?? {})) entries.set(path, entry.merge);
+    for (const [path, merge] of entries) {
+      const remoteText = await git.show(tip, path);
+      if (remoteText === null) {
+        files.push({ path, action: 'absent' });
+        continue;
+      }
+      const absolute = resolve(options.root, path);
+      const localText = await readTextOrNull(absolute);
+      const seen = manifest?.files[path]?.checkoutBlob ?? null;
+      const checkoutBlob = await git.blobAtHead(path);
+      let next: string | null;
+      let action: StateFileReport['action'];
+      if (localText === null || checkoutBlob === seen) {
+        next = remoteText;
+        action = 'taken';
+      } else if (merge === 'state-md') {
+        // A human changed this file on the checked-out branch since the state branch last saw it
+        // (a pause line, a ticked-off item): their version wins; the next tick rewrites our blocks.
+        next = localText;
+        action = 'kept';
+      } else {
+        const base = seen ? await git.catBlob(seen) : null;
+        next = mergeStateText(merge, { base, local: localText, remote: remoteText, prefer: 'local' });
+        action = 'merged';
+      }
+      if (next !== null && next !== localText) await writeState(absolute, next);
+      else if (action === 'taken' || action === 'merged') action = 'unchanged';
+      files.push({ path, action });
+    }
+  }
+  await writeSync(options.root, { remote, branch, commit: tip, checkoutBlobs: await checkoutBlobs(git, options.files) });
+  return { remote, branch, commit: tip, pushed: false, attempts: 0, files };
+}
+
+/**
+ * @example
+ * ```ts
+ * const pushed = await pushState({ root: '/repo', files: defaultStateFiles() }); // pushed.pushed → true, pushed.attempts → 1
+ * ```
+ */
+export async function pushState(options: StateBranchOptions): Promise<StateSyncResult> {
+  const git = gitRunner(options);
+  const { remote, branch } = names(options);
+  const sync = await readSync(options.root);
+  const base = sync && sync.remote === remote && sync.branch === branch ? sync.commit : null;
+  const checkoutBlobsAtPull = sync?.checkoutBlobs ?? (await checkoutBlobs(git, options.files));
+  const maxAttempts = options.maxAttempts ?? 8;
+  const sleep = options.sleep ?? ((attempt: number) => new Promise<void>((done) => setTimeout(done, Math.min(5_000, 100 * 2 ** attempt) * (0.5 + Math.random()))));
+  const now = options.now ?? Date.now;
+
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    const tip = await fetchTip(git, remote, branch);
+    const previous = tip ? parseManifest(await git.show(tip, STATE_MANIFEST)) : null;
+    const manifest: Manifest = { version: 1, updatedAt: new Date(now()).toISOString(), files: { ...previous?.files } };
+    let changed = previous === null;
+    const contents = new Map<string, string>();
+    const files: StateFileReport[] = [];
+    for (const file of options.files) {
+      const local = await readTextOrNull(resolve(options.root, file.path));
+      const remoteText = tip ? await git.show(tip, file.path) : null;
+      const baseText = base ? await git.show(base, file.path) : null;
+      const merged = tip && tip !== base ? mergeStateText(file.merge, { base: baseText, local, remote: remoteText, prefer: 'local' }) : local;
+      if (merged === null) {
+        files.push({ path: file.path, action: 'absent' });
+        continue;
+      }
+      contents.set(file.path, merged);
+      const entry = { merge: file.merge, checkoutBlob: checkoutBlobsAtPull[file.path] ?? null };
+      if (merged !== remoteText || JSON.stringify(previous?.files[file.path]) !== JSON.stringify(entry)) changed = true;
+      manifest.files[file.path] = entry;
+      files.push({ path: file.path, action: merged === local ? (merged === remoteText ? 'unchanged' : 'kept') : 'merged' });
+    }
+    contents.set(STATE_MANIFEST, `${JSON.stringify(manifest, null, 2)}\n`);
+    // Nothing new since the tip: no commit (the manifest's timestamp alone is not a change).
+    const commit = !changed ? tip! : await git.commitFiles(tip, contents, `loop-runtime state: ${files.filter((file) => file.action !== 'unchanged' && file.action !== 'absent').length} file(s) updated`);
+    if (commit === tip) {
+      await writeSync(options.root, { remote, branch, commit: tip, checkoutBlobs: checkoutBlobsAtPull });
+      return { remote, branch, commit: tip, pushed: false, attempts: attempt, files };
+    }
+    const pushed = await git.push(remote, commit, branch);
+    if (pushed.ok) {
+      for (const [path, text] of contents) {
+        if (path === STATE_MANIFEST) continue;
+        const absolute = resolve(options.root, path);
+        if ((await readTextOrNull(absolute)) !== text) await writeState(absolute, text);
+      }
+      await writeSync(options.root, { remote, branch, commit, checkoutBlobs: checkoutBlobsAtPull });
+      return { remote, branch, commit, pushed: true, attempts: attempt, files };
+    }
+    if (!pushed.rejected) {
+      throw new LoopRuntimeError('STATE_FAILED', `Could not push the state branch ${branch} to ${remote}: ${pushed.message}`, {
+        fix: `check that the job may push (GitHub Actions: "permissions: contents: write") and that the remote "${remote}" exists.`,
+      });
+    }
+    await sleep(attempt);
+  }
+  throw new LoopRuntimeError('STATE_FAILED', `The state branch ${branch} kept moving: ${maxAttempts} push attempts were rejected as non-fast-forward.`, {
+    retryable: true,
+    fix: 'run `loop-runtime state push` again; if many runners push at once, give each loop its own concurrency group.',
+  });
+}
+
+async function writeState(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeTextAtomically(path, text);
+}
+
+function names(options: StateBranchOptions): { remote: string; branch: string } {
+  return { remote: options.remote ?? 'origin', branch: options.branch ?? DEFAULT_STATE_BRANCH };
+}
+
+interface SyncRecord {
+  remote: string;
+  branch: string;
+  commit: string | null;
+  checkoutBlobs: Record<string, string | null>;
+}
+
+async function readSync(root: string): Promise<SyncRecord | null> {
+  try {
+    return JSON.parse(await readFile(join(root, STATE_SYNC_FILE), 'utf8')) as SyncRecord;
+  } catch {
+    return null;
+  }
+}
+
+async function writeSync(root: string, record: SyncRecord): Promise<void> {
+  const path = join(root, STATE_SYNC_FILE);
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, `${JSON.stringify(record, null, 2)}\n`, 'utf8');
+}
+
+function parseManifest(text: string | null): Manifest | null {
+  if (!text) return null;
+  try {
+    const value = JSON.parse(text) as Manifest;
+    return value && typeof value.files === 'object' ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+async function checkoutBlobs(git: Git, files: readonly StateFile[]): Promise<Record<string, string | null>> {
+  const result: Record<string, string | null> = {};
+  for (const file of files) result[file.path] = await git.blobAtHead(file.path);
+  return result;
+}
+
+async function fetchTip(git: Git, remote: string, branch: string): Promise<string | null> {
+  const listed = await git.run(['ls-remote', '--heads', remote, `refs/heads/${branch}`]);
+  if (listed.exitCode !== 0) {
+    throw new LoopRuntimeError('STATE_FAILED', `Could not reach the remote "${remote}": ${listed.stderr.trim().split('\n').pop() ?? ''}`, {
+      retryable: true,
+      fix: `check \`git remote -v\` and the job's credentials; pass --remote <name> if the remote is not "${remote}".`,
+    });
+  }
+  const sha = listed.stdout.trim().split(/\s+/)[0];
+  if (!sha) return null;
+  const fetched = await git.run(['fetch', '--quiet', '--no-tags', remote, `+refs/heads/${branch}:refs/loop-runtime/${branch}`]);
+  if (fetched.exitCode !== 0) {
+    throw new LoopRuntimeError('STATE_FAILED', `Could not fetch ${branch} from ${remote}: ${fetched.stderr.trim()}`, { retryable: true, fix: 'retry; check the network and credentials.' });
+  }
+  return (await git.run(['rev-parse', `refs/loop-runtime/${branch}`])).stdout.trim();
+}
+
+type Git = ReturnType<typeof gitRunner>;
+
+function gitRunner(options: StateBranchOptions) {
+  const env: Record<string, string | undefined> = {
+    GIT_TERMINAL_PROMPT: '0',
+    ...(options.env ?? process.env),
+  };
+  const run = async (args: string[], extra: { input?: string; env?: Record<string, string> } = {}) => {
+    const result = await execa('git', args, { cwd: options.root, env: { ...env, ...extra.env }, extendEnv: false, reject: false, ...(extra.input !== undefined ? { input: extra.input } : {}), stripFinalNewline: false });
+    return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
+  };
+  const identity = async (): Promise<Record<string, string>> => {
+    const name = (await run(['config', 'user.name'])).stdout.trim();
+    const email = (await run(['config', 'user.email'])).stdout.trim();
+    return {
+      GIT_AUTHOR_NAME: name || 'loop-runtime',
+      GIT_AUTHOR_EMAIL: email || 'loop-runtime@localhost',
+      GIT_COMMITTER_NAME: name || 'loop-runtime',
+      GIT_COMMITTER_EMAIL: email || 'loop-runtime@localhost',
+    };
+  };
+  return {
+    run,
+    /** A file's text at a commit, or null when it is not there. */
+    async show(commit: string, path: string): Promise<string | null> {
+      const result = await run(['cat-file', 'blob', `${commit}:${path}`]);
+      return result.exitCode === 0 ? result.stdout : null;
+    },
+    async catBlob(sha: string): Promise<string | null> {
+      const result = await run(['cat-file', 'blob', sha]);
+      return result.exitCode === 0 ? result.stdout : null;
+    },
+    /** The blob id of a path in HEAD, or null (untracked, no commits). */
+    async blobAtHead(path: string): Promise<string | null> {
+      const result = await run(['rev-parse', '--verify', '--quiet', `HEAD:${path}`]);
+      return result.exitCode === 0 ? result.stdout.trim() || null : null;
+    },
+    /** A commit with `contents` on top of `parent` (or a root commit); returns `parent` when nothing changed. */
+    async commitFiles(parent: string | null, contents: ReadonlyMap<string, string>, message: string): Promise<string> {
+      const indexPath = resolve(options.root, (await run(['rev-parse', '--git-path', `loop-runtime-state-${process.pid}.index`])).stdout.trim());
+      const indexEnv = { GIT_INDEX_FILE: indexPath };
+      try {
+        const read = await run(parent ? ['read-tree', parent] : ['read-tree', '--empty'], { env: indexEnv });
+        if (read.exitCode !== 0) throw new Error(read.stderr);
+        for (const [path, text] of contents) {
+          const blob = (await run(['hash-object', '-w', '--stdin'], { input: text })).stdout.trim();
+          const added = await run(['update-index', '--add', '--cacheinfo', `100644,${blob},${path}`], { env: indexEnv });
+          if (added.exitCode !== 0) throw new Error(added.stderr);
+        }
+        const tree = (await run(['write-tree'], { env: indexEnv })).stdout.trim();
+        if (parent && (await run(['rev-parse', `${parent}^{tree}`])).stdout.trim() === tree) return parent;
+        const committed = await run(['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message], { env: await identity() });
+        if (committed.exitCode !== 0) throw new Error(committed.stderr);
+        return committed.stdout.trim();
+      } catch (error) {
+        throw new LoopRuntimeError('STATE_FAILED', `Could not build the state commit: ${(error as Error).message.trim()}`, { cause: error, fix: 'check that the repository is not corrupt (`git fsck`).' });
+      } finally {
+        await rm(indexPath, { force: true });
+      }
+    },
+    async push(remote: string, commit: string, branch: string): Promise<{ ok: true } | { ok: false; rejected: boolean; message: string }> {
+      const result = await run(['push', '--quiet', '--porcelain', remote, `${commit}:refs/heads/${branch}`]);
+      if (result.exitCode === 0) return { ok: true };
+      const text = `${result.stdout}\n${result.stderr}`;
+      const rejected = /non-fast-forward|fetch first|rejected|stale info|cannot lock ref|failed to update ref|incorrect old value/i.test(text);
+      return { ok: false, rejected, message: text.trim().split('\n').slice(-3).join(' ') };
+    },
+  };
+}
+
+/**
+ * The state files of a set of loops: their state files, run logs and
+ * attempt ledgers, plus the spend journal and the lease history.
+ *
+ * @example
+ * ```ts
+ * stateFilesFor([{ state: 'STATE.md', runLog: 'loop-run-log.md', ledger: 'loop-ledger.json' }]);
+ * ```
+ */
+export function stateFilesFor(loopFiles: ReadonlyArray<{ state: string; runLog: string; ledger: string }>): StateFile[] {
+  const files = new Map<string, MergeStrategy>([
+    ['.loop-runtime/spend.jsonl', 'jsonl'],
+    ['.loop-runtime/lease-history.jsonl', 'jsonl'],
+  ]);
+  for (const loop of loopFiles) {
+    files.set(loop.runLog, 'run-log');
+    files.set(loop.ledger, 'attempt-ledger');
+    if (!files.has(loop.state)) files.set(loop.state, 'state-md');
+  }
+  return [...files].map(([path, merge]) => ({ path, merge }));
+}
