@@ -1,7 +1,8 @@
 /**
  * loop-runtime's public API. The core (planner, engine, budget, gates,
- * state formats) is pure; the Node adapters (files, git, sandbox) and the
- * composition root live under `node/`.
+ * state formats) is pure (`src/core`); the Node adapters (files, git,
+ * sandbox) live under `src/adapters/<port>`, and `openRuntime` — the one
+ * wiring path every entry point uses — under `src/runtime`.
  *
  * @example
  * ```ts
@@ -41,4 +42,10 @@ export type { FileAttemptLedgerOptions } from './adapters/attempt-ledger/file-at
 export { FileKillSwitch } from './adapters/kill-switch/kill-switch.js';
 export type { FileKillSwitchOptions } from './adapters/kill-switch/kill-switch.js';
 export { createLoopRuntime } from './runtime/create-runtime.js';
+export { openRuntime } from './runtime/runtime.js';
+export type { OpenRuntimeOptions, Planned, RunRequest, Runtime } from './runtime/runtime.js';
+export type { DueLoopReport, DueRunSummary, RunSummary } from './runtime/run-loops.js';
+export type { LoopStatus, LoopStatusReport } from './runtime/loop-status.js';
+export type { ApproveResult, InboxItem, RejectResult } from './runtime/git-approval.js';
+export { systemClock } from './adapters/clock/system-clock.js';
 export type { LoopRuntime, RuntimeOptions } from './runtime/create-runtime.js';

@@ -113,6 +113,21 @@ describe('CLI golden output', () => {
     expect(result.stderr).toContain('--level L9 is not an autonomy level. To fix: use L0, L1, L2 or L3.');
   });
 
+  it('a dry run outside a git repository says it fell back to an in-memory copy', async () => {
+    const plain = await mkdtemp(join(tmpdir(), 'cli-no-git-'));
+    await writeFile(join(plain, 'README.md'), '# not a repository\n');
+    const result = await cli(plain, ['run', 'daily-triage', '--level', 'L2', '--dry-run', '--json']);
+    const summary = JSON.parse(result.stdout) as { ticks: Array<{ kind: string }>; notes: string[] };
+    expect(summary.ticks[0]?.kind).not.toBe('failed');
+    expect(summary.notes.join('\n')).toMatch(/is not a git repository with a commit, so the rehearsal used an in-memory copy/);
+  });
+
+  it('an unknown flag is a usage error: exit 3, one line, no stack trace', async () => {
+    const result = await cli(repo, ['run', 'daily-triage', '--bogus']);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toBe('loop-runtime run: Unknown option `--bogus`. Run `loop-runtime run --help` for its flags.\n');
+  });
+
   it('--backend mock without --dry-run writes real state that loop status reads', async () => {
     const result = await cli(repo, ['run', 'daily-triage', '--level', 'L2', '--backend', 'mock', '--json']);
     expect(result.code).toBe(0);

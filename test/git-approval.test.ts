@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
@@ -77,5 +78,28 @@ describe('approve / reject / inbox', () => {
     expect(JSON.parse((await cli(root, ['inbox', '--json'])).stdout).items).toEqual([]);
     // The main worktree never saw the agent's .env.
     expect(existsSync(join(root, '.env'))).toBe(false);
+  });
+
+  it('approve goes through the same redaction as a tick: a failing gh that echoes the token leaks it into no file and no output', async () => {
+    const canary = 'ghp_' + 'C4n4ryT0k3nV4lu3F0rApprov3Pth00001';
+    const root = await makeRepo({ 'src/example.ts': 'export const answer = 42;\n', 'LOOP.md': LOOP_MD('pull-request') });
+    await addBareRemote(root);
+    const bin = await mkdtemp(join(tmpdir(), 'loop-gh-leaky-'));
+    // A gh whose `pr create` fails and quotes its credentials, as a misconfigured remote URL would.
+    await writeFile(join(bin, 'gh'), `#!/bin/sh\nif [ "$1" = pr ] && [ "$2" = create ]; then echo "HTTP 401: bad credentials for token $GH_TOKEN" >&2; exit 1; fi\nif [ "$1" = pr ] && [ "$2" = list ]; then echo '[]'; fi\nexit 0\n`);
+    await chmod(join(bin, 'gh'), 0o755);
+    const env = { PATH: `${bin}:${process.env.PATH}`, GH_TOKEN: canary };
+
+    const run = await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'], env);
+    expect(JSON.parse(run.stdout).ticks[0].kind).toBe('escalated');
+    const id: string = JSON.parse((await cli(root, ['inbox', '--json'], env)).stdout).items[0].id;
+    const approved = await cli(root, ['approve', id, '--yes', '--json'], env);
+    const result = JSON.parse(approved.stdout);
+    expect(result.status).toBe('applied');
+    expect(result.delivery.ok).toBe(false);
+    for (const text of [approved.stdout, approved.stderr, await readFile(join(root, 'STATE.md'), 'utf8'), await readFile(join(root, 'loop-run-log.md'), 'utf8')]) {
+      expect(text).not.toContain(canary);
+    }
+    expect(result.delivery.message).toContain('[REDACTED');
   });
 });

@@ -68,7 +68,13 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     stderr(`Unknown command "${parsed.args[0]}". Run \`loop-runtime --help\` to see the commands.\n`);
     return ExitCode.configError;
   }
-  await cli.runMatchedCommand();
+  try {
+    // cac checks unknown flags and missing option values here, not in parse().
+    await cli.runMatchedCommand();
+  } catch (error) {
+    stderr(`loop-runtime ${cli.matchedCommand.name}: ${error instanceof Error ? error.message : String(error)}. Run \`loop-runtime ${cli.matchedCommand.name} --help\` for its flags.\n`);
+    return ExitCode.configError;
+  }
   const definition = selected!;
   const json = Boolean(parsed.options.json);
   const io: CliIO = {

@@ -7,13 +7,13 @@ import { readFile, realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { BudgetBreaker } from '../core/budget/budget-breaker.js';
 import { OverlayBudgetLedger } from '../adapters/budget-ledger/overlay-budget-ledger.js';
-import { MemoryAttemptLedger, wallClock } from '../core/engine/defaults.js';
+import { MemoryAttemptLedger } from '../core/engine/defaults.js';
+import { systemClock } from '../adapters/clock/system-clock.js';
 import type { EnginePorts } from '../core/engine/engine-ports.js';
 import { LoopEngine } from '../core/engine/loop-engine.js';
-import type { AgentBackend, CommandRunner, Delivery, EngineObserver, Workspace } from '../core/ports/index.js';
+import type { AgentBackend, Clock, CommandRunner, EngineObserver } from '../core/ports/index.js';
 import { isLoopRuntimeError } from '../core/errors.js';
-import { createRedactor } from '../core/security/redact-secrets.js';
-import { scrubEnv, secretValuesFromEnv } from '../core/security/scrub-env.js';
+import { scrubEnv } from '../core/security/scrub-env.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import { MemoryStateWriter } from '../adapters/state-writer/memory-state-writer.js';
 import { MemoryWorkspace } from '../adapters/workspace/memory-workspace.js';
@@ -21,9 +21,8 @@ import { FileAttemptLedger } from '../adapters/attempt-ledger/file-attempt-ledge
 import { FileBudgetLedger } from '../adapters/budget-ledger/file-budget-ledger.js';
 import { FileKillSwitch } from '../adapters/kill-switch/file-kill-switch.js';
 import { FileStateWriter } from '../adapters/state-writer/file-state-writer.js';
-import { GitDelivery } from '../adapters/delivery/git-delivery.js';
 import { DryRunGitWorkspace, localOnlyDelivery } from '../adapters/workspace/git-dry-run-workspace.js';
-import { GitWorkspace } from '../adapters/workspace/git-workspace.js';
+import { gitDeliveryFor, gitWorkspaceFor, redactorFor } from './wiring.js';
 import type { LoadedProject } from '../project/load-project.js';
 import { FileItemLeases, FileLeases, LEASE_MARGIN_MS } from './lease.js';
 import { loadInstructions } from '../project/load-instructions.js';
@@ -32,6 +31,8 @@ import { ProbeDiscovery } from '../adapters/discovery/probe-discovery.js';
 export interface RuntimeOptions {
   dryRun: boolean;
   env: Record<string, string | undefined>;
+  /** The clock for the engine and every adapter; the system clock when absent. */
+  clock?: Clock;
   observer?: EngineObserver;
   /** Injected backend (tests); otherwise the plan's backend plugin is resolved. */
   backend?: AgentBackend;
@@ -69,6 +70,7 @@ function confinedReader(root: string): (path: string) => Promise<string | null> 
 
 export async function createLoopRuntime(project: LoadedProject, writtenPlan: ExecutionPlan, options: RuntimeOptions): Promise<LoopRuntime> {
   const root = project.root;
+  const clock = options.clock ?? systemClock;
   const notes: string[] = [];
   let plan = writtenPlan;
   if (options.dryRun && plan.phases.verify.commands.length > 0) {
@@ -81,7 +83,8 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
   const instructions = await loadInstructions(project, plan.pattern.id);
   const backend = options.backend ?? (await resolvePlanBackend(plan, root, options.dryRun, options.env));
   // Secret values from the environment and common token shapes never reach a file we write.
-  const redact = createRedactor(secretValuesFromEnv(options.env));
+  const redact = redactorFor(options.env);
+  const wiring = { root, clock, env: options.env, redact };
 
   let ports: EnginePorts;
   let dryRunWorkspace: DryRunGitWorkspace | null = null;
@@ -96,8 +99,9 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
         root,
         patternId: plan.pattern.id,
         baseBranch: plan.delivery.baseBranch,
-        clock: wallClock,
+        clock,
         fallback: new MemoryWorkspace({ readBase: confinedReader(root) }),
+        onFallback: (reason) => notes.push(`dry-run: ${reason}, so the rehearsal used an in-memory copy of the files instead of a temporary git clone`),
       })),
       delivery: localOnlyDelivery,
       attempts: new MemoryAttemptLedger(await fileAttempts.history()),
@@ -109,8 +113,8 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
       backend,
       state: new FileStateWriter({ root, stateFile: plan.files.state, runLog: plan.files.runLog, redact }),
       budget: new BudgetBreaker(plan.dailyTokenCap, { ledger: fileLedger, degradeAtFraction: plan.budget.degradeAtFraction }),
-      workspace: redactingWorkspace(new GitWorkspace({ root, patternId: plan.pattern.id, baseBranch: plan.delivery.baseBranch, clock: wallClock }), redact),
-      delivery: redactingDelivery(new GitDelivery({ root, delivery: plan.delivery, clock: wallClock, env: options.env }), redact),
+      workspace: gitWorkspaceFor(wiring, plan.pattern.id, plan.delivery.baseBranch),
+      delivery: gitDeliveryFor(wiring, plan),
       attempts: new FileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, level: plan.level, goal: plan.pattern.goal, redact }),
       killSwitch,
       instructions,
@@ -123,6 +127,7 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
     const commands = await commandRunnerFor(plan, root, options);
     if (commands) ports.commands = commands;
   }
+  ports.clock = clock;
   if (options.observer) ports.observer = options.observer;
   const engine = new LoopEngine(plan, ports);
   return {
@@ -162,38 +167,6 @@ async function commandRunnerFor(plan: ExecutionPlan, root: string, options: Runt
     }
     throw error;
   }
-}
-
-/**
- * Redacts what the workspace writes into git and its manifest: commit
- * messages (they quote the item, the agent's summary and the verification
- * commands) and the reason an escalated worktree is kept.
- */
-function redactingWorkspace(workspace: Workspace, redact: (text: string) => string): Workspace {
-  const redacting: Workspace = {
-    specificationVersion: workspace.specificationVersion,
-    prepare: (request) => workspace.prepare(request),
-    changes: (handle) => workspace.changes(handle),
-    commit: (handle, request) =>
-      workspace.commit(handle, {
-        ...request,
-        message: redact(request.message),
-        trailers: Object.fromEntries(Object.entries(request.trailers).map(([name, value]) => [name, redact(value)])),
-      }),
-    discard: (handle) => workspace.discard(handle),
-    keep: (handle, reason) => workspace.keep(handle, redact(reason)),
-  };
-  if (workspace.recover) redacting.recover = () => workspace.recover!();
-  if (workspace.files) redacting.files = (handle) => workspace.files!(handle);
-  return redacting;
-}
-
-/** Redacts what delivery writes to a remote (PR title and body). */
-function redactingDelivery(delivery: Delivery, redact: (text: string) => string): Delivery {
-  return {
-    specificationVersion: delivery.specificationVersion,
-    deliver: (request) => delivery.deliver({ ...request, title: redact(request.title), body: redact(request.body) }),
-  };
 }
 
 /** Backend environment: an allowlist plus the provider's own variables, never the whole process environment. */

@@ -16,11 +16,10 @@ import { updateStateFile } from '../core/state/state-file.js';
 import { markWaitingDecided } from '../core/workspace/human-decision.js';
 import { findEscalated, type WorktreeEntry } from '../core/workspace/worktree-manifest.js';
 import { updateFileAtomically } from '../adapters/fs/atomic-file.js';
-import { GitDelivery } from '../adapters/delivery/git-delivery.js';
 import { git } from '../adapters/git/git-run.js';
-import { GitWorkspace } from '../adapters/workspace/git-workspace.js';
 import { WorktreeStore } from '../adapters/workspace/git-worktree-store.js';
 import { resolvePlan, type LoadedProject } from '../project/load-project.js';
+import { gitDeliveryFor, gitWorkspaceFor, redactorFor, type GitWiring, type Redact } from './wiring.js';
 
 export interface InboxItem {
   id: string;
@@ -105,7 +104,8 @@ async function findWaiting(project: LoadedProject, idOrItemKey: string): Promise
  */
 export async function approveChange(project: LoadedProject, idOrItemKey: string, options: DecisionOptions & { yes: boolean }): Promise<ApproveResult> {
   const { entry, plan, handle } = await findWaiting(project, idOrItemKey);
-  const workspace = new GitWorkspace({ root: project.root, patternId: entry.pattern, clock: options.clock });
+  const wiring = wiringFor(project, options);
+  const workspace = gitWorkspaceFor(wiring, entry.pattern, entry.baseBranch ?? null);
   const diff = await workspace.changes(handle);
   if (!diff.ok) throw new LoopRuntimeError('WORKSPACE_FAILED', `Could not read the kept change ${entry.id}: ${diff.message}`, { fix: `check ${handle.path}, or reject the change.` });
   const paths = changedPaths(diff.changes);
@@ -124,7 +124,7 @@ export async function approveChange(project: LoadedProject, idOrItemKey: string,
   });
   if (!committed.ok) throw new LoopRuntimeError('WORKSPACE_FAILED', `Could not commit the approved change ${entry.id}: ${committed.message}`, { fix: `check ${handle.path}.` });
 
-  const delivery = new GitDelivery({ root: project.root, delivery: plan.delivery, clock: options.clock, env: options.env });
+  const delivery = gitDeliveryFor(wiring, plan);
   const delivered = await delivery.deliver({
     handle,
     commit: committed.commit,
@@ -145,20 +145,26 @@ export async function approveChange(project: LoadedProject, idOrItemKey: string,
   });
   const record: DeliveryRecord | Failure = delivered.ok ? (({ ok: _ok, ...rest }) => rest)(delivered) : delivered;
   const summary = delivered.ok ? `${delivered.kind}${delivered.url ? ` ${delivered.url}` : ''}` : `delivery failed: ${delivered.message}`;
-  await recordDecision(project.root, plan, entry, 'approved', options.clock.now(), `approved by a human; committed ${committed.commit.sha.slice(0, 12)} on ${entry.branch} (${summary})`);
+  await recordDecision(project.root, plan, entry, wiring.redact, 'approved', options.clock.now(), `approved by a human; committed ${committed.commit.sha.slice(0, 12)} on ${entry.branch} (${summary})`);
   return { status: 'applied', ...base, commit: committed.commit.sha, delivery: record };
 }
 
 /** Discards an escalated change (worktree and branch) and records the decision. */
 export async function rejectChange(project: LoadedProject, idOrItemKey: string, options: DecisionOptions): Promise<RejectResult> {
   const { entry, plan, handle } = await findWaiting(project, idOrItemKey);
-  const workspace = new GitWorkspace({ root: project.root, patternId: entry.pattern, clock: options.clock });
-  await workspace.discard(handle);
-  await recordDecision(project.root, plan, entry, 'rejected', options.clock.now(), `rejected by a human; ${entry.branch} discarded`);
+  const wiring = wiringFor(project, options);
+  await gitWorkspaceFor(wiring, entry.pattern, entry.baseBranch ?? null).discard(handle);
+  await recordDecision(project.root, plan, entry, wiring.redact, 'rejected', options.clock.now(), `rejected by a human; ${entry.branch} discarded`);
   return { status: 'rejected', id: entry.id, pattern: entry.pattern, branch: entry.branch };
 }
 
-async function recordDecision(root: string, plan: ExecutionPlan, entry: WorktreeEntry, decision: 'approved' | 'rejected', now: number, line: string): Promise<void> {
+function wiringFor(project: LoadedProject, options: DecisionOptions): GitWiring {
+  return { root: project.root, clock: options.clock, env: options.env, redact: redactorFor(options.env) };
+}
+
+/** Records the decision in the state file and the run log; `line` quotes git/gh output, so it is redacted here. */
+async function recordDecision(root: string, plan: ExecutionPlan, entry: WorktreeEntry, redact: Redact, decision: 'approved' | 'rejected', now: number, unredacted: string): Promise<void> {
+  const line = redact(unredacted);
   const project = basename(resolve(root));
   const itemKey = entry.itemKey ?? entry.id;
   await updateFileAtomically(resolve(root, plan.files.state), (old) => {

@@ -19,8 +19,10 @@ export interface DryRunGitWorkspaceOptions {
   patternId: string;
   baseBranch?: string | null;
   clock: Clock;
-  /** Used when the root is not a git repository with a commit. */
+  /** Used when the root is not a git repository with a commit, or the temporary clone fails. */
   fallback: Workspace;
+  /** Told why the fallback is used, so the run can say it did not rehearse with real git. */
+  onFallback?: (reason: string) => void;
 }
 
 type Prepare = Workspace['prepare'];
@@ -91,18 +93,23 @@ export class DryRunGitWorkspace implements Workspace {
     return this.started;
   }
 
+  private fallBack(reason: string): Workspace {
+    this.options.onFallback?.(reason);
+    return this.options.fallback;
+  }
+
   private async start(): Promise<Workspace> {
     const root = resolve(this.options.root);
     // Read-only probe: rev-parse writes nothing.
     const head = await git(root).tryRaw(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
-    if (!head?.trim()) return this.options.fallback;
+    if (!head?.trim()) return this.fallBack(`${root} is not a git repository with a commit`);
     const copy = await mkdtemp(join(tmpdir(), 'loop-runtime-dry-run-'));
     this.copy = copy;
     try {
       await git(copy).raw(['clone', '--quiet', '--shared', '--no-checkout', root, join(copy, 'repo')]);
-    } catch {
+    } catch (error) {
       await this.close();
-      return this.options.fallback;
+      return this.fallBack(`the temporary clone failed (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`);
     }
     return new GitWorkspace({
       root: join(copy, 'repo'),

@@ -4,19 +4,17 @@
  * without `--yes` (the human has then seen why and decided).
  */
 import pc from 'picocolors';
-import { formatDiagnostic } from '../../core/config/diagnostics.js';
 import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
 import type { CommandContext, CommandOutput } from '../command.js';
+import { openCliRuntime } from '../open.js';
 
 /** Handler for `loop-runtime approve <id>`. */
 export async function approveCommand({ args, options, io }: CommandContext): Promise<CommandOutput> {
   const id = args[0];
   if (!id) throw new LoopRuntimeError('USAGE', 'approve needs the id (or item key) of an escalated change.', { fix: 'run `loop-runtime inbox` to see what waits.' });
-  const { loadProject } = await import('../../project/load-project.js');
-  const loaded = await loadProject(io.cwd);
-  if (!loaded.ok) return { exitCode: ExitCode.configError, json: { ok: false, issues: loaded.issues }, text: loaded.issues.map(formatDiagnostic).join('\n') };
-  const { approveChange } = await import('../../runtime/git-approval.js');
-  const result = await approveChange(loaded.project, id, { yes: Boolean(options.yes), clock: { now: () => Date.now() }, env: io.env });
+  const opened = await openCliRuntime(io);
+  if (!opened.ok) return opened.output;
+  const result = await opened.runtime.approve(id, { yes: Boolean(options.yes) });
   const gateLine = result.gate.allowed ? pc.green(`gate (commit): allowed — ${result.paths.length} path(s) within policy`) : pc.yellow(`gate (commit): escalates (${result.gate.trigger}) — ${result.gate.reason}`);
   if (result.status === 'needs-confirmation') {
     return {

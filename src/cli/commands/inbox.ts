@@ -2,6 +2,7 @@
 import pc from 'picocolors';
 import { ExitCode } from '../../core/errors.js';
 import type { CommandContext, CommandOutput } from '../command.js';
+import { openCliRuntime } from '../open.js';
 
 /** A short age: 45s, 12m, 3h, 2d. */
 export function formatAge(ms: number): string {
@@ -14,8 +15,9 @@ export function formatAge(ms: number): string {
 
 /** Handler for `loop-runtime inbox`. */
 export async function inboxCommand({ io }: CommandContext): Promise<CommandOutput> {
-  const { listInbox } = await import('../../runtime/git-approval.js');
-  const items = await listInbox(io.cwd, Date.now());
+  const opened = await openCliRuntime(io);
+  if (!opened.ok) return opened.output;
+  const items = await opened.runtime.inbox();
   if (items.length === 0) return { exitCode: ExitCode.ok, json: { items }, text: 'Nothing waits for a human decision.' };
   const lines = items.map((item) =>
     [

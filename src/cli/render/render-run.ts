@@ -1,6 +1,6 @@
 import pc from 'picocolors';
 import type { TickResult } from '../../core/engine/tick-result.js';
-import type { RunSummary } from '../commands/run.js';
+import type { RunSummary } from '../../runtime/run-loops.js';
 
 const number = (value: number) => value.toLocaleString('en-US');
 

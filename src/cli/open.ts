@@ -1,0 +1,21 @@
+/**
+ * How a command reaches the runtime: open it for `--cwd` with the real clock
+ * and the CLI's progress writer. A configuration problem becomes the exit-3
+ * output every command shares.
+ */
+import { formatDiagnostic, type Diagnostic } from '../core/config/diagnostics.js';
+import { ExitCode } from '../core/errors.js';
+import { systemClock } from '../adapters/clock/system-clock.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { CliIO, CommandOutput } from './command.js';
+
+export async function openCliRuntime(io: CliIO): Promise<{ ok: true; runtime: Runtime } | { ok: false; output: CommandOutput }> {
+  const { openRuntime } = await import('../runtime/runtime.js');
+  const opened = await openRuntime({ cwd: io.cwd, env: io.env, clock: systemClock, progress: io.progress });
+  return opened.ok ? opened : { ok: false, output: configErrorOutput(opened.issues) };
+}
+
+/** Exit 3 with every issue (file, line, key, fix): nothing ran. */
+export function configErrorOutput(issues: readonly Diagnostic[]): CommandOutput {
+  return { exitCode: ExitCode.configError, json: { ok: false, issues }, text: issues.map(formatDiagnostic).join('\n') };
+}

@@ -1,0 +1,69 @@
+/**
+ * What `status` reports: per configured loop, today's spend against its cap
+ * (UTC day), whether it is paused and by what, and its last runs from the
+ * run log. Reads only; every reader is the adapter the tick itself uses.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { utcDay } from '../core/budget/utc-day.js';
+import type { Clock } from '../core/ports/index.js';
+import { parseRunLog, type RunLogEntry } from '../core/state/run-log.js';
+import { FileBudgetLedger } from '../adapters/budget-ledger/file-budget-ledger.js';
+import { FileKillSwitch } from '../adapters/kill-switch/kill-switch.js';
+import { resolvePlan, type LoadedProject } from '../project/load-project.js';
+
+export interface LoopStatus {
+  id: string;
+  name: string;
+  level: string;
+  spentToday: number;
+  dailyTokenCap: number;
+  paused: boolean;
+  pausedBy?: string;
+  stateFile: string;
+  lastRuns: RunLogEntry[];
+}
+
+export interface LoopStatusReport {
+  day: string;
+  root: string;
+  loops: LoopStatus[];
+}
+
+async function readOptional(path: string): Promise<string | null> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+export async function loopStatus(project: LoadedProject, options: { clock: Clock; env: Record<string, string | undefined> }): Promise<LoopStatusReport> {
+  const day = utcDay(options.clock.now());
+  const runLogs = new Map<string, RunLogEntry[]>();
+  const loops: LoopStatus[] = [];
+  for (const id of project.configuredLoops) {
+    const resolved = await resolvePlan(project, id);
+    if (!resolved.ok) continue;
+    const plan = resolved.plan;
+    if (!runLogs.has(plan.files.runLog)) {
+      const text = await readOptional(join(project.root, plan.files.runLog));
+      runLogs.set(plan.files.runLog, text ? parseRunLog(text) : []);
+    }
+    const ledger = new FileBudgetLedger({ root: project.root, runLog: plan.files.runLog });
+    const pause = await new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env }).check();
+    loops.push({
+      id,
+      name: plan.pattern.name,
+      level: plan.level,
+      spentToday: await ledger.spentOn(day, id),
+      dailyTokenCap: plan.dailyTokenCap,
+      paused: pause.paused,
+      ...(pause.source ? { pausedBy: pause.source } : {}),
+      stateFile: plan.files.state,
+      lastRuns: runLogs.get(plan.files.runLog)!.filter((entry) => entry.pattern === id).slice(-5).reverse(),
+    });
+  }
+  return { day, root: project.root, loops };
+}

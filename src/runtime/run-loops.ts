@@ -1,0 +1,181 @@
+/**
+ * Ticking loops the way every entry point does it: one loop now (`run <id>`)
+ * or the due ones (`run --due`), each tick under the loop's lease, through
+ * the one composition root, with everything reported redacted.
+ */
+import type { Level } from '../core/config/schemas.js';
+import type { Diagnostic } from '../core/config/diagnostics.js';
+import type { TickResult } from '../core/engine/tick-result.js';
+import { runLogOutcome } from '../core/engine/tick-result.js';
+import { ExitCode, isLoopRuntimeError } from '../core/errors.js';
+import type { ExecutionPlan } from '../core/plan/execution-plan.js';
+import type { DueDecision } from '../core/schedule/decide-due.js';
+import type { AgentBackend, Clock } from '../core/ports/index.js';
+import type { LoadedProject } from '../project/load-project.js';
+import { redactorFor, redactStrings } from './wiring.js';
+
+export interface RunSummary {
+  pattern: { id: string; name: string };
+  level: Level;
+  backend: string;
+  dryRun: boolean;
+  ticks: TickResult[];
+  budget: { spentToday: number; dailyTokenCap: number };
+  /** What the runtime changed about the plan or its isolation for this run (dry-run, sandbox opt-out, fallbacks). */
+  notes: string[];
+  exitCode: number;
+}
+
+export type DueAction = 'ticked' | 'not-due' | 'lease-held' | 'error';
+
+export interface DueLoopReport {
+  id: string;
+  due: boolean;
+  reason: DueDecision['reason'];
+  detail: string;
+  intervalMs: number;
+  nextAt: string;
+  action: DueAction;
+  exitCode: number;
+  /** The tick, when one ran. */
+  tick?: TickResult;
+  /** Why no tick ran although the loop was due (lease held, error). */
+  message?: string;
+}
+
+export interface DueRunSummary {
+  mode: 'due';
+  at: string;
+  dryRun: boolean;
+  decisions: DueLoopReport[];
+  exitCode: number;
+}
+
+/** How ticks run: shared by `run <id>`, `run --due` and the library. */
+export interface TickOptions {
+  dryRun: boolean;
+  env: Record<string, string | undefined>;
+  clock: Clock;
+  allowUnsandboxed?: boolean;
+  /** Progress lines (already redacted when they reach it). */
+  progress?: (line: string) => void;
+  /** Injected backend (tests); otherwise the plan's backend is resolved. */
+  backend?: AgentBackend;
+}
+
+export function exitCodeForTicks(ticks: readonly TickResult[]): number {
+  if (ticks.some((tick) => tick.kind === 'failed')) return ExitCode.tickFailed;
+  if (ticks.some((tick) => tick.kind === 'halted' || tick.kind === 'paused')) return ExitCode.halted;
+  return ExitCode.ok;
+}
+
+/** Most serious first: a failed tick, a halt, a held lease, then success. */
+export function exitCodeForDue(reports: readonly DueLoopReport[]): number {
+  for (const code of [ExitCode.tickFailed, ExitCode.halted, ExitCode.leaseHeld]) {
+    if (reports.some((report) => report.exitCode === code)) return code;
+  }
+  return ExitCode.ok;
+}
+
+/**
+ * Runs `count` ticks of one loop under its lease (no lease for a dry run,
+ * which writes nothing). Throws `LEASE_HELD` when another tick holds it,
+ * before any side effect.
+ */
+export async function tickUnderLease(project: LoadedProject, plan: ExecutionPlan, count: number, options: TickOptions): Promise<RunSummary> {
+  let lease: import('./lease.js').Lease | null = null;
+  if (!options.dryRun) {
+    const { FileLeases, LEASE_MARGIN_MS } = await import('./lease.js');
+    lease = await new FileLeases({ root: project.root }).acquireLoopLease(plan.pattern.id, { staleMs: plan.timeoutMs + LEASE_MARGIN_MS });
+  }
+  let ticks: TickResult[] = [];
+  // What is reported (summary, --json, progress lines) is redacted like every file the runtime writes:
+  // tick results carry command output, reasons and agent summaries.
+  const redact = redactorFor(options.env);
+  const progress = (line: string) => options.progress?.(redact(line));
+  try {
+    const { createLoopRuntime } = await import('./create-runtime.js');
+    const notes: string[] = [];
+    const runtime = await createLoopRuntime(project, plan, {
+      dryRun: options.dryRun,
+      env: options.env,
+      clock: options.clock,
+      allowUnsandboxed: options.allowUnsandboxed ?? false,
+      ...(options.backend ? { backend: options.backend } : {}),
+      log: (line) => {
+        notes.push(line);
+        progress(line);
+      },
+      observer: (event) => {
+        if (event.type === 'phase-end') progress(`  ${event.phase}: ${event.note ?? ''}`);
+        else if (event.type === 'tick-start') progress(`${plan.pattern.id}: tick ${event.tickId} started`);
+      },
+    });
+    try {
+      ticks = await runtime.engine.ticks(count);
+    } finally {
+      await runtime.close();
+    }
+    const last = ticks[ticks.length - 1]!;
+    const summary: RunSummary = {
+      pattern: { id: plan.pattern.id, name: plan.pattern.name },
+      level: plan.level,
+      backend: runtime.ports.backend.name,
+      dryRun: options.dryRun,
+      ticks,
+      budget: last.budget,
+      notes: [...runtime.notes, ...notes],
+      exitCode: exitCodeForTicks(ticks),
+    };
+    return redactStrings(summary, redact);
+  } finally {
+    const last = ticks[ticks.length - 1];
+    await lease?.release(last ? { outcome: runLogOutcome(last), tickKind: last.kind, tickId: last.tickId, startedAt: last.startedAt } : { outcome: 'no-op', tickKind: 'error' });
+  }
+}
+
+export interface DueSelection {
+  id?: string;
+  level?: Level;
+  backendName?: string;
+}
+
+/**
+ * Decides which configured loops are due by their cadence and past ticks,
+ * then ticks each due loop once under its lease. A held lease is skipped and
+ * reported, never waited for.
+ */
+export async function tickDueLoops(project: LoadedProject, selection: DueSelection, options: TickOptions): Promise<{ ok: true; summary: DueRunSummary; issues: Diagnostic[] } | { ok: false; issues: Diagnostic[] }> {
+  const { evaluateDueLoops } = await import('./due-loops.js');
+  const now = options.clock.now();
+  const evaluation = await evaluateDueLoops(project, now, {
+    ...(selection.id ? { loops: [selection.id] } : {}),
+    ...(selection.level ? { level: selection.level } : {}),
+    ...(selection.backendName ? { backend: selection.backendName } : {}),
+  });
+  if (evaluation.issues.length > 0 && evaluation.decisions.length === 0) return { ok: false, issues: evaluation.issues };
+  const redact = redactorFor(options.env);
+  const progress = (line: string) => options.progress?.(redact(line));
+  const reports: DueLoopReport[] = [];
+  for (const decision of evaluation.decisions) {
+    const base = { id: decision.id, due: decision.due, reason: decision.reason, detail: decision.detail, intervalMs: decision.intervalMs, nextAt: new Date(decision.nextAt).toISOString() };
+    if (!decision.due) {
+      progress(`${decision.id}: not due — ${decision.detail}`);
+      reports.push({ ...base, action: 'not-due', exitCode: ExitCode.ok });
+      continue;
+    }
+    progress(`${decision.id}: due (${decision.reason}) — ${decision.detail}`);
+    const plan = evaluation.plans.get(decision.id)!;
+    try {
+      const summary = await tickUnderLease(project, plan, 1, options);
+      reports.push({ ...base, action: 'ticked', exitCode: summary.exitCode, tick: summary.ticks[0]! });
+    } catch (error) {
+      const message = redact(error instanceof Error ? error.message : String(error));
+      const held = isLoopRuntimeError(error) && error.code === 'LEASE_HELD';
+      progress(`${decision.id}: ${held ? 'skipped, lease held' : 'error'} — ${message}`);
+      reports.push({ ...base, action: held ? 'lease-held' : 'error', exitCode: held ? ExitCode.leaseHeld : ExitCode.tickFailed, message });
+    }
+  }
+  const summary: DueRunSummary = { mode: 'due', at: new Date(now).toISOString(), dryRun: options.dryRun, decisions: reports, exitCode: exitCodeForDue(reports) };
+  return { ok: true, summary, issues: evaluation.issues };
+}
