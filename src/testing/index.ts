@@ -12,3 +12,5 @@ export { MemoryKillSwitch } from '../adapters/kill-switch/memory-kill-switch.js'
 export { MemoryBudgetLedger } from '../adapters/budget-ledger/memory-budget-ledger.js';
 export { MemoryAttemptLedger, SequentialIds } from '../core/engine/defaults.js';
 export { MemoryWorkspace } from '../adapters/workspace/memory-workspace.js';
+export { recordPorts, replayPorts, REPLAY_HISTORY_VERSION } from './replay.js';
+export type { ReplayCall, ReplayHistory } from './replay.js';

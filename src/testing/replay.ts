@@ -1,0 +1,242 @@
+/**
+ * Record and replay a tick at its ports. `recordPorts` wraps every port a
+ * `LoopEngine` is given and writes down each call — port, method, arguments
+ * and answer — as plain JSON. `replayPorts` turns such a history back into
+ * ports that answer from it and check, call by call, that the engine asks
+ * exactly what it asked when it was recorded. A tick replayed through a fresh
+ * engine must give the identical `TickResult` and the identical call
+ * sequence: the engine is a pure function of what its ports answer.
+ *
+ * @example
+ * ```ts
+ * const recorder = recordPorts(runtime.ports);
+ * const result = await new LoopEngine(plan, recorder.ports).tick();
+ * const history = recorder.history(plan, result);         // JSON: write it to a fixture
+ * const replay = replayPorts(history);
+ * expect(await new LoopEngine(history.plan, replay.ports).tick()).toEqual(history.result);
+ * expect(replay.mismatches()).toEqual([]);
+ * ```
+ */
+import type { EnginePorts } from '../core/engine/engine-ports.js';
+import type { TickResult } from '../core/engine/tick-result.js';
+import type { ExecutionPlan } from '../core/plan/execution-plan.js';
+
+export const REPLAY_HISTORY_VERSION = 1;
+
+/** One port call. `args` and `result` are JSON; objects with methods appear as `{ "$object": name }`. */
+export interface ReplayCall {
+  port: string;
+  method: string;
+  args: unknown;
+  result?: unknown;
+  /** Set when the call threw or rejected: replay throws an Error with this message. */
+  error?: string;
+  async: boolean;
+}
+
+export interface ReplayHistory {
+  version: typeof REPLAY_HISTORY_VERSION;
+  plan: ExecutionPlan;
+  /** Ports that are plain data (e.g. instruction documents), given back as they were. */
+  data: Record<string, unknown>;
+  /** Data properties the engine read from each port (e.g. `specificationVersion`), and which methods it has. */
+  shapes: Record<string, { properties: Record<string, unknown>; methods: string[] }>;
+  calls: ReplayCall[];
+  result: TickResult;
+}
+
+type AnyFunction = (...args: unknown[]) => unknown;
+
+function hasMethods(value: object): boolean {
+  for (let current: object | null = value; current && current !== Object.prototype; current = Object.getPrototypeOf(current)) {
+    for (const key of Object.getOwnPropertyNames(current)) {
+      if (key !== 'constructor' && typeof Object.getOwnPropertyDescriptor(current, key)?.value === 'function') return true;
+    }
+  }
+  return false;
+}
+
+/** How a known object appears in the JSON: a port by name, an opaque object by its marker. */
+type Known = WeakMap<object, unknown>;
+
+/** JSON for arguments and answers: ports by name, other objects with methods as opaque markers. */
+function toJson(value: unknown, known: Known): unknown {
+  if (value === undefined) return undefined;
+  const text = JSON.stringify(value, function (this: unknown, _key, entry: unknown) {
+    if (entry && (typeof entry === 'object' || typeof entry === 'function') && known.has(entry)) return known.get(entry);
+    if (typeof entry === 'function') return undefined;
+    if (entry && typeof entry === 'object' && !Array.isArray(entry) && hasMethods(entry)) return { $object: entry.constructor?.name ?? 'object' };
+    return entry;
+  });
+  return text === undefined ? undefined : JSON.parse(text);
+}
+
+const isObjectPort = (value: unknown): value is object => Boolean(value) && typeof value === 'object' && !Array.isArray(value) && hasMethods(value as object);
+
+/**
+ * Wraps every port so each call is written down. The wrapped ports behave
+ * exactly like the originals. An object with methods that an async port call
+ * returns (a lease handle) is recorded as a port of its own, named
+ * `<port>.<method>#<call>`; one returned synchronously (confined file access,
+ * used by the backend rather than the engine) is kept opaque.
+ */
+export function recordPorts(ports: EnginePorts): { ports: EnginePorts; history(plan: ExecutionPlan, result: TickResult): ReplayHistory } {
+  const calls: ReplayCall[] = [];
+  const known: Known = new WeakMap();
+  const shapes: ReplayHistory['shapes'] = {};
+  const data: Record<string, unknown> = {};
+  const wrapped: Record<string, unknown> = {};
+
+  const call = (port: string, method: string, invoke: () => unknown, args: unknown[]): unknown => {
+    const index = calls.length;
+    const entry: ReplayCall = { port, method, args: toJson(args, known), async: false };
+    calls.push(entry);
+    const failed = (error: unknown) => (entry.error = error instanceof Error ? error.message : String(error));
+    let result: unknown;
+    try {
+      result = invoke();
+    } catch (error) {
+      failed(error);
+      throw error;
+    }
+    if (!(result instanceof Promise)) {
+      entry.result = toJson(result, known);
+      return result;
+    }
+    entry.async = true;
+    return result.then(
+      (value: unknown) => {
+        const answer = isObjectPort(value) ? wrap(`${port}.${method}#${index}`, value) : value;
+        entry.result = toJson(answer, known);
+        return answer;
+      },
+      (error: unknown) => {
+        failed(error);
+        throw error;
+      },
+    );
+  };
+
+  function wrap(name: string, port: object): object {
+    const shape = (shapes[name] = { properties: {} as Record<string, unknown>, methods: [] as string[] });
+    const proxy = new Proxy(port, {
+      get(target, key, receiver) {
+        const value: unknown = Reflect.get(target, key, receiver);
+        if (typeof key !== 'string') return value;
+        if (typeof value === 'function') {
+          if (!shape.methods.includes(key)) shape.methods.push(key);
+          return (...args: unknown[]) => call(name, key, () => (value as AnyFunction).apply(target, args), args);
+        }
+        if (!(key in shape.properties)) shape.properties[key] = toJson(value, known);
+        return value;
+      },
+    });
+    known.set(proxy, { $port: name });
+    return proxy;
+  }
+
+  for (const [name, port] of Object.entries(ports)) {
+    if (typeof port === 'function') {
+      const fn = (...args: unknown[]) => call(name, '()', () => (port as AnyFunction)(...args), args);
+      known.set(fn, { $port: name });
+      wrapped[name] = fn;
+    } else if (isObjectPort(port)) {
+      wrapped[name] = wrap(name, port);
+    } else {
+      data[name] = toJson(port, known);
+      wrapped[name] = port;
+    }
+  }
+  return {
+    ports: wrapped as unknown as EnginePorts,
+    history: (plan, result) => ({ version: REPLAY_HISTORY_VERSION, plan, data, shapes, calls: structuredClone(calls), result: toJson(result, known) as TickResult }),
+  };
+}
+
+/**
+ * Ports that answer from `history`, in order. Every call is compared with the
+ * recorded one (port, method, arguments); a difference is kept in
+ * `mismatches()` and thrown, so a changed engine cannot pass unnoticed.
+ */
+export function replayPorts(history: ReplayHistory): { ports: EnginePorts; mismatches(): string[]; remaining(): number } {
+  if (history.version !== REPLAY_HISTORY_VERSION) throw new TypeError(`Replay history version ${String(history.version)} is not supported; this is version ${REPLAY_HISTORY_VERSION}.`);
+  const found: string[] = [];
+  const mismatch = (message: string) => void found.push(message);
+  const known: Known = new WeakMap();
+  const replayed = new Map<string, unknown>();
+  let next = 0;
+
+  /** An object the recording kept opaque: using it during a replay is a mismatch. */
+  const inert = (description: string, marker: unknown): object => {
+    const object = new Proxy(
+      {},
+      {
+        get(_target, key) {
+          if (key === 'then' || key === 'toJSON' || typeof key !== 'string') return undefined;
+          return () => {
+            mismatch(`${description}.${key}() was called, but the recording holds no answer for it`);
+            throw new Error(`replay: ${description}.${key}() is not in the recording`);
+          };
+        },
+      },
+    );
+    known.set(object, marker);
+    return object;
+  };
+
+  const revive = (port: string, method: string, value: unknown): unknown => {
+    if (value === undefined) return undefined;
+    if (value && typeof value === 'object' && '$port' in value) return portNamed(String((value as { $port: unknown }).$port));
+    if (value && typeof value === 'object' && '$object' in value) return inert(`${port}.${method}() result`, value);
+    return structuredClone(value);
+  };
+
+  const answer = (port: string, method: string, args: unknown[]): unknown => {
+    const index = next++;
+    const expected = history.calls[index];
+    const actual = toJson(args, known);
+    if (!expected || expected.port !== port || expected.method !== method || JSON.stringify(expected.args) !== JSON.stringify(actual)) {
+      const message = expected
+        ? `call ${index}: the engine called ${port}.${method}(${JSON.stringify(actual)}) but the recording has ${expected.port}.${expected.method}(${JSON.stringify(expected.args)})`
+        : `call ${index}: the engine called ${port}.${method}() after the recording ended`;
+      mismatch(message);
+      throw new Error(`replay mismatch: ${message}`);
+    }
+    const settle = (): unknown => {
+      if (expected.error !== undefined) throw new Error(expected.error);
+      return revive(port, method, expected.result);
+    };
+    if (!expected.async) return settle();
+    return new Promise((resolve) => resolve(settle()));
+  };
+
+  function portNamed(port: string): unknown {
+    if (replayed.has(port)) return replayed.get(port);
+    const shape = history.shapes[port];
+    let value: unknown;
+    if (!shape) {
+      value = (...args: unknown[]) => answer(port, '()', args);
+    } else {
+      value = new Proxy(
+        {},
+        {
+          get(_target, key) {
+            if (typeof key !== 'string') return undefined;
+            if (key in shape.properties) return structuredClone(shape.properties[key]);
+            if (shape.methods.includes(key)) return (...args: unknown[]) => answer(port, key, args);
+            return undefined;
+          },
+          has: (_target, key) => typeof key === 'string' && (key in shape.properties || shape.methods.includes(key)),
+        },
+      );
+    }
+    known.set(value as object, { $port: port });
+    replayed.set(port, value);
+    return value;
+  }
+
+  const ports: Record<string, unknown> = { ...structuredClone(history.data) };
+  const topLevel = new Set([...Object.keys(history.shapes), ...history.calls.map((entry) => entry.port)].filter((port) => !port.includes('#')));
+  for (const port of topLevel) ports[port] = portNamed(port);
+  return { ports: ports as unknown as EnginePorts, mismatches: () => [...found], remaining: () => history.calls.length - next };
+}
