@@ -290,6 +290,18 @@ describe('CLI: list, plan, validate', () => {
     expect(json.errors).toHaveLength(2);
   });
 
+  it('a --cwd that does not exist, or a directory with nothing to validate, is a config error (exit 3), never "no loops"', async () => {
+    for (const argv of [['status'], ['run', '--due'], ['inbox'], ['validate']]) {
+      const result = await cli([...argv, '--cwd', '/nonexistent/loop-runtime-typo']);
+      expect({ argv, code: result.code }).toEqual({ argv, code: 3 });
+      expect(result.stdout).toContain('/nonexistent/loop-runtime-typo: does not exist, so there is no repository to run loops in. To fix: pass the repository root with --cwd');
+    }
+    const empty = await repo({});
+    const validated = await cli(['validate', '--cwd', empty]);
+    expect(validated.code).toBe(3);
+    expect(validated.stdout).toContain('holds no loop configuration');
+  });
+
   it('plan --json prints exactly the resolved plan; plan renders it for humans', async () => {
     const root = await repo({ 'STATE.md': '# State\n' });
     const resolved = await resolvePlan(await load(root), 'daily-triage', { level: 'L2', backend: 'claude-code' });

@@ -5,6 +5,7 @@
  * returns either a LoadedProject or every problem found.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '../core/config/diagnostics.js';
@@ -76,6 +77,22 @@ export function findPackageRoot(): string {
   }
 }
 
+/** A repository root that does not exist is a config error, never "no loops" (a cron line with a typo would do nothing forever). */
+async function missingRoot(root: string): Promise<Diagnostic | null> {
+  const info = await stat(root).catch(() => null);
+  if (info?.isDirectory()) return null;
+  return {
+    severity: 'error',
+    file: root,
+    line: 0,
+    column: 0,
+    path: '',
+    message: info ? 'is not a directory, so there is no repository to run loops in.' : 'does not exist, so there is no repository to run loops in.',
+    fix: 'pass the repository root with --cwd (or run the command from inside it).',
+    code: 'ROOT_NOT_FOUND',
+  };
+}
+
 function asWarnings(diagnostics: readonly Diagnostic[]): Diagnostic[] {
   return diagnostics.map((diagnostic) => ({ ...diagnostic, severity: 'warning' as const }));
 }
@@ -91,6 +108,8 @@ function asWarnings(diagnostics: readonly Diagnostic[]): Diagnostic[] {
  */
 export async function loadProject(root: string, options: { packageRoot?: string } = {}): Promise<LoadProjectResult> {
   const packageRoot = options.packageRoot ?? findPackageRoot();
+  const missing = await missingRoot(root);
+  if (missing) return { ok: false, issues: [missing], warnings: [] };
   const issues: Diagnostic[] = [];
   const warnings: Diagnostic[] = [];
   const files: LoadedProject['files'] = {};

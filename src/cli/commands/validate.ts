@@ -28,6 +28,19 @@ export async function validateCommand({ io }: CommandContext): Promise<CommandOu
       else errors.push(...resolved.issues);
     }
   }
+  if (loaded.ok && configuredLoops.length === 0 && files.length === 0) {
+    // Nothing to validate is a failure, as Renovate's validator says: a CI step checking the wrong directory must not pass.
+    errors.push({
+      severity: 'error',
+      file: loaded.project.root,
+      line: 0,
+      column: 0,
+      path: '',
+      message: 'holds no loop configuration (no registry.yaml, LOOP.md, gate.yaml, loop-budget.md, loop-ledger.json or state file), so there is nothing to validate.',
+      fix: 'scaffold loops with `npx @cobusgreyling/loop-init`, or pass the repository root with --cwd.',
+      code: 'NOTHING_TO_VALIDATE',
+    });
+  }
   const sortedErrors = sortDiagnostics(errors);
   const sortedWarnings = sortDiagnostics(warnings);
   const lines = [
