@@ -4,7 +4,7 @@
  * line and column a human should look at. YAML syntax errors become
  * diagnostics instead of exceptions.
  */
-import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit } from 'yaml';
 import type { Document, Node } from 'yaml';
 import type { Diagnostic } from './diagnostics.js';
 
@@ -60,8 +60,40 @@ export function parseYamlSource(text: string, file: string, options: { lineOffse
       });
     }
   }
-  const value = document.errors.length > 0 ? undefined : document.toJS({ maxAliasCount: 100 });
+  let value: unknown;
+  if (document.errors.length === 0) {
+    try {
+      value = document.toJS({ maxAliasCount: 100 });
+    } catch (error) {
+      // Alias bombs and aliases to anchors that do not exist throw from toJS: a diagnostic at the alias, not a crash.
+      diagnostics.push(aliasDiagnostic(document, lineCounter, file, lineOffset, error instanceof Error ? error.message : String(error)));
+    }
+  }
   return { file, document, lineCounter, lineOffset, value, diagnostics };
+}
+
+function aliasDiagnostic(document: Document.Parsed, lineCounter: LineCounter, file: string, lineOffset: number, message: string): Diagnostic {
+  const unresolved = /Unresolved alias[^:]*: (.+)$/.exec(firstLine(message))?.[1];
+  let at: number | undefined;
+  visit(document, {
+    Alias(_key, node) {
+      if (at === undefined && (unresolved === undefined || node.source === unresolved)) at = node.range?.[0];
+      return at === undefined ? undefined : visit.BREAK;
+    },
+  });
+  const position = lineCounter.linePos(at ?? 0);
+  return {
+    severity: 'error',
+    file,
+    line: position.line + lineOffset,
+    column: position.col,
+    path: '',
+    message: unresolved
+      ? `YAML alias *${unresolved} refers to no anchor &${unresolved} defined before it.`
+      : 'YAML aliases expand to too many nodes (more than 100 alias uses): this looks like an alias bomb, so the file is not read.',
+    fix: unresolved ? `define &${unresolved} before this alias, or write the value out.` : 'write the values out instead of nesting aliases.',
+    code: unresolved ? 'YAML_UNRESOLVED_ALIAS' : 'YAML_ALIAS_LIMIT',
+  };
 }
 
 function firstLine(message: string): string {
