@@ -59,11 +59,14 @@ export const RegistrySchema = z.looseObject({
 });
 export type Registry = z.infer<typeof RegistrySchema>;
 
+/** A path glob: minimatch refuses patterns over 64 KiB at match time, so a long one must fail here, not mid-tick. */
+export const GlobSchema = z.string().max(1024, 'a path glob longer than 1024 characters cannot be a path pattern (minimatch throws on it at match time)');
+
 export const GateConfigSchema = z.looseObject({
   version: z.literal(1),
-  denylist: z.array(z.string()),
+  denylist: z.array(GlobSchema),
   maxFiles: z.number().optional(),
-  autoMergeAllowlist: z.array(z.string()).optional(),
+  autoMergeAllowlist: z.array(GlobSchema).optional(),
 });
 export type GateConfig = z.infer<typeof GateConfigSchema>;
 
@@ -125,7 +128,7 @@ export const LoopSettingsSchema = z.strictObject({
     .optional(),
   baseBranch: z.string().min(1).optional(),
   verify: z.array(z.string().min(1)).optional(),
-  protectedPaths: z.array(z.string().min(1)).optional(),
+  protectedPaths: z.array(GlobSchema.min(1)).optional(),
   probes: z.array(ProbeSchema).optional(),
   delivery: DeliverySchema.partial().optional(),
   author: z.strictObject({ name: z.string().min(1), email: z.string().min(3) }).optional(),

@@ -24,3 +24,13 @@ describe('hostile YAML in every loader', () => {
     expect(formatDiagnostic(issue!)).toMatch(new RegExp(`^${file.replace('.', '\\.')}:\\d+:\\d+: YAML alias \\*nowhere refers to no anchor &nowhere defined before it\\. To fix: define &nowhere before this alias`));
   });
 });
+
+describe('globs a gate could not match', () => {
+  it('a 100,000-character glob fails validation with its position, instead of throwing at the gate in every tick', () => {
+    const result = loadGate(`version: 1\ndenylist:\n  - "${'*'.repeat(100_000)}"\n`);
+    expect(result.ok).toBe(false);
+    const issue = !result.ok ? result.issues[0]! : undefined;
+    expect(issue).toMatchObject({ file: 'gate.yaml', line: 3, path: 'denylist[0]' });
+    expect(issue!.message).toContain('longer than 1024 characters');
+  });
+});

@@ -37,7 +37,7 @@ export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return `a list (${value.length} item${value.length === 1 ? '' : 's'})`;
   if (typeof value === 'object') return 'a mapping';
-  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'string') return value.length > 60 ? `${JSON.stringify(value.slice(0, 40))}… (${value.length} characters)` : JSON.stringify(value);
   return String(value);
 }
 
@@ -111,6 +111,7 @@ function describeIssue(issue: z.core.$ZodIssue, value: unknown, key: string): { 
     }
     case 'too_big': {
       const maximum = Number(issue.maximum);
+      if (typeof value === 'string') return { message: `${describeValue(value)} is longer than ${maximum} characters${issue.message && !issue.message.startsWith('Too big') ? `: ${issue.message}` : ''}.`, fix: `shorten it to at most ${maximum} characters.` };
       return { message: `${describeValue(value)} is above the maximum of ${maximum}.`, fix: `use a value of at most ${maximum}.` };
     }
     case 'invalid_key':
