@@ -103,8 +103,13 @@ describe('CLI golden output', () => {
   it('an unknown loop is a config error: exit 3 with the known ids', async () => {
     const result = await cli(repo, ['run', 'nightly-magic', '--dry-run']);
     expect(result.code).toBe(3);
-    expect(result.stdout).toContain('there is no loop pattern with id "nightly-magic"');
-    expect(result.stdout).toContain('daily-triage');
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('there is no loop pattern with id "nightly-magic"');
+    expect(result.stderr).toContain('daily-triage');
+    const json = await cli(repo, ['run', 'nightly-magic', '--dry-run', '--json']);
+    expect(json.code).toBe(3);
+    const parsed = JSON.parse(json.stdout) as { ok: boolean; error: { code: string; message: string; issues: unknown[] } };
+    expect(parsed).toMatchObject({ ok: false, error: { code: 'PATTERN_NOT_FOUND', issues: [expect.objectContaining({ code: 'PATTERN_NOT_FOUND' })] } });
   });
 
   it('a bad flag value is a usage error: exit 3', async () => {

@@ -294,7 +294,8 @@ describe('CLI: list, plan, validate', () => {
     for (const argv of [['status'], ['run', '--due'], ['inbox'], ['validate']]) {
       const result = await cli([...argv, '--cwd', '/nonexistent/loop-runtime-typo']);
       expect({ argv, code: result.code }).toEqual({ argv, code: 3 });
-      expect(result.stdout).toContain('/nonexistent/loop-runtime-typo: does not exist, so there is no repository to run loops in. To fix: pass the repository root with --cwd');
+      const printed = argv[0] === 'validate' ? result.stdout : result.stderr;
+      expect(printed).toContain('/nonexistent/loop-runtime-typo: does not exist, so there is no repository to run loops in. To fix: pass the repository root with --cwd');
     }
     const empty = await repo({});
     const validated = await cli(['validate', '--cwd', empty]);

@@ -1,3 +1,5 @@
+import type { Diagnostic } from '../core/config/diagnostics.js';
+
 /**
  * The contract between `main.ts` and one command. A command is a definition
  * (name, flags, help) plus a lazily imported handler, so start-up parses argv
@@ -25,8 +27,19 @@ export interface CommandContext {
   io: CliIO;
 }
 
+/** The one error shape every command prints: `{ ok: false, error }` on stdout with --json, `text` on stderr otherwise. */
+export interface CliError {
+  code: string;
+  message: string;
+  fix?: string;
+  /** Configuration problems, each with file, line, key and fix. */
+  issues?: readonly Diagnostic[];
+}
+
 export interface CommandOutput {
   exitCode: number;
+  /** Set when the command failed before doing its work: printed as an error, not as the command's output. */
+  error?: CliError;
   /** Machine output for --json. */
   json: unknown;
   /** Human output; may contain picocolors escapes (main strips them when colour is off). */

@@ -88,6 +88,11 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     const handler = await definition.load();
     const output = await handler({ args: parsed.args.map(String), options: parsed.options, io });
     io.progress('');
+    if (output.error) {
+      if (json) stdout(`${JSON.stringify({ ok: false, error: output.error }, null, 2)}\n`);
+      else stderr(paint(`${output.text || output.error.message}\n`));
+      return output.exitCode;
+    }
     if (output.stderr) stderr(paint(output.stderr.endsWith('\n') ? output.stderr : `${output.stderr}\n`));
     if (json) stdout(`${JSON.stringify(output.json, null, 2)}\n`);
     else if (output.text) stdout(paint(output.text.endsWith('\n') ? output.text : `${output.text}\n`));
@@ -96,7 +101,8 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     const code = exitCodeFor(error);
     const message = error instanceof Error ? error.message : String(error);
     if (json) {
-      stdout(`${JSON.stringify({ error: { code: isLoopRuntimeError(error) ? error.code : 'INTERNAL', message } }, null, 2)}\n`);
+      const fix = isLoopRuntimeError(error) ? error.fix : undefined;
+      stdout(`${JSON.stringify({ ok: false, error: { code: isLoopRuntimeError(error) ? error.code : 'INTERNAL', message, ...(fix ? { fix } : {}) } }, null, 2)}\n`);
     } else {
       stderr(`${paint(`loop-runtime: ${message}`)}\n`);
       if (!isLoopRuntimeError(error) && error instanceof Error && env.LOOP_RUNTIME_DEBUG) stderr(`${error.stack}\n`);

@@ -17,5 +17,8 @@ export async function openCliRuntime(io: CliIO): Promise<{ ok: true; runtime: Ru
 
 /** Exit 3 with every issue (file, line, key, fix): nothing ran. */
 export function configErrorOutput(issues: readonly Diagnostic[]): CommandOutput {
-  return { exitCode: ExitCode.configError, json: { ok: false, issues }, text: issues.map(formatDiagnostic).join('\n') };
+  const first = issues[0];
+  const code = issues.length === 1 && first?.code ? first.code : 'CONFIG_INVALID';
+  const message = issues.length === 1 && first ? formatDiagnostic(first) : `${issues.length} configuration problems.`;
+  return { exitCode: ExitCode.configError, error: { code, message, issues }, json: null, text: issues.map(formatDiagnostic).join('\n') };
 }

@@ -10,6 +10,7 @@ import type { Level } from '../../core/config/schemas.js';
 import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
 import type { CommandContext, CommandOutput } from '../command.js';
+import { configErrorOutput } from '../open.js';
 
 function parseLevel(value: unknown): Level | undefined {
   if (value === undefined || value === null || value === '') return undefined;
@@ -65,11 +66,11 @@ export async function planCommand({ args, options, io }: CommandContext): Promis
   const { loadProject, resolvePlan } = await import('../../project/load-project.js');
   const loaded = await loadProject(io.cwd);
   if (!loaded.ok) {
-    return { exitCode: ExitCode.configError, json: { ok: false, issues: loaded.issues, warnings: loaded.warnings }, text: loaded.issues.map((issue) => pc.red(formatDiagnostic(issue))).join('\n') };
+    return configErrorOutput(loaded.issues);
   }
   const resolved = await resolvePlan(loaded.project, id, { ...(level ? { level } : {}), ...(backend ? { backend } : {}) });
   if (!resolved.ok) {
-    return { exitCode: ExitCode.configError, json: { ok: false, issues: resolved.issues }, text: resolved.issues.map((issue) => pc.red(formatDiagnostic(issue))).join('\n') };
+    return configErrorOutput(resolved.issues);
   }
   const warnings = [...loaded.warnings, ...resolved.warnings];
   const output: CommandOutput = { exitCode: ExitCode.ok, json: resolved.plan, text: renderPlan(resolved.plan) };
