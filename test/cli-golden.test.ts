@@ -127,6 +127,17 @@ describe('CLI golden output', () => {
     expect(summary.notes.join('\n')).toMatch(/is not a git repository with a commit, so the rehearsal used an in-memory copy/);
   });
 
+  it('help <command> shows the command\'s help with the exit codes; --dry-run --backend X says it rehearses with the mock', async () => {
+    const help = await cli(repo, ['help', 'run']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--dry-run');
+    expect(help.stdout).toMatch(/Exit codes:\n\s+0 ok/);
+    const rehearsal = await cli(repo, ['run', 'daily-triage', '--dry-run', '--backend', 'claude-code', '--json']);
+    const summary = JSON.parse(rehearsal.stdout) as { backend: string; notes: string[] };
+    expect(summary.backend).toBe('mock');
+    expect(summary.notes[0]).toBe('dry-run: rehearsed with the mock backend; --backend claude-code applies to runs without --dry-run.');
+  });
+
   it('an unknown flag is a usage error: exit 3, one line, no stack trace', async () => {
     const result = await cli(repo, ['run', 'daily-triage', '--bogus']);
     expect(result.code).toBe(3);

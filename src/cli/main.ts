@@ -49,9 +49,17 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       selected = definition;
     });
   }
-  cli.help();
+  cli.help((sections) => [
+    ...sections,
+    {
+      title: 'Exit codes',
+      body: '  0 ok · 1 a tick failed · 2 halted or paused (budget, kill switch, circuit, backend) · 3 configuration or usage error · 4 lease held (a tick already runs)',
+    },
+  ]);
   cli.version(await packageVersion());
 
+  // `help <command>` is `<command> --help`.
+  if (argv[0] === 'help') argv = argv.length > 1 ? [argv[1]!, '--help'] : ['--help'];
   let parsed;
   try {
     parsed = cli.parse(['node', 'loop-runtime', ...argv], { run: false });

@@ -82,6 +82,9 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       if (!resolved.ok) return resolved;
       const { tickUnderLease } = await import('./run-loops.js');
       const summary = await tickUnderLease(project, resolved.plan, request.ticks ?? 1, tickOptions(request));
+      if (request.dryRun && request.backendName && request.backendName !== 'mock') {
+        summary.notes.unshift(`dry-run: rehearsed with the mock backend; --backend ${request.backendName} applies to runs without --dry-run.`);
+      }
       return { ok: true, value: summary, warnings: resolved.warnings };
     },
     async runDue(request = {}) {
