@@ -57,7 +57,7 @@ export class JournalTally {
     }
     let slot = this.slots.get(entry.id);
     if (!slot) this.slots.set(entry.id, (slot = {}));
-    if (entry.kind === 'open') slot.open ??= entry;
+    if (entry.kind === 'open') slot.open ??= reservationOf(entry);
     else if (entry.kind === 'settle') slot.settled ??= entry.tokens;
     else slot.reconciled ??= entry.tokens;
   }
@@ -74,7 +74,8 @@ export class JournalTally {
     for (const slot of this.slots.values()) {
       if (slot.open && slot.settled === undefined && slot.reconciled === undefined) open.push(slot.open);
     }
-    return open.sort((a, b) => a.at - b.at);
+    // Visited newest first; equal times keep journal order.
+    return open.reverse().sort((a, b) => a.at - b.at);
   }
 }
 
@@ -95,7 +96,7 @@ export class ReservationLookup {
     if (entry.kind === 'settle') this.settled = true;
     else if (entry.kind === 'reconcile') this.reconciled = true;
     else {
-      this.open = entry;
+      this.open = reservationOf(entry);
       return 'stop';
     }
     return 'continue';
@@ -125,6 +126,10 @@ export function decideClose(
       ? { kind: 'settle', ...base, at: close.usage.at, tokens, costUsd: close.usage.costUsd }
       : { kind: 'reconcile', ...base, at: close.request.at, tokens, reason: close.request.reason };
   return { entry, result: { ok: true, id: open.id, tokens, replaced: close.kind === 'settle' && lookup.reconciled ? 'reconcile' : null } };
+}
+
+function reservationOf(entry: Extract<JournalEntry, { kind: 'open' }>): OpenReservation {
+  return { id: entry.id, at: entry.at, day: entry.day, patternId: entry.patternId, tickId: entry.tickId, phase: entry.phase, tokens: entry.tokens };
 }
 
 /** A settle or reconcile as the spend it records (for inspecting a ledger). */
