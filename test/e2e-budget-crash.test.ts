@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileBudgetLedger } from '../src/adapters/budget-ledger/file-budget-ledger.js';
@@ -141,5 +141,21 @@ describe('a crash in the middle of a tick', () => {
     expect((await spendEntries(repo)).reduce((sum, entry) => sum + entry.tokens, 0)).toBe(spentToday);
     // The crashed tick never recorded a run; the new ones did.
     expect((await runLogLines(repo)).map((line) => line['tick_id'])).toEqual(run.ticks.slice(0, 2).map((tick) => tick.tickId));
+  });
+});
+
+describe('a damaged spend journal', () => {
+  it('stops the tick with a coded error naming the file and line, and runs nothing', async () => {
+    const repo = await makeLoopRepo({ 'src/example.ts': 'export const answer = 42;\n' }, { dailyTokenCap: CAP, verify: [] });
+    await mkdir(join(repo, '.loop-runtime'));
+    await writeFile(join(repo, '.loop-runtime', 'spend.jsonl'), 'not a journal entry\n');
+    const result = await runCli(repo, ['run', 'daily-triage', '--backend', 'mock', '--level', 'L2', '--json']);
+    expect(result.code).toBe(1);
+    const { error } = JSON.parse(result.stdout) as { error: { code: string; message: string } };
+    expect(error.code).toBe('BUDGET_LEDGER_UNREADABLE');
+    expect(error.message).toContain(`${join(repo, '.loop-runtime', 'spend.jsonl')}:1 is corrupt`);
+    expect(error.message).toContain('To fix: repair or delete line 1');
+    expect(await runLogLines(repo)).toEqual([]);
+    expect(await readText(repo, '.loop-runtime/spend.jsonl')).toBe('not a journal entry\n');
   });
 });

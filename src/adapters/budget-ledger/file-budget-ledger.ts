@@ -148,7 +148,7 @@ export class FileBudgetLedger implements BudgetLedger {
 
   /** Visits journal entries newest first; a line that is not an entry is an error, never skipped. */
   private async scan(visit: (entry: JournalEntry) => 'continue' | 'stop'): Promise<void> {
-    let corrupt: { offset: number; problem: string; line: string } | null = null;
+    const found: { corrupt: { offset: number; problem: string; line: string } | null } = { corrupt: null };
     try {
       await readLinesBackward(
         this.journalPath,
@@ -156,7 +156,7 @@ export class FileBudgetLedger implements BudgetLedger {
           const parsed = parseJournalLine(line);
           if (parsed.kind === 'skip') return 'continue';
           if (parsed.kind === 'corrupt') {
-            corrupt = { offset, problem: parsed.problem, line };
+            found.corrupt = { offset, problem: parsed.problem, line };
             return 'stop';
           }
           return visit(parsed.entry);
@@ -169,7 +169,7 @@ export class FileBudgetLedger implements BudgetLedger {
         fix: `make ${this.journalPath} a readable file (the loop does not run while today's spend is unknown).`,
       });
     }
-    if (corrupt) throw await this.corruptError(corrupt);
+    if (found.corrupt) throw await this.corruptError(found.corrupt);
   }
 
   private async corruptError(corrupt: { offset: number; problem: string; line: string }): Promise<LoopRuntimeError> {
