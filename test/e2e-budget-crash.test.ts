@@ -1,14 +1,17 @@
 /**
  * End to end: the daily token cap holds across ticks and processes, and
- * spend survives a crash. Real CLI processes (`node bin/loop-runtime.js`),
+ * spend survives a crash: a phase's reservation is journalled before its
+ * backend runs, so a kill -9 mid-call leaves it counted in full until the
+ * next tick reconciles it. Real CLI processes (`node bin/loop-runtime.js`),
  * real spend journal, a backend plugin that hangs until it is killed -9.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, git, makeLoopRepo, readText, runCli, runLogLines, spendEntries } from './e2e-fixtures.js';
+import { FileBudgetLedger } from '../src/adapters/budget-ledger/file-budget-ledger.js';
+import { BIN, git, journalLines, makeLoopRepo, readText, runCli, runLogLines, spendEntries } from './e2e-fixtures.js';
 import { cleanupTempDirs, GIT_ENV } from './git-fixtures.js';
 
 afterAll(cleanupTempDirs);
@@ -79,7 +82,7 @@ export function createBackend() {
 `;
 
 describe('a crash in the middle of a tick', () => {
-  it('kill -9 during a hanging implementer call: triage spend stays in the journal, the next tick runs and counts it', async () => {
+  it('kill -9 during a hanging implementer call: its reservation stays spent, is reconciled in full, and the cap halts the loop earlier', async () => {
     const repo = await makeLoopRepo({ 'src/example.ts': 'export const answer = 42;\n' }, { dailyTokenCap: CAP, verify: [] });
     const marker = `${repo}-implementing`;
     await writeFile(join(repo, 'hang-backend.mjs'), HANGING_BACKEND.replace('MARKER', JSON.stringify(marker)));
@@ -100,19 +103,59 @@ describe('a crash in the middle of a tick', () => {
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
 
-    // Triage settled before the implementer started: its spend is durable; the implementer's reservation left nothing.
-    const journal = await spendEntries(repo);
-    expect(journal.map((entry) => [entry.tickId, entry.phase, entry.tokens])).toEqual([[crashedTick, 'triage', 1234]]);
+    // The implementer's reservation was journalled before the backend was called, and nothing closed it.
+    const journal = await journalLines(repo);
+    expect(journal.map((line) => [line.kind ?? 'spend', line.tickId, line.phase])).toEqual([
+      ['open', crashedTick, 'triage'],
+      ['settle', crashedTick, 'triage'],
+      ['open', crashedTick, 'implement'],
+    ]);
+    expect(journal[1]!.tokens).toBe(1234);
+    const implementReservation = journal[2]!.reserved!;
+    expect(implementReservation).toBe(0.4 * CAP);
+    const spentAfterCrash = 1234 + implementReservation;
 
-    const next = await runCli(repo, ['run', 'daily-triage', '--backend', 'mock', '--level', 'L2', '--json']);
-    expect(next.code).toBe(0);
+    // Before any new tick, a reader of the journal (what `status` uses) already counts the open reservation as spent.
+    expect(await new FileBudgetLedger({ root: repo }).spentOn(journal[0]!.day, 'daily-triage')).toBe(spentAfterCrash);
+
+    const next = await runCli(repo, ['run', 'daily-triage', '--backend', 'mock', '--level', 'L2', '--ticks', '50', '--json']);
+    expect(next.code).toBe(2);
     const run = JSON.parse(next.stdout) as RunJson;
-    expect(run.ticks[0]!.kind).toBe('proposed');
-    expect(run.budget.spentToday).toBe(1234 + MOCK_TICK);
-    const after = await spendEntries(repo);
-    expect(after[0]).toEqual(journal[0]);
-    expect(after.reduce((sum, entry) => sum + entry.tokens, 0)).toBe(1234 + MOCK_TICK);
-    // The crashed tick never recorded a run; the new one did.
-    expect((await runLogLines(repo)).map((line) => line['tick_id'])).toEqual([run.ticks[0]!.tickId]);
+    // Counting the lost phase: one full tick, one report-only tick above 80 %, then the triage reservation does not fit.
+    // (Had the reservation been lost, as before, two full ticks would have run and real spend would have passed the cap.)
+    expect(run.ticks.map((tick) => tick.kind)).toEqual(['proposed', 'report', 'halted']);
+    const spentToday = spentAfterCrash + MOCK_TICK + 2_220;
+    expect(run.budget).toEqual({ spentToday, dailyTokenCap: CAP });
+    expect(spentToday).toBeLessThanOrEqual(CAP);
+    expect(run.ticks[2]).toMatchObject({ kind: 'halted', reason: 'budget-exhausted' });
+    expect(run.ticks[2]!.message).toContain(`${spentToday.toLocaleString('en-US')} are spent`);
+
+    // The first new tick closed the abandoned reservation at its full amount; nothing is left open.
+    const after = await journalLines(repo);
+    expect(after.slice(0, 3)).toEqual(journal);
+    const reconciled = after.filter((line) => line.kind === 'reconcile');
+    expect(reconciled).toEqual([expect.objectContaining({ id: journal[2]!.id, tickId: crashedTick, phase: 'implement', tokens: implementReservation, reason: expect.stringContaining('crashed or killed') })]);
+    expect(after.indexOf(reconciled[0]!)).toBe(3);
+    const closed = new Set(after.filter((line) => line.kind === 'settle' || line.kind === 'reconcile').map((line) => line.id));
+    expect(after.filter((line) => line.kind === 'open' && !closed.has(line.id))).toEqual([]);
+    expect((await spendEntries(repo)).reduce((sum, entry) => sum + entry.tokens, 0)).toBe(spentToday);
+    // The crashed tick never recorded a run; the new ones did.
+    expect((await runLogLines(repo)).map((line) => line['tick_id'])).toEqual(run.ticks.slice(0, 2).map((tick) => tick.tickId));
+  });
+});
+
+describe('a damaged spend journal', () => {
+  it('stops the tick with a coded error naming the file and line, and runs nothing', async () => {
+    const repo = await makeLoopRepo({ 'src/example.ts': 'export const answer = 42;\n' }, { dailyTokenCap: CAP, verify: [] });
+    await mkdir(join(repo, '.loop-runtime'));
+    await writeFile(join(repo, '.loop-runtime', 'spend.jsonl'), 'not a journal entry\n');
+    const result = await runCli(repo, ['run', 'daily-triage', '--backend', 'mock', '--level', 'L2', '--json']);
+    expect(result.code).toBe(1);
+    const { error } = JSON.parse(result.stdout) as { error: { code: string; message: string } };
+    expect(error.code).toBe('BUDGET_LEDGER_UNREADABLE');
+    expect(error.message).toContain(`${join(repo, '.loop-runtime', 'spend.jsonl')}:1 is corrupt`);
+    expect(error.message).toContain('To fix: repair or delete line 1');
+    expect(await runLogLines(repo)).toEqual([]);
+    expect(await readText(repo, '.loop-runtime/spend.jsonl')).toBe('not a journal entry\n');
   });
 });

@@ -89,8 +89,13 @@ export async function readText(root: string, path: string): Promise<string> {
   return readFile(join(root, path), 'utf8');
 }
 
-/** `.loop-runtime/spend.jsonl` as entries. */
-export async function spendEntries(root: string): Promise<Array<{ tickId: string; phase: string; tokens: number; patternId: string; day: string }>> {
+/** `.loop-runtime/spend.jsonl` as spend entries (settles, reconciles, plain spend); open reservations are left out. */
+export async function spendEntries(root: string): Promise<Array<{ tickId: string; phase: string; tokens: number; patternId: string; day: string; kind?: string }>> {
+  return (await journalLines(root)).filter((line) => line.kind !== 'open');
+}
+
+/** Every line of `.loop-runtime/spend.jsonl`, open reservations included. */
+export async function journalLines(root: string): Promise<Array<{ tickId: string; phase: string; tokens: number; patternId: string; day: string; kind?: string; id?: string; reserved?: number; reason?: string }>> {
   const text = await readText(root, '.loop-runtime/spend.jsonl').catch(() => '');
   return text
     .split('\n')

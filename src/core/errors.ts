@@ -16,6 +16,7 @@ export type LoopErrorCode =
   | 'SANDBOX_UNAVAILABLE'
   | 'LEASE_HELD'
   | 'BUDGET_EXHAUSTED'
+  | 'BUDGET_LEDGER_UNREADABLE'
   | 'PAUSED'
   | 'USAGE'
   | 'INTERNAL';

@@ -1,17 +1,27 @@
 /**
  * Durable daily spend: an append-only journal `<root>/.loop-runtime/spend.jsonl`
- * (one JSON SpendEntry a line, fsynced before `record` resolves) plus the
- * spend other tools log in loop-run-log.md (lines without our `tick_id`).
+ * of open reservations, their settles and reconciles, and plain spend (format
+ * in `journal-line.ts`), plus the spend other tools log in loop-run-log.md
+ * (lines without our `tick_id`).
  *
- * Both files are chronological, so `spentOn` reads them backwards from the end
- * and stops at the first entry older than the day asked for: cost stays
- * proportional to one day's lines, not to the file's size.
+ * Every append runs under an inter-process lock (`spend.jsonl.lock`) and is
+ * fsynced before its promise resolves, so two processes never lose each
+ * other's entries and an open reservation is on disk before the backend runs.
+ * The journal is chronological, so reads go backwards from the end and stop
+ * before the day asked for: cost stays proportional to one day's lines.
  */
-import { mkdir, open } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import type { BudgetLedger, SpendEntry } from '../../core/ports/index.js';
+import type { BudgetLedger, CloseResult, OpenReservation, ReconcileRequest, ReservationRequest, SettleUsage, SpendEntry } from '../../core/ports/index.js';
+import { decideClose, isBeforeDay, JournalTally, ReservationLookup, type JournalEntry } from '../../core/budget/budget-journal.js';
+import { LoopRuntimeError } from '../../core/errors.js';
 import { RUN_LOG_MARKER, parseRunLogLine } from '../../core/state/run-log.js';
-import { fsyncDirectory } from '../fs/atomic-file.js';
+import { fsyncDirectory, withFileLock } from '../fs/atomic-file.js';
+import { formatJournalLine, parseJournalLine } from './journal-line.js';
+import { readLinesBackward, type LedgerReadStats } from './read-lines-backward.js';
+
+export { readLinesBackward, type LedgerReadStats } from './read-lines-backward.js';
 
 export interface FileBudgetLedgerOptions {
   root: string;
@@ -21,21 +31,17 @@ export interface FileBudgetLedgerOptions {
   dir?: string;
 }
 
-/** Bytes read by `spentOn`, for benchmarks and tests. */
-export interface LedgerReadStats {
-  bytesRead: number;
-}
-
 /**
  * @example
  * ```ts
  * const ledger = new FileBudgetLedger({ root: '/repo' });
- * await ledger.record({ at, day: '2026-09-15', patternId: 'ci-sweeper', tickId, phase: 'triage', tokens: 1200, costUsd: null });
- * await ledger.spentOn('2026-09-15', 'ci-sweeper'); // 1200 + today's untagged run-log spend
+ * const held = await ledger.open({ at, day: '2026-09-15', patternId: 'ci-sweeper', tickId, phase: 'triage', tokens: 10_000 });
+ * await ledger.spentOn('2026-09-15', 'ci-sweeper'); // 10,000 (+ today's untagged run-log spend) until settled
+ * await ledger.settle(held.id, { at, tokens: 1200, costUsd: null }); // now 1,200
  * ```
  */
 export class FileBudgetLedger implements BudgetLedger {
-  readonly specificationVersion = 'budget-ledger-v1' as const;
+  readonly specificationVersion = 'budget-ledger-v2' as const;
   readonly journalPath: string;
   readonly runLogPath: string;
   readonly stats: LedgerReadStats = { bytesRead: 0 };
@@ -45,43 +51,40 @@ export class FileBudgetLedger implements BudgetLedger {
     this.runLogPath = resolve(options.root, options.runLog ?? 'loop-run-log.md');
   }
 
-  /** Appends one entry and fsyncs it; durable when the promise resolves. */
-  async record(entry: SpendEntry): Promise<void> {
-    await mkdir(dirname(this.journalPath), { recursive: true });
-    const created = await open(this.journalPath, 'a+').then(async (handle) => {
-      try {
-        const { size } = await handle.stat();
-        // A crash mid-append leaves a torn last line; start ours on a fresh line.
-        let prefix = '';
-        if (size > 0) {
-          const last = Buffer.alloc(1);
-          await handle.read(last, 0, 1, size - 1);
-          if (last[0] !== 0x0a) prefix = '\n';
-        }
-        await handle.appendFile(`${prefix}${JSON.stringify(toJournalLine(entry))}\n`, 'utf8');
-        await handle.sync();
-        return size === 0;
-      } finally {
-        await handle.close();
-      }
-    });
-    if (created) await fsyncDirectory(dirname(this.journalPath));
+  /** Journals the reservation and fsyncs it; durable when the promise resolves. */
+  async open(request: ReservationRequest): Promise<OpenReservation> {
+    const reservation: OpenReservation = {
+      id: `r-${randomBytes(8).toString('hex')}`,
+      at: request.at,
+      day: request.day,
+      patternId: request.patternId,
+      tickId: request.tickId,
+      phase: request.phase,
+      tokens: Math.max(0, Math.ceil(request.tokens)),
+    };
+    await this.locked(() => this.append({ kind: 'open', ...reservation }));
+    return reservation;
   }
 
-  /** Tokens spent on `day` (UTC, YYYY-MM-DD) by `patternId`. */
+  async settle(reservationId: string, usage: SettleUsage): Promise<CloseResult> {
+    return this.close(reservationId, { kind: 'settle', usage });
+  }
+
+  async reconcile(reservationId: string, request: ReconcileRequest): Promise<CloseResult> {
+    return this.close(reservationId, { kind: 'reconcile', request });
+  }
+
+  async openReservations(query: { day: string; patternId?: string }): Promise<OpenReservation[]> {
+    const tally = new JournalTally(query.day, query.patternId);
+    await this.scan((entry) => (isBeforeDay(entry, query.day) ? 'stop' : (tally.visit(entry), 'continue')));
+    return tally.openReservations();
+  }
+
+  /** Tokens spent on `day` (UTC, YYYY-MM-DD) by `patternId`, open reservations at their full amount. */
   async spentOn(day: string, patternId: string): Promise<number> {
-    let total = 0;
-    await readLinesBackward(
-      this.journalPath,
-      (line) => {
-        const entry = parseJournalLine(line);
-        if (!entry) return 'continue';
-        if (entry.day < day) return 'stop';
-        if (entry.day === day && entry.patternId === patternId) total += entry.tokens;
-        return 'continue';
-      },
-      this.stats,
-    );
+    const tally = new JournalTally(day, patternId);
+    await this.scan((entry) => (isBeforeDay(entry, day) ? 'stop' : (tally.visit(entry), 'continue')));
+    let total = tally.spent();
     await readLinesBackward(
       this.runLogPath,
       (line) => {
@@ -99,75 +102,100 @@ export class FileBudgetLedger implements BudgetLedger {
     );
     return total;
   }
-}
 
-function toJournalLine(entry: SpendEntry): SpendEntry {
-  return {
-    at: entry.at,
-    day: entry.day,
-    patternId: entry.patternId,
-    tickId: entry.tickId,
-    phase: entry.phase,
-    tokens: entry.tokens,
-    costUsd: entry.costUsd,
-  };
-}
-
-function parseJournalLine(line: string): { day: string; patternId: string; tokens: number } | null {
-  if (!line.startsWith('{')) return null;
-  try {
-    const value = JSON.parse(line) as Record<string, unknown>;
-    if (typeof value.day !== 'string' || typeof value.patternId !== 'string' || typeof value.tokens !== 'number') return null;
-    return { day: value.day, patternId: value.patternId, tokens: value.tokens };
-  } catch {
-    return null;
+  /** Appends spend that had no reservation (a v1 line); durable when the promise resolves. */
+  async record(entry: SpendEntry): Promise<void> {
+    await this.locked(() => this.append({ kind: 'spend', ...entry }));
   }
-}
 
-/**
- * Visits the complete lines of a file from last to first, reading chunks from
- * the end, until `visit` returns "stop". A last line without a terminating
- * newline (a torn append) is skipped. A missing file has no lines.
- */
-export async function readLinesBackward(
-  path: string,
-  visit: (line: string) => 'continue' | 'stop',
-  stats: LedgerReadStats = { bytesRead: 0 },
-  chunkSize = 64 * 1024,
-): Promise<void> {
-  let handle;
-  try {
-    handle = await open(path, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
+  private async close(reservationId: string, close: Parameters<typeof decideClose>[1]): Promise<CloseResult> {
+    return this.locked(async () => {
+      const lookup = new ReservationLookup(reservationId);
+      await this.scan((entry) => lookup.visit(entry));
+      const decided = decideClose(lookup, close);
+      if (decided.entry) await this.append(decided.entry);
+      return decided.result;
+    });
   }
-  try {
-    let position = (await handle.stat()).size;
-    // Bytes of the line being assembled; everything after the last newline seen so far.
-    let carry: Buffer = Buffer.alloc(0);
-    let sawTerminator = false;
-    while (position > 0) {
-      const length = Math.min(chunkSize, position);
-      position -= length;
-      const chunk = Buffer.alloc(length);
-      await handle.read(chunk, 0, length, position);
-      stats.bytesRead += length;
-      const buffer = Buffer.concat([chunk, carry]);
-      let end = buffer.length;
-      for (let index = buffer.length - 1 - carry.length; index >= 0; index -= 1) {
-        if (buffer[index] !== 0x0a) continue;
-        if (sawTerminator) {
-          const line = buffer.subarray(index + 1, end).toString('utf8').replace(/\r$/, '');
-          if (visit(line) === 'stop') return;
+
+  private async locked<T>(action: () => Promise<T>): Promise<T> {
+    await this.io('create the directory of', () => mkdir(dirname(this.journalPath), { recursive: true }));
+    return withFileLock(this.journalPath, action);
+  }
+
+  /** Appends one line and fsyncs it. Call only under the lock. */
+  private async append(entry: JournalEntry): Promise<void> {
+    const created = await this.io('append to', async () => {
+      const handle = await open(this.journalPath, 'a+');
+      try {
+        const { size } = await handle.stat();
+        // A crash mid-append leaves a torn last line; start ours on a fresh line.
+        let prefix = '';
+        if (size > 0) {
+          const last = Buffer.alloc(1);
+          await handle.read(last, 0, 1, size - 1);
+          if (last[0] !== 0x0a) prefix = '\n';
         }
-        sawTerminator = true;
-        end = index;
+        await handle.appendFile(`${prefix}${formatJournalLine(entry)}\n`, 'utf8');
+        await handle.sync();
+        return size === 0;
+      } finally {
+        await handle.close();
       }
-      carry = buffer.subarray(0, end);
+    });
+    if (created) await fsyncDirectory(dirname(this.journalPath));
+  }
+
+  /** Visits journal entries newest first; a line that is not an entry is an error, never skipped. */
+  private async scan(visit: (entry: JournalEntry) => 'continue' | 'stop'): Promise<void> {
+    const found: { corrupt: { offset: number; problem: string; line: string } | null } = { corrupt: null };
+    try {
+      await readLinesBackward(
+        this.journalPath,
+        (line, offset) => {
+          const parsed = parseJournalLine(line);
+          if (parsed.kind === 'skip') return 'continue';
+          if (parsed.kind === 'corrupt') {
+            found.corrupt = { offset, problem: parsed.problem, line };
+            return 'stop';
+          }
+          return visit(parsed.entry);
+        },
+        this.stats,
+      );
+    } catch (error) {
+      throw new LoopRuntimeError('BUDGET_LEDGER_UNREADABLE', `Could not read the spend journal ${this.journalPath}: ${(error as Error).message}.`, {
+        cause: error,
+        fix: `make ${this.journalPath} a readable file (the loop does not run while today's spend is unknown).`,
+      });
     }
-    if (sawTerminator && carry.length > 0) visit(carry.toString('utf8').replace(/\r$/, ''));
-  } finally {
-    await handle.close();
+    if (found.corrupt) throw await this.corruptError(found.corrupt);
+  }
+
+  private async corruptError(corrupt: { offset: number; problem: string; line: string }): Promise<LoopRuntimeError> {
+    const head = await readFile(this.journalPath).then((bytes) => bytes.subarray(0, corrupt.offset), () => Buffer.alloc(0));
+    const lineNumber = head.filter((byte) => byte === 0x0a).length + 1;
+    const excerpt = corrupt.line.length > 80 ? `${corrupt.line.slice(0, 80)}…` : corrupt.line;
+    return new LoopRuntimeError(
+      'BUDGET_LEDGER_UNREADABLE',
+      `The spend journal ${this.journalPath}:${lineNumber} is corrupt: ${corrupt.problem} (${JSON.stringify(excerpt)}). ` +
+        'Spend that cannot be read is not counted as zero, so the loop does not run.',
+      {
+        fix: `repair or delete line ${lineNumber} of ${this.journalPath} (restore it from the state branch or a backup if you have one; deleting it forgets that spend).`,
+        detail: { path: this.journalPath, line: lineNumber },
+      },
+    );
+  }
+
+  private async io<T>(what: string, action: () => Promise<T>): Promise<T> {
+    try {
+      return await action();
+    } catch (error) {
+      throw new LoopRuntimeError('STATE_FAILED', `Could not ${what} the spend journal ${this.journalPath}: ${(error as Error).message}.`, {
+        cause: error,
+        retryable: true,
+        fix: `check that ${dirname(this.journalPath)} is writable and the disk is not full.`,
+      });
+    }
   }
 }

@@ -1,27 +1,94 @@
-import type { BudgetLedger, SpendEntry } from '../../core/ports/index.js';
+import type { BudgetLedger, CloseResult, OpenReservation, ReconcileRequest, ReservationRequest, SettleUsage, SpendEntry } from '../../core/ports/index.js';
+import { closeAsSpend, decideClose, JournalTally, ReservationLookup, type JournalEntry } from '../../core/budget/budget-journal.js';
 
-/** In-memory spend ledger: totals per UTC day and pattern, plus the entries for inspection. */
+/**
+ * The storage behind a memory ledger. Pass the same journal to a second
+ * ledger to model a process that restarted over the same data.
+ */
+export interface MemoryJournal {
+  readonly entries: JournalEntry[];
+  nextId: number;
+}
+
+export interface MemoryBudgetLedgerOptions {
+  /** Pre-loaded spend, e.g. `{ '2026-11-21': { 'daily-triage': 40_000 } }`. */
+  seed?: Record<string, Record<string, number>>;
+  /** Shared storage (default: a new, empty journal). */
+  journal?: MemoryJournal;
+}
+
+/**
+ * In-memory budget ledger with the same accounting as the file ledger (one
+ * journal of open, settle and reconcile entries). Reservation ids are `r-1`,
+ * `r-2`, … in the order they were opened.
+ *
+ * @example
+ * ```ts
+ * const ledger = new MemoryBudgetLedger({ seed: { '2026-11-21': { 'daily-triage': 40_000 } } });
+ * new BudgetBreaker(100_000, { ledger });
+ * ```
+ */
 export class MemoryBudgetLedger implements BudgetLedger {
-  readonly specificationVersion = 'budget-ledger-v1' as const;
-  readonly entries: SpendEntry[] = [];
-  private readonly totals = new Map<string, number>();
-  private readonly keepEntries: boolean;
+  readonly specificationVersion = 'budget-ledger-v2' as const;
+  readonly journal: MemoryJournal;
 
-  /** `seed` pre-loads spend, e.g. `{ '2026-11-21': { 'daily-triage': 40_000 } }`. */
-  constructor(options: { seed?: Record<string, Record<string, number>>; keepEntries?: boolean } = {}) {
-    this.keepEntries = options.keepEntries ?? true;
+  constructor(options: MemoryBudgetLedgerOptions = {}) {
+    this.journal = options.journal ?? { entries: [], nextId: 1 };
     for (const [day, patterns] of Object.entries(options.seed ?? {})) {
-      for (const [patternId, tokens] of Object.entries(patterns)) this.totals.set(`${day}|${patternId}`, tokens);
+      for (const [patternId, tokens] of Object.entries(patterns)) {
+        this.journal.entries.push({ kind: 'spend', at: Date.parse(`${day}T00:00:00Z`), day, patternId, tickId: 'seed', phase: 'triage', tokens, costUsd: null });
+      }
     }
   }
 
+  /** Every settle, reconcile and plain spend, oldest first (open reservations are not spend entries). */
+  get entries(): SpendEntry[] {
+    return this.journal.entries.flatMap((entry) => closeAsSpend(entry) ?? []);
+  }
+
+  async open(request: ReservationRequest): Promise<OpenReservation> {
+    const reservation: OpenReservation = { ...copyRequest(request), id: `r-${this.journal.nextId++}` };
+    this.journal.entries.push({ kind: 'open', ...reservation });
+    return reservation;
+  }
+
+  async settle(reservationId: string, usage: SettleUsage): Promise<CloseResult> {
+    return this.close(reservationId, { kind: 'settle', usage });
+  }
+
+  async reconcile(reservationId: string, request: ReconcileRequest): Promise<CloseResult> {
+    return this.close(reservationId, { kind: 'reconcile', request });
+  }
+
+  async openReservations(query: { day: string; patternId?: string }): Promise<OpenReservation[]> {
+    return this.tally(query.day, query.patternId).openReservations();
+  }
+
   async spentOn(day: string, patternId: string): Promise<number> {
-    return this.totals.get(`${day}|${patternId}`) ?? 0;
+    return this.tally(day, patternId).spent();
   }
 
   async record(entry: SpendEntry): Promise<void> {
-    const key = `${entry.day}|${entry.patternId}`;
-    this.totals.set(key, (this.totals.get(key) ?? 0) + entry.tokens);
-    if (this.keepEntries) this.entries.push(entry);
+    this.journal.entries.push({ kind: 'spend', ...entry });
   }
+
+  private tally(day: string, patternId?: string): JournalTally {
+    const tally = new JournalTally(day, patternId);
+    for (let index = this.journal.entries.length - 1; index >= 0; index -= 1) tally.visit(this.journal.entries[index]!);
+    return tally;
+  }
+
+  private close(reservationId: string, close: Parameters<typeof decideClose>[1]): CloseResult {
+    const lookup = new ReservationLookup(reservationId);
+    for (let index = this.journal.entries.length - 1; index >= 0; index -= 1) {
+      if (lookup.visit(this.journal.entries[index]!) === 'stop') break;
+    }
+    const decided = decideClose(lookup, close);
+    if (decided.entry) this.journal.entries.push(decided.entry);
+    return decided.result;
+  }
+}
+
+function copyRequest(request: ReservationRequest): ReservationRequest {
+  return { at: request.at, day: request.day, patternId: request.patternId, tickId: request.tickId, phase: request.phase, tokens: Math.max(0, Math.ceil(request.tokens)) };
 }

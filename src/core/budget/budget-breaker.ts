@@ -2,12 +2,14 @@
  * The budget breaker: a daily token cap per loop that fails closed.
  *
  * Reserve before spending: a phase asks for a reservation of its maximum
- * cost; the reservation is refused when spent + outstanding reservations +
- * the new one would cross the cap, so the ledger never goes over. After the
- * call, `settle` records the real spend durably (through the ledger) and
- * releases the reservation.
+ * cost; the reservation is refused when the ledger's spend (settled spend
+ * plus every open reservation, this one's included) would cross the cap, so
+ * the ledger never goes over. A granted reservation is journalled by the
+ * ledger before `reserve` resolves: a crash during the backend call leaves it
+ * counted in full. `settle` records the real spend durably and closes it;
+ * `reconcileAbandoned` closes reservations left open by ticks that died.
  */
-import type { AgentRole, BudgetLedger, Usage } from '../ports/index.js';
+import type { AgentRole, BudgetLedger, CloseResult, OpenReservation, Usage } from '../ports/index.js';
 import { totalTokens } from '../ports/index.js';
 import { MemoryBudgetLedger } from '../../adapters/budget-ledger/memory-budget-ledger.js';
 import { utcDay } from './utc-day.js';
@@ -16,7 +18,9 @@ export type BudgetState = 'ok' | 'degraded' | 'exhausted';
 
 export interface BudgetStatus {
   day: string;
+  /** Settled spend plus open reservations this breaker does not hold (abandoned ones, other processes'). */
   spent: number;
+  /** Reservations this breaker holds open. */
   reserved: number;
   cap: number;
   /** spent / cap. */
@@ -24,8 +28,9 @@ export interface BudgetStatus {
   state: BudgetState;
 }
 
+/** A granted reservation; `id` is the ledger's. */
 export interface Reservation {
-  readonly id: number;
+  readonly id: string;
   readonly patternId: string;
   readonly tickId: string;
   readonly phase: AgentRole;
@@ -37,23 +42,41 @@ export type ReserveResult =
   | { ok: true; reservation: Reservation }
   | { ok: false; status: BudgetStatus; message: string };
 
+/** One reservation `reconcileAbandoned` closed (or tried to). */
+export interface ReconciledReservation {
+  reservation: OpenReservation;
+  result: CloseResult;
+}
+
 export interface BudgetBreakerOptions {
-  /** Durable spend storage; defaults to memory. */
+  /** Durable spend storage (budget-ledger-v2); defaults to memory. */
   ledger?: BudgetLedger;
   /** From this fraction of the cap on, ticks only report. Default 0.8. */
   degradeAtFraction?: number;
+  /**
+   * Whether the tick that opened a reservation may still be running. Asked
+   * only about reservations of the loop being ticked that this breaker does
+   * not hold. Default: no — right when a loop's ticks run under its lease
+   * (the CLI's case). A wrong "no" is still safe: the reservation is closed
+   * at its full amount, and the live tick's settle later replaces it.
+   */
+  isTickRunning?: (reservation: OpenReservation) => boolean | Promise<boolean>;
 }
 
 interface DayTotals {
   day: string;
+  /** Ledger spend minus the reservations this breaker holds. */
   spent: number;
   reserved: number;
 }
 
+const DAY_MS = 86_400_000;
+
 /**
  * @example
  * ```ts
- * const budget = new BudgetBreaker(100_000);
+ * const budget = new BudgetBreaker(100_000, { ledger: new FileBudgetLedger({ root }) });
+ * await budget.reconcileAbandoned('daily-triage', now); // at tick start
  * const grant = await budget.reserve({ patternId: 'daily-triage', tickId: 't1', phase: 'triage', tokens: 25_000, now });
  * if (grant.ok) await budget.settle(grant.reservation, usage, now);
  * ```
@@ -62,17 +85,22 @@ export class BudgetBreaker {
   readonly dailyTokenCap: number;
   readonly ledger: BudgetLedger;
   readonly degradeAtFraction: number;
+  private readonly isTickRunning: (reservation: OpenReservation) => boolean | Promise<boolean>;
   private readonly totals = new Map<string, DayTotals>();
-  private readonly outstanding = new Map<number, Reservation>();
-  private nextReservationId = 1;
+  private readonly outstanding = new Map<string, Reservation>();
 
   constructor(dailyTokenCap: number, options: BudgetBreakerOptions = {}) {
     if (!Number.isFinite(dailyTokenCap) || dailyTokenCap <= 0) {
       throw new RangeError(`dailyTokenCap must be a positive number of tokens, got ${dailyTokenCap}.`);
     }
+    const ledger = options.ledger ?? new MemoryBudgetLedger();
+    if (ledger.specificationVersion !== 'budget-ledger-v2') {
+      throw new TypeError(`The budget ledger implements "${String(ledger.specificationVersion)}", but this breaker needs "budget-ledger-v2".`);
+    }
     this.dailyTokenCap = dailyTokenCap;
-    this.ledger = options.ledger ?? new MemoryBudgetLedger({ keepEntries: false });
+    this.ledger = ledger;
     this.degradeAtFraction = options.degradeAtFraction ?? 0.8;
+    this.isTickRunning = options.isTickRunning ?? (() => false);
   }
 
   /** Today's status for a loop. `refresh` re-reads the ledger (another process may have spent). */
@@ -81,6 +109,7 @@ export class BudgetBreaker {
     return this.describe(totals);
   }
 
+  /** Grants a reservation and journals it (durably) before resolving, or refuses it as data. */
   async reserve(request: { patternId: string; tickId: string; phase: AgentRole; tokens: number; now: number }): Promise<ReserveResult> {
     const totals = await this.totalsFor(request.patternId, utcDay(request.now), false);
     const tokens = Math.max(0, Math.ceil(request.tokens));
@@ -95,58 +124,88 @@ export class BudgetBreaker {
           `of the ${this.dailyTokenCap.toLocaleString('en-US')} daily cap.`,
       };
     }
-    const reservation: Reservation = {
-      id: this.nextReservationId++,
-      patternId: request.patternId,
-      tickId: request.tickId,
-      phase: request.phase,
-      tokens,
-      day: totals.day,
-    };
+    // Held before the await, so a concurrent reserve in this process sees it.
     totals.reserved += tokens;
+    let opened: OpenReservation;
+    try {
+      opened = await this.ledger.open({ at: request.now, day: totals.day, patternId: request.patternId, tickId: request.tickId, phase: request.phase, tokens });
+    } catch (error) {
+      totals.reserved = Math.max(0, totals.reserved - tokens);
+      throw error;
+    }
+    const reservation: Reservation = { id: opened.id, patternId: request.patternId, tickId: request.tickId, phase: request.phase, tokens, day: totals.day };
     this.outstanding.set(reservation.id, reservation);
     return { ok: true, reservation };
   }
 
   /**
    * Records what the phase really spent (durably, before resolving) and
-   * releases its reservation. Spend above the reservation is still recorded:
+   * closes its reservation. Spend above the reservation is still recorded:
    * the ledger tells the truth even when a backend broke its contract.
    */
   async settle(reservation: Reservation, usage: Usage, now: number): Promise<{ tokens: number; overrun: number }> {
     const tokens = totalTokens(usage);
-    this.release(reservation);
-    await this.ledger.record({
-      at: now,
-      day: reservation.day,
-      patternId: reservation.patternId,
-      tickId: reservation.tickId,
-      phase: reservation.phase,
-      tokens,
-      costUsd: usage.costUsd,
-    });
-    const totals = this.totals.get(reservation.patternId);
-    if (totals && totals.day === reservation.day) totals.spent += tokens;
+    const closed = await this.ledger.settle(reservation.id, { at: now, tokens, costUsd: usage.costUsd });
+    if (!closed.ok && closed.reason === 'unknown-reservation') {
+      // The ledger lost the open entry (replaced file?): the spend still happened.
+      await this.ledger.record({ at: now, day: reservation.day, patternId: reservation.patternId, tickId: reservation.tickId, phase: reservation.phase, tokens, costUsd: usage.costUsd });
+    }
+    const totals = this.forget(reservation);
+    if (totals) totals.spent += tokens;
     return { tokens, overrun: Math.max(0, tokens - reservation.tokens) };
   }
 
-  /** Gives a reservation back without spending (the phase did not run). */
-  release(reservation: Reservation): void {
-    if (!this.outstanding.delete(reservation.id)) return;
+  /** Gives a reservation back without spending (the phase did not run): settles it at zero. */
+  async release(reservation: Reservation, now: number): Promise<void> {
+    if (!this.outstanding.has(reservation.id)) return;
+    await this.ledger.settle(reservation.id, { at: now, tokens: 0, costUsd: null });
+    this.forget(reservation);
+  }
+
+  /**
+   * Closes reservations of `patternId` (today's and yesterday's) that this
+   * breaker does not hold and whose tick is not running — left by a tick that
+   * crashed or was killed — at their full amount. Call at tick start, before
+   * the budget check; it changes no total (an open reservation already counts
+   * in full) but makes the journal say what happened.
+   */
+  async reconcileAbandoned(patternId: string, now: number): Promise<ReconciledReservation[]> {
+    const closed: ReconciledReservation[] = [];
+    for (const day of new Set([utcDay(now - DAY_MS), utcDay(now)])) {
+      for (const reservation of await this.ledger.openReservations({ day, patternId })) {
+        if (this.outstanding.has(reservation.id) || (await this.isTickRunning(reservation))) continue;
+        const result = await this.ledger.reconcile(reservation.id, {
+          at: now,
+          tokens: reservation.tokens,
+          reason: `tick ${reservation.tickId} ended without settling its ${reservation.phase} reservation (crashed or killed); counted as spent in full`,
+        });
+        closed.push({ reservation, result });
+      }
+    }
+    if (closed.length > 0) this.totals.delete(patternId);
+    return closed;
+  }
+
+  /** Drops a reservation from this breaker's hold; returns its day's totals when cached. */
+  private forget(reservation: Reservation): DayTotals | null {
+    if (!this.outstanding.delete(reservation.id)) return null;
     const totals = this.totals.get(reservation.patternId);
-    if (totals && totals.day === reservation.day) totals.reserved = Math.max(0, totals.reserved - reservation.tokens);
+    if (!totals || totals.day !== reservation.day) return null;
+    totals.reserved = Math.max(0, totals.reserved - reservation.tokens);
+    return totals;
   }
 
   private async totalsFor(patternId: string, day: string, refresh: boolean): Promise<DayTotals> {
     let totals = this.totals.get(patternId);
     if (!totals || totals.day !== day) {
-      totals = { day, spent: await this.ledger.spentOn(day, patternId), reserved: 0 };
+      let reserved = 0;
       for (const reservation of this.outstanding.values()) {
-        if (reservation.patternId === patternId && reservation.day === day) totals.reserved += reservation.tokens;
+        if (reservation.patternId === patternId && reservation.day === day) reserved += reservation.tokens;
       }
+      totals = { day, spent: Math.max(0, (await this.ledger.spentOn(day, patternId)) - reserved), reserved };
       this.totals.set(patternId, totals);
     } else if (refresh) {
-      totals.spent = await this.ledger.spentOn(day, patternId);
+      totals.spent = Math.max(0, (await this.ledger.spentOn(day, patternId)) - totals.reserved);
     }
     return totals;
   }

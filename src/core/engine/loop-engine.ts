@@ -99,6 +99,7 @@ export class LoopEngine {
       context.step('kill-switch', `paused by ${pause.source ?? 'kill switch'}`);
       return { kind: 'paused', source: pause.source ?? 'kill switch' };
     }
+    await this.ports.budget.reconcileAbandoned(plan.pattern.id, context.now());
     const budget = await this.ports.budget.status(plan.pattern.id, context.now(), { refresh: true });
     if (budget.state === 'exhausted') {
       const message = `Daily token cap reached: ${budget.spent.toLocaleString('en-US')} / ${budget.cap.toLocaleString('en-US')} tokens spent on ${budget.day} (UTC). Resumes after 00:00 UTC.`;

@@ -1,0 +1,3 @@
+/** Conformance suites (vitest) that hold every adapter of a port, and its memory twin, to one contract. */
+export { describeBudgetLedgerConformance } from './budget-ledger.js';
+export type { BudgetLedgerConformanceOptions, BudgetLedgerSubject } from './budget-ledger.js';
