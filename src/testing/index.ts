@@ -12,3 +12,4 @@ export { MemoryKillSwitch } from '../adapters/kill-switch/memory-kill-switch.js'
 export { MemoryBudgetLedger } from '../adapters/budget-ledger/memory-budget-ledger.js';
 export { MemoryAttemptLedger, SequentialIds } from '../core/engine/defaults.js';
 export { MemoryWorkspace } from '../adapters/workspace/memory-workspace.js';
+export { MemoryDelivery, MemoryDeliveryStore } from '../adapters/delivery/memory-delivery.js';
