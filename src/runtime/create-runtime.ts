@@ -110,7 +110,7 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
       state: new FileStateWriter({ root, stateFile: plan.files.state, runLog: plan.files.runLog, redact }),
       budget: new BudgetBreaker(plan.dailyTokenCap, { ledger: fileLedger, degradeAtFraction: plan.budget.degradeAtFraction }),
       workspace: redactingWorkspace(new GitWorkspace({ root, patternId: plan.pattern.id, baseBranch: plan.delivery.baseBranch, clock: wallClock }), redact),
-      delivery: redactingDelivery(new GitDelivery({ root, delivery: plan.delivery, clock: wallClock, env: options.env }), redact),
+      delivery: redactingDelivery(new GitDelivery({ root, delivery: plan.delivery, clock: wallClock, env: options.env, pendingTimeoutMs: plan.timeoutMs + LEASE_MARGIN_MS }), redact),
       attempts: new FileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, level: plan.level, goal: plan.pattern.goal, redact }),
       killSwitch,
       instructions,

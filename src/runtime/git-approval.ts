@@ -21,6 +21,7 @@ import { git } from '../adapters/git/git-run.js';
 import { GitWorkspace } from '../adapters/workspace/git-workspace.js';
 import { WorktreeStore } from '../adapters/workspace/git-worktree-store.js';
 import { resolvePlan, type LoadedProject } from '../project/load-project.js';
+import { LEASE_MARGIN_MS } from './lease.js';
 
 export interface InboxItem {
   id: string;
@@ -124,7 +125,7 @@ export async function approveChange(project: LoadedProject, idOrItemKey: string,
   });
   if (!committed.ok) throw new LoopRuntimeError('WORKSPACE_FAILED', `Could not commit the approved change ${entry.id}: ${committed.message}`, { fix: `check ${handle.path}.` });
 
-  const delivery = new GitDelivery({ root: project.root, delivery: plan.delivery, clock: options.clock, env: options.env });
+  const delivery = new GitDelivery({ root: project.root, delivery: plan.delivery, clock: options.clock, env: options.env, pendingTimeoutMs: plan.timeoutMs + LEASE_MARGIN_MS });
   const delivered = await delivery.deliver({
     handle,
     commit: committed.commit,
