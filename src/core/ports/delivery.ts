@@ -35,7 +35,7 @@ export type DeliveryResult = ({ ok: true } & DeliveryRecord) | DeliveryFailure;
 /**
  * Pushes, opens pull requests, merges. Absent → commits stay on a local branch.
  *
- * Guarantees (held by `describeDeliveryConformance` in loop-runtime/testing):
+ * Guarantees (held by `describeDeliveryConformance`, src/testing/conformance):
  * one push and one pull request per dedupe key; a delivery that crashed
  * between recording and finishing is never reported delivered unless the
  * remote has it; a corrupt dedupe ledger throws `STATE_FAILED`, never reads
