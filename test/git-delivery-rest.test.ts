@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { octokitClient } from '../src/adapters/delivery/delivery-github.js';
+import { octokitClient } from '../src/adapters/delivery/delivery-github-octokit.js';
 import { GitDelivery } from '../src/adapters/delivery/git-delivery.js';
 import { buildPlan } from '../src/core/plan/build-plan.js';
 import type { Pattern } from '../src/core/config/schemas.js';

@@ -4,16 +4,18 @@
  */
 import { findExecutable } from '../command-runner/sandbox-host.js';
 import { ghClient } from './delivery-github-gh.js';
-import { octokitClient } from './delivery-github-octokit.js';
 import type { GitHubClient, GitHubClientOptions } from './delivery-github-types.js';
 
 export type { FoundPullRequest, GitHubClient, GitHubClientOptions, GitHubResult, PullRequestInput } from './delivery-github-types.js';
-export { ghClient, octokitClient };
+export { ghClient };
 
 /** gh when on PATH, else the REST API with a token, else null. */
 export async function gitHubClient(options: GitHubClientOptions): Promise<GitHubClient | null> {
   const gh = await findExecutable('gh', options.env);
   if (gh) return ghClient(gh, options);
   const token = options.env.GITHUB_TOKEN ?? options.env.GH_TOKEN;
-  return token ? octokitClient(token, options) : null;
+  if (!token) return null;
+  // Octokit loads only when the REST path is taken: start-up stays fast for local and gh delivery.
+  const { octokitClient } = await import('./delivery-github-octokit.js');
+  return octokitClient(token, options);
 }
