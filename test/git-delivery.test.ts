@@ -115,6 +115,58 @@ describe('GitDelivery through the engine', () => {
     expect(ledger.deliveries).toEqual([expect.objectContaining({ key: 'daily-triage:mock#1', kind: 'pull-request' })]);
   });
 
+  it('does not report an item delivered while a crashed delivery of it is pending; after the lease timeout the tick delivers it', async () => {
+    const root = await makeRepo();
+    const bare = await addBareRemote(root);
+    const clock = new FixedClock('2026-05-01T10:00:00Z', 1000);
+    const crashed = { key: 'daily-triage:mock#1', pattern: 'daily-triage', itemKey: 'mock#1', branch: 'loop/daily-triage/crashed', kind: 'pending', commit: 'c'.repeat(40), at: '2026-05-01T10:00:00.000Z' };
+    await writeFiles(root, { '.loop-runtime/deliveries.json': JSON.stringify({ version: 1, deliveries: [crashed] }) });
+
+    const fresh = await engineFor({ root, mode: 'push', clock }).engine.tick();
+    expect(fresh.kind).toBe('failed');
+    if (fresh.kind !== 'failed') return;
+    expect(fresh).toMatchObject({ phase: 'deliver', retryable: true });
+    expect(fresh.message).toMatch(/has not finished; it may still be pushing, so nothing was pushed/);
+    expect(remoteBranches(bare)).toEqual(['main']);
+
+    clock.advance(35 * 60_000); // the default lease timeout: tick timeout 30 min + 5 min margin
+    const later = await engineFor({ root, mode: 'push', clock }).engine.tick();
+    expect(later.kind).toBe('proposed');
+    if (later.kind !== 'proposed') return;
+    expect(later.delivery).toEqual({ kind: 'pushed', branch: later.commit.branch });
+    expect(remoteBranches(bare)).toEqual([later.commit.branch, 'main'].sort());
+    const ledger = JSON.parse(await readFile(join(root, '.loop-runtime', 'deliveries.json'), 'utf8'));
+    expect(ledger.deliveries).toEqual([expect.objectContaining({ key: 'daily-triage:mock#1', kind: 'pushed', branch: later.commit.branch })]);
+  });
+
+  it('reconciles a crash between push and pull request through gh: the pushed branch gets its pull request, nothing is pushed again', async () => {
+    const root = await makeRepo();
+    const bare = await addBareRemote(root);
+    const gh = await fakeGh();
+    const env = { PATH: `${gh.bin}:${process.env.PATH}` };
+    sh(root, ['push', '--quiet', 'origin', 'main:refs/heads/loop/daily-triage/crashed']);
+    const crashed = { key: 'daily-triage:mock#1', pattern: 'daily-triage', itemKey: 'mock#1', branch: 'loop/daily-triage/crashed', kind: 'pending', at: '2026-05-01T09:00:00.000Z' };
+    await writeFiles(root, { '.loop-runtime/deliveries.json': JSON.stringify({ version: 1, deliveries: [crashed] }) });
+    const result = await engineFor({ root, mode: 'pull-request', env }).engine.tick();
+    expect(result.kind).toBe('proposed');
+    if (result.kind !== 'proposed') return;
+    expect(result.delivery).toEqual({ kind: 'pull-request', branch: 'loop/daily-triage/crashed', url: 'https://github.com/acme/demo/pull/1' });
+    const calls = await gh.calls();
+    expect(calls).toContainEqual(['pr', 'list', '--head', 'loop/daily-triage/crashed', '--state', 'all', '--limit', '1', '--json', 'url,number,state']);
+    expect(calls.filter((args) => args[1] === 'create')).toEqual([expect.arrayContaining(['--head', 'loop/daily-triage/crashed'])]);
+    expect(remoteBranches(bare)).toEqual(['loop/daily-triage/crashed', 'main']);
+  });
+
+  it('stops the tick with STATE_FAILED on a corrupt deliveries.json instead of reading it as empty, and pushes nothing', async () => {
+    const root = await makeRepo();
+    const bare = await addBareRemote(root);
+    await writeFiles(root, { '.loop-runtime/deliveries.json': '{"version":1,"deliveries":[{"key":"daily-triage:mock#1",' });
+    const tick = engineFor({ root, mode: 'push' }).engine.tick();
+    await expect(tick).rejects.toMatchObject({ name: 'LoopRuntimeError', code: 'STATE_FAILED' });
+    await expect(tick).rejects.toThrow(/deliveries\.json cannot be read: it is not valid JSON[\s\S]*To fix: move/);
+    expect(remoteBranches(bare)).toEqual(['main']);
+  });
+
   it('caps pull requests per hour: the next item is rate-limited and nothing is pushed for it', async () => {
     const root = await makeRepo();
     const bare = await addBareRemote(root);

@@ -13,6 +13,7 @@ import { createRedactor } from '../core/security/redact-secrets.js';
 import { secretValuesFromEnv } from '../core/security/scrub-env.js';
 import { GitDelivery } from '../adapters/delivery/git-delivery.js';
 import { GitWorkspace } from '../adapters/workspace/git-workspace.js';
+import { LEASE_MARGIN_MS } from './lease.js';
 
 export type Redact = (text: string) => string;
 
@@ -40,7 +41,7 @@ export function gitWorkspaceFor(wiring: GitWiring, patternId: string, baseBranch
 
 /** The loop's delivery (push, pull request, merge), redacting what it sends to a remote and what it reports back. */
 export function gitDeliveryFor(wiring: GitWiring, plan: ExecutionPlan): Delivery {
-  return redactingDelivery(new GitDelivery({ root: wiring.root, delivery: plan.delivery, clock: wiring.clock, env: wiring.env }), wiring.redact);
+  return redactingDelivery(new GitDelivery({ root: wiring.root, delivery: plan.delivery, clock: wiring.clock, env: wiring.env, pendingTimeoutMs: plan.timeoutMs + LEASE_MARGIN_MS }), wiring.redact);
 }
 
 /**

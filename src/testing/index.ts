@@ -14,3 +14,4 @@ export { MemoryAttemptLedger, SequentialIds } from '../core/engine/defaults.js';
 export { MemoryWorkspace } from '../adapters/workspace/memory-workspace.js';
 export { recordPorts, replayPorts, REPLAY_HISTORY_VERSION } from './replay.js';
 export type { ReplayCall, ReplayHistory } from './replay.js';
+export { MemoryDelivery, MemoryDeliveryStore } from '../adapters/delivery/memory-delivery.js';

@@ -13,14 +13,35 @@ export interface DeliveryRequest {
   merge: boolean;
 }
 
+/**
+ * What was delivered. `duplicate`: this item was already delivered (possibly
+ * by a crashed earlier tick, found on the remote); nothing was pushed or
+ * opened for this request. Every kind is something that exists where it says.
+ */
 export interface DeliveryRecord {
   kind: 'local' | 'pushed' | 'pull-request' | 'merged' | 'duplicate';
   url?: string;
   branch: string;
 }
 
-/** Pushes, opens pull requests, merges. Absent → commits stay on a local branch. */
+/**
+ * Why nothing was delivered. `in-progress`: another delivery of the same
+ * dedupe key is recorded and may still be pushing (retryable, not delivered).
+ */
+export type DeliveryFailureReason = 'duplicate' | 'in-progress' | 'rate-limited' | 'conflict' | 'push' | 'api';
+export type DeliveryFailure = Failure<DeliveryFailureReason>;
+export type DeliveryResult = ({ ok: true } & DeliveryRecord) | DeliveryFailure;
+
+/**
+ * Pushes, opens pull requests, merges. Absent → commits stay on a local branch.
+ *
+ * Guarantees (held by `describeDeliveryConformance`, src/testing/conformance):
+ * one push and one pull request per dedupe key; a delivery that crashed
+ * between recording and finishing is never reported delivered unless the
+ * remote has it; a corrupt dedupe ledger throws `STATE_FAILED`, never reads
+ * as empty.
+ */
 export interface Delivery {
   readonly specificationVersion: 'delivery-v1';
-  deliver(request: DeliveryRequest): Promise<({ ok: true } & DeliveryRecord) | Failure<'duplicate' | 'rate-limited' | 'conflict' | 'push' | 'api'>>;
+  deliver(request: DeliveryRequest): Promise<DeliveryResult>;
 }

@@ -1,43 +1,81 @@
 /**
  * `.loop-runtime/deliveries.json`: one record per dedupe key (pattern + item)
- * that was pushed or opened as a pull request, and the pull-request caps
- * checked against it. Pure: no I/O.
+ * that is being or was pushed or opened as a pull request, the pull-request
+ * caps checked against it, and what an existing record means for a new
+ * delivery of the same item. Pure: no I/O.
+ *
+ * Fail closed: a ledger that is not valid JSON or not the expected shape is an
+ * error, never an empty ledger (an empty ledger would switch dedupe off and
+ * push every item again).
  */
 import { z } from 'zod';
+import { LoopRuntimeError } from '../errors.js';
 
 export const DeliveryEntrySchema = z.looseObject({
   key: z.string().min(1),
   pattern: z.string(),
   itemKey: z.string(),
-  branch: z.string(),
-  /** `pending` is written before the push, so a crash mid-delivery never leads to a second push or PR. */
+  branch: z.string().min(1),
+  /**
+   * `pending` is written before the push, so a crash mid-delivery never leads
+   * to a second push or PR; a `pending` older than the lease timeout is
+   * reconciled against the remote (see `existingDeliveryState`).
+   */
   kind: z.enum(['pending', 'pushed', 'pull-request', 'merged']),
   url: z.string().optional(),
   commit: z.string().optional(),
-  /** ISO time the record was first written. */
-  at: z.string(),
+  /** ISO time the record was first written (or the pending reservation was taken). */
+  at: z.iso.datetime({ offset: true }),
 });
 export type DeliveryEntry = z.infer<typeof DeliveryEntrySchema>;
+
+export const DeliveryLedgerSchema = z.looseObject({
+  version: z.literal(1),
+  deliveries: z.array(DeliveryEntrySchema),
+});
 
 export interface DeliveryLedger {
   version: 1;
   deliveries: DeliveryEntry[];
 }
 
-/** Parses deliveries.json; missing or corrupt reads as empty, unreadable records are dropped. */
-export function parseDeliveryLedger(text: string | null): DeliveryLedger {
-  if (!text?.trim()) return { version: 1, deliveries: [] };
+/**
+ * Parses deliveries.json. Missing or empty → an empty ledger. Anything else
+ * that is not a valid ledger throws `STATE_FAILED` naming `file`, the first
+ * bad key and the fix.
+ *
+ * @example
+ * ```ts
+ * parseDeliveryLedger(null, '.loop-runtime/deliveries.json'); // → { version: 1, deliveries: [] }
+ * parseDeliveryLedger('{', '.loop-runtime/deliveries.json');  // throws LoopRuntimeError STATE_FAILED
+ * ```
+ */
+export function parseDeliveryLedger(text: string | null, file: string): DeliveryLedger {
+  if (text === null || !text.trim()) return { version: 1, deliveries: [] };
+  let raw: unknown;
   try {
-    const raw = JSON.parse(text) as { deliveries?: unknown[] };
-    const deliveries: DeliveryEntry[] = [];
-    for (const entry of Array.isArray(raw.deliveries) ? raw.deliveries : []) {
-      const parsed = DeliveryEntrySchema.safeParse(entry);
-      if (parsed.success) deliveries.push(parsed.data);
-    }
-    return { version: 1, deliveries };
-  } catch {
-    return { version: 1, deliveries: [] };
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw corruptLedger(file, `it is not valid JSON (${(error as Error).message})`, error);
   }
+  const parsed = DeliveryLedgerSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('').replace(/^\./, '');
+    throw corruptLedger(file, `${where || 'the top level'}: ${issue.message}`, parsed.error);
+  }
+  return { version: 1, deliveries: parsed.data.deliveries };
+}
+
+function corruptLedger(file: string, why: string, cause: unknown): LoopRuntimeError {
+  return new LoopRuntimeError(
+    'STATE_FAILED',
+    `The delivery ledger ${file} cannot be read: ${why}. Without it loop-runtime cannot tell which items it already pushed, so it delivers nothing rather than push or open a pull request twice.`,
+    {
+      cause,
+      fix: `move ${file} aside (or delete it), after checking the remote for loop branches and open loop pull requests — every item not in the ledger may be delivered again.`,
+    },
+  );
 }
 
 export function formatDeliveryLedger(ledger: DeliveryLedger): string {
@@ -55,6 +93,34 @@ export function setDelivery(ledger: DeliveryLedger, entry: DeliveryEntry): Deliv
 
 export function removeDelivery(ledger: DeliveryLedger, key: string): DeliveryLedger {
   return { ...ledger, deliveries: ledger.deliveries.filter((entry) => entry.key !== key) };
+}
+
+/**
+ * True when `current` comes from the same reservation as `seen` (same key,
+ * time, branch and commit; the kind may have moved on), so acting on what was
+ * learnt about `seen` is safe. A claimed or replaced record has a new time.
+ */
+export function sameReservation(current: DeliveryEntry | undefined, seen: DeliveryEntry): boolean {
+  return current !== undefined && current.key === seen.key && current.at === seen.at && current.branch === seen.branch && current.commit === seen.commit;
+}
+
+/**
+ * What an existing record means for a new delivery of the same dedupe key:
+ * - `delivered`: pushed / opened / merged before → answer `duplicate`;
+ * - `in-progress`: a `pending` younger than `pendingTimeoutMs` — another
+ *   process may be pushing right now → not delivered, try again later;
+ * - `reconcile`: a `pending` at least `pendingTimeoutMs` old — its process
+ *   died between recording and finishing → ask the remote what happened.
+ */
+export function existingDeliveryState(entry: DeliveryEntry, now: number, pendingTimeoutMs: number): 'delivered' | 'in-progress' | 'reconcile' {
+  if (entry.kind !== 'pending') return 'delivered';
+  return now - Date.parse(entry.at) >= pendingTimeoutMs ? 'reconcile' : 'in-progress';
+}
+
+/** The `in-progress` failure message for a fresh pending record. */
+export function inProgressMessage(entry: DeliveryEntry, now: number, pendingTimeoutMs: number): string {
+  const minutes = (ms: number) => `${Math.max(0, Math.round(ms / 60_000))} min`;
+  return `Another delivery of ${entry.key} (branch ${entry.branch}) started ${minutes(now - Date.parse(entry.at))} ago and has not finished; it may still be pushing, so nothing was pushed or opened for this tick. To fix: nothing — once the record is older than the lease timeout (${minutes(pendingTimeoutMs)}) the next delivery checks the remote and finishes or retries it.`;
 }
 
 export interface PullRequestCaps {

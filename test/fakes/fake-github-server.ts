@@ -1,0 +1,96 @@
+/**
+ * A loopback server speaking the slice of GitHub's REST API delivery uses:
+ * list pull requests (state and head filters, `per_page`/`page` with Link
+ * headers rel="next"/"last", as GitHub paginates), create one (422 when the
+ * head already has an open one, as GitHub does) and merge one. Stateful, so
+ * crash-and-reconcile tests see what earlier processes opened.
+ */
+import { URL } from 'node:url';
+import { sendJson, startHttpFake, type FakeServer } from './http-fake.js';
+
+export interface FakePullRequest {
+  number: number;
+  head: string;
+  base: string;
+  title: string;
+  body: string;
+  draft: boolean;
+  state: 'open' | 'closed';
+  merged: boolean;
+}
+
+export interface FakeGitHub extends FakeServer {
+  pulls: FakePullRequest[];
+  /** Adds pull requests opened by someone else (or by a crashed earlier process). */
+  seed(heads: string[], state?: 'open' | 'closed'): void;
+  htmlUrl(number: number): string;
+}
+
+export async function startFakeGitHub(repository = 'acme/demo'): Promise<FakeGitHub> {
+  const pulls: FakePullRequest[] = [];
+  const htmlUrl = (number: number) => `https://github.com/${repository}/pull/${number}`;
+  const [owner] = repository.split('/');
+  const toJson = (pull: FakePullRequest) => ({
+    number: pull.number,
+    html_url: htmlUrl(pull.number),
+    state: pull.state,
+    draft: pull.draft,
+    merged_at: pull.merged ? '2026-05-01T10:00:00Z' : null,
+    title: pull.title,
+    head: { ref: pull.head, label: `${owner}:${pull.head}` },
+    base: { ref: pull.base },
+  });
+  const add = (fields: Omit<FakePullRequest, 'number'>) => {
+    const pull = { number: pulls.length + 1, ...fields };
+    pulls.push(pull);
+    return pull;
+  };
+  let base = '';
+  const server = await startHttpFake((request, response) => {
+    const url = new URL(request.url, base);
+    const prefix = `/repos/${repository}/pulls`;
+    if (request.method === 'GET' && url.pathname === prefix) {
+      const state = url.searchParams.get('state') ?? 'open';
+      const head = url.searchParams.get('head');
+      const perPage = Math.min(Number(url.searchParams.get('per_page') ?? 30), 100);
+      const page = Number(url.searchParams.get('page') ?? 1);
+      const matching = pulls
+        .filter((pull) => state === 'all' || pull.state === state)
+        .filter((pull) => head === null || `${owner}:${pull.head}` === head)
+        .reverse(); // newest first, as GitHub sorts by created desc
+      const last = Math.max(1, Math.ceil(matching.length / perPage));
+      const link = (n: number) => {
+        const next = new URL(url);
+        next.searchParams.set('page', String(n));
+        return `<${next.toString()}>`;
+      };
+      const links = page < last ? [`${link(page + 1)}; rel="next"`, `${link(last)}; rel="last"`] : [];
+      return sendJson(response, 200, matching.slice((page - 1) * perPage, page * perPage).map(toJson), links.length ? { link: links.join(', ') } : {});
+    }
+    if (request.method === 'POST' && url.pathname === prefix) {
+      const body = request.body as { head: string; base: string; title: string; body: string; draft?: boolean };
+      if (pulls.some((pull) => pull.head === body.head && pull.state === 'open')) {
+        return sendJson(response, 422, { message: 'Validation Failed', errors: [{ message: `A pull request already exists for ${owner}:${body.head}.` }] });
+      }
+      const pull = add({ head: body.head, base: body.base, title: body.title, body: body.body, draft: body.draft ?? false, state: 'open', merged: false });
+      return sendJson(response, 201, toJson(pull));
+    }
+    const merge = new RegExp(`^${prefix}/(\\d+)/merge$`).exec(url.pathname);
+    if (request.method === 'PUT' && merge) {
+      const pull = pulls.find((candidate) => candidate.number === Number(merge[1]));
+      if (!pull) return sendJson(response, 404, { message: 'Not Found' });
+      Object.assign(pull, { state: 'closed', merged: true });
+      return sendJson(response, 200, { merged: true, message: 'Pull Request successfully merged' });
+    }
+    return sendJson(response, 404, { message: `Not Found: ${request.method} ${url.pathname}` });
+  });
+  base = server.url;
+  return {
+    ...server,
+    pulls,
+    htmlUrl,
+    seed(heads, state = 'open') {
+      for (const head of heads) add({ head, base: 'main', title: `seeded ${head}`, body: '', draft: false, state, merged: false });
+    },
+  };
+}
