@@ -38,6 +38,8 @@ describe('GitDelivery over the REST API (no gh on PATH)', () => {
       const prepared = await workspace.prepare({ tickId: 't1', patternId: 'ci-sweeper', item: { key: 'ci#1', title: 'Fix CI' }, branchPrefix: plan.delivery.branchPrefix, baseBranch: null });
       if (!prepared.ok) throw new Error(prepared.message);
       await workspace.files(prepared.handle).write('docs/fix.md', 'fixed\n');
+      // commit() records what changes() reported, so the gate's view comes first.
+      expect((await workspace.changes(prepared.handle)).ok).toBe(true);
       const commit = await workspace.commit(prepared.handle, { message: 'fix', trailers: {}, author: plan.delivery.author });
       if (!commit.ok) throw new Error(commit.message);
       const env = { PATH: '/nonexistent', GITHUB_TOKEN: 'test-token', GITHUB_API_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, GITHUB_REPOSITORY: 'acme/demo' };
