@@ -6,7 +6,7 @@
  */
 import { formatPatch, structuredPatch, type StructuredPatch } from 'diff';
 import type { ChangeSet, ChangedFile } from '../../core/ports/index.js';
-import { capPatch } from '../../core/workspace/git-diff-parse.js';
+import { capPatch, comparePaths } from '../../core/workspace/git-diff-parse.js';
 
 /** One path's content in the base and in the attempt (`null`: absent). */
 export interface FileVersions {
@@ -43,7 +43,7 @@ export function buildChangeSet(versions: readonly FileVersions[], patchLimit = 2
   const deleted = changed.filter((version) => version.after === null);
   const renamedFrom = new Set<string>();
   const entries: Entry[] = [];
-  for (const version of [...changed].sort((a, b) => a.path.localeCompare(b.path))) {
+  for (const version of [...changed].sort((a, b) => comparePaths(a.path, b.path))) {
     const { path, before, after } = version;
     if (before === null && after !== null) {
       const source = after === '' ? undefined : deleted.find((candidate) => !renamedFrom.has(candidate.path) && candidate.before === after);

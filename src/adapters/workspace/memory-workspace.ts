@@ -16,6 +16,7 @@ import type {
   WorkspaceHandle,
   WorkspaceResult,
 } from '../../core/ports/index.js';
+import { comparePaths } from '../../core/workspace/git-diff-parse.js';
 import { buildChangeSet, type FileVersions } from './memory-change-set.js';
 import { normalizeWorkspacePath } from './workspace-path.js';
 
@@ -140,7 +141,7 @@ export class MemoryWorkspace implements Workspace {
     if (moved.length > 0) {
       return conflict(`Refused to commit ${handle.id}: ${moved.join(', ')} changed after changes() was read, so the commit would hold files nobody checked.`);
     }
-    const files = Object.fromEntries([...reviewed].sort(([a], [b]) => a.localeCompare(b)));
+    const files = Object.fromEntries([...reviewed].sort(([a], [b]) => comparePaths(a, b)));
     const sha = fnv1a(`${handle.id}\n${request.message}\n${JSON.stringify(files)}`);
     const commit = { sha, branch: handle.branch };
     attempt.status = 'committed';
@@ -191,7 +192,7 @@ export class MemoryWorkspace implements Workspace {
   /** Each edited path that differs from the base, sorted by path. */
   private async versions(attempt: Attempt): Promise<FileVersions[]> {
     const versions: FileVersions[] = [];
-    for (const [path, after] of [...attempt.edits].sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [path, after] of [...attempt.edits].sort(([a], [b]) => comparePaths(a, b))) {
       const before = await this.readBaseFile(path);
       if (before !== after) versions.push({ path, before, after });
     }

@@ -21,7 +21,7 @@ export interface ChangedFile {
 }
 
 export interface ChangeSet {
-  /** Every changed path, sorted by path; ignored new files appear as `untracked` (seen, never committed). */
+  /** Every changed path, sorted by path in code-unit order (as git sorts); ignored new files appear as `untracked` (seen, never committed). */
   files: ChangedFile[];
   /**
    * A unified diff of the change, git's dialect (`diff --git a/… b/…`, `/dev/null` for added and deleted files,

@@ -51,7 +51,7 @@ export const STRONG_MATCHER_PATTERN =
 
 /** Matchers that only check that something exists or is truthy. */
 export const WEAK_MATCHER_PATTERN =
-  /\.(?:toBeDefined|toBeTruthy|toBeFalsy|toHaveBeenCalled)\(\s*\)|\.not\.(?:toBeNull|toBeUndefined)\(\s*\)|\bexpect\.anything\(\)|\.(?:to|should)\.(?:exist|be\.ok)\b|\bassert(?:IsNotNone|NotNull|True)\s*\(|\b(?:assert|require)\.(?:NotNil|NotEmpty|True)\(|\bassert\s+[\w.]+\s+is\s+not\s+None\b/g;
+  /\.(?:toBeDefined|toBeTruthy|toBeFalsy|toHaveBeenCalled)\(\s*\)|\.not\.(?:toBeNull|toBeUndefined)\(\s*\)|\bexpect\.anything\(\)|\.(?:to|should)\.(?:exist|be\.ok)\b|\bassert(?:IsNotNone|NotNull|True)\s*\(|\b(?:assert|require)\.(?:NotNil|NotEmpty|True)\(|\bassert\b[^#\n=<>]*\bis\s+not\s+None\b/g;
 
 /** Suppressions that turn a checker off for a line or file. Any file. */
 export const SUPPRESSION_PATTERN =

@@ -25,11 +25,20 @@ function fileName(name: string | undefined, prefix: 'a/' | 'b/'): string | null 
   return name.startsWith(prefix) ? name.slice(prefix.length) : name;
 }
 
-function toFilePatch(patch: StructuredPatch): FilePatch | null {
-  const oldPath = fileName(patch.oldFileName, 'a/');
-  const path = fileName(patch.newFileName, 'b/') ?? oldPath;
-  // Trailing text after a capped patch parses as a nameless, hunkless entry: nothing to check.
-  if (path === null) return null;
+/** git emits a file header without hunks only for these; any other hunkless file hides its lines. */
+function explainsMissingHunks(patch: StructuredPatch): boolean {
+  return patch.isBinary === true || patch.isRename === true || patch.isCopy === true || patch.isCreate === true || patch.isDelete === true || patch.newMode !== undefined;
+}
+
+function toFilePatch(patch: StructuredPatch): FilePatch | 'garbage' | string {
+  const oldPath = patch.isCreate ? null : fileName(patch.oldFileName, 'a/');
+  const newPath = patch.isDelete ? null : fileName(patch.newFileName, 'b/');
+  const path = newPath ?? oldPath;
+  if (path === null) {
+    // Text after a capped patch parses as a nameless, hunkless entry; nameless hunks are lines nobody can place.
+    return patch.hunks.length === 0 ? 'garbage' : 'a hunk belongs to no file';
+  }
+  if (patch.hunks.length === 0 && !explainsMissingHunks(patch)) return `${path} has a file header but no hunks, so its lines cannot be read`;
   const added: string[] = [];
   const removed: string[] = [];
   for (const hunk of patch.hunks) {
@@ -43,8 +52,10 @@ function toFilePatch(patch: StructuredPatch): FilePatch | null {
 
 /**
  * Splits a unified diff into per-file added and removed lines. A patch that
- * does not parse (cut inside a hunk, hand-edited, hostile) is `ok: false` —
- * the caller must treat it as unchecked, never as empty.
+ * does not parse (cut inside a hunk, hand-edited, hostile), a hunk with no
+ * file, or a file header with no hunks and no git reason for it (binary,
+ * rename, copy, create, delete, mode change) is `ok: false` — the caller must
+ * treat it as unchecked, never as empty.
  *
  * @example
  * ```ts
@@ -63,7 +74,9 @@ export function parsePatch(patch: string): PatchReading {
   const files: FilePatch[] = [];
   for (const entry of parsed) {
     const file = toFilePatch(entry);
-    if (file) files.push(file);
+    if (file === 'garbage') continue;
+    if (typeof file === 'string') return { ok: false, message: file };
+    files.push(file);
   }
   return { ok: true, files };
 }

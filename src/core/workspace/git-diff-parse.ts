@@ -97,7 +97,12 @@ export function buildChangedFiles(entries: readonly NameStatusEntry[], binary: R
     seen.add(clean);
     files.push({ path: clean, status: 'untracked', binary: false });
   }
-  return files.sort((a, b) => a.path.localeCompare(b.path));
+  return files.sort((a, b) => comparePaths(a.path, b.path));
+}
+
+/** Orders paths by UTF-16 code unit, as git does — never by locale, so the order is the same on every machine. */
+export function comparePaths(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Splits NUL-separated path output (`git ls-files -z`) into paths. */
