@@ -65,7 +65,7 @@ function refuseCommit(handle: WorkspaceHandle, why: string): WorkspaceResult<nev
   return {
     ok: false,
     reason: 'conflict',
-    message: `Refused to commit ${handle.id}: ${why}. To fix: read changes() again so the gate checks what is in ${handle.path} now.`,
+    message: `Refused to commit ${handle.id}: ${why}. To fix: list build and test outputs in .gitignore (a verification command may have written them), or read changes() again so the gate checks what is in ${handle.path} now.`,
     retryable: false,
   };
 }
@@ -204,7 +204,7 @@ export class GitWorkspace implements Workspace {
       const tree = (await worktree.raw(['write-tree'])).trim();
       if (tree !== reviewed) {
         const moved = splitNul(await worktree.raw(['diff-tree', '-r', '-z', '--name-only', '--no-renames', reviewed, tree]));
-        return refuseCommit(handle, `${moved.join(', ') || 'its files'} changed after changes() was read, so the commit would hold files nobody checked`);
+        return refuseCommit(handle, `${moved.join(', ') || 'its files'} changed after changes() was read (by a verification command or a still-running agent?), so the commit would hold files nobody checked`);
       }
       const message = withTrailers(request.message, request.trailers);
       await worktree.raw(['-c', 'commit.gpgsign=false', 'commit', '--quiet', '--no-verify', '--cleanup=whitespace', '--message', message], identityEnv(request.author));

@@ -29,8 +29,8 @@ interface Entry {
 
 /**
  * Builds a change set from each touched path's two versions. Unchanged paths
- * drop out; a deleted file whose exact (non-empty) content reappears under a
- * new path is a rename, as git reports it.
+ * drop out; a deleted file whose exact content reappears under a new path is
+ * a rename, as git's exact rename detection reports it (empty files too).
  *
  * @example
  * ```ts
@@ -46,7 +46,7 @@ export function buildChangeSet(versions: readonly FileVersions[], patchLimit = 2
   for (const version of [...changed].sort((a, b) => comparePaths(a.path, b.path))) {
     const { path, before, after } = version;
     if (before === null && after !== null) {
-      const source = after === '' ? undefined : deleted.find((candidate) => !renamedFrom.has(candidate.path) && candidate.before === after);
+      const source = deleted.find((candidate) => !renamedFrom.has(candidate.path) && candidate.before === after);
       if (source) {
         renamedFrom.add(source.path);
         entries.push({ file: { path, status: 'renamed', from: source.path, binary: false }, patch: gitPatch(`a/${source.path}`, `b/${path}`, after, after, { isRename: true }) });

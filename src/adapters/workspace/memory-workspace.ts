@@ -10,7 +10,6 @@ import type {
   ChangeSet,
   CommitRecord,
   CommitRequest,
-  WorkItem,
   Workspace,
   WorkspaceFiles,
   WorkspaceHandle,
@@ -89,7 +88,7 @@ export class MemoryWorkspace implements Workspace {
     this.baseCommit = options.baseCommit ?? '0000000';
   }
 
-  async prepare(request: { tickId: string; patternId: string; item: WorkItem; branchPrefix: string }): Promise<WorkspaceResult<{ handle: WorkspaceHandle }>> {
+  async prepare(request: Parameters<Workspace['prepare']>[0]): Promise<WorkspaceResult<{ handle: WorkspaceHandle }>> {
     const id = `${request.tickId}-${++this.counter}`;
     const handle: WorkspaceHandle = {
       id,
@@ -104,7 +103,7 @@ export class MemoryWorkspace implements Workspace {
   }
 
   /** Confined like the git workspace's files: the same paths are refused, by a thrown `LoopRuntimeError`. */
-  files(handle: WorkspaceHandle): WorkspaceFiles {
+  files(handle: WorkspaceHandle): Required<WorkspaceFiles> {
     const attempt = this.attempt(handle);
     return {
       read: async (path) => {
