@@ -16,6 +16,9 @@ export async function committedRequest(root: string, plan: ExecutionPlan, clock:
   const prepared = await workspace.prepare({ tickId: `t${ticks}`, patternId: plan.pattern.id, item: { key: itemKey, title: `Fix ${itemKey}` }, branchPrefix: plan.delivery.branchPrefix, baseBranch: null });
   if (!prepared.ok) throw new Error(prepared.message);
   await workspace.files(prepared.handle).write(`docs/fix-${ticks}.md`, `fixed ${itemKey}\n`);
+  // commit() records what changes() reported, so the gate's view comes first.
+  const changes = await workspace.changes(prepared.handle);
+  if (!changes.ok) throw new Error(changes.message);
   const commit = await workspace.commit(prepared.handle, { message: `fix ${itemKey}`, trailers: {}, author: plan.delivery.author });
   if (!commit.ok) throw new Error(commit.message);
   return {

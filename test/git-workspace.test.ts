@@ -6,6 +6,8 @@ import { changedPaths, type WorkItem } from '../src/core/ports/index.js';
 import { GitWorkspace } from '../src/adapters/workspace/git-workspace.js';
 import { FixedClock } from '../src/testing/fixed-clock.js';
 import { parseManifest } from '../src/core/workspace/worktree-manifest.js';
+import { checkDiffIntegrity } from '../src/core/verify/check-diff-integrity.js';
+import { parsePatch } from '../src/core/verify/parse-patch.js';
 import { cleanupTempDirs, makeRepo, sh, writeFiles } from './git-fixtures.js';
 
 afterAll(cleanupTempDirs);
@@ -80,6 +82,40 @@ describe('GitWorkspace', () => {
     ]);
     expect(changedPaths(changes.changes)).toContain('docs/old-name.md');
     expect(changes.changes.patch).toContain('diff --git a/src/gone.ts b/src/gone.ts');
+    // git's own dialect — `rename from`, `Binary files … differ`, `deleted file mode` — reads through jsdiff.
+    expect(changes.changes.patch).toMatch(/^rename from docs\/old-name\.md$/m);
+    expect(changes.changes.patch).toMatch(/^Binary files \/dev\/null and b\/assets\/logo\.bin differ$/m);
+    const reading = parsePatch(changes.changes.patch);
+    if (!reading.ok) throw new Error(reading.message);
+    expect(reading.files.map(({ path, oldPath, binary }) => ({ path, oldPath, binary }))).toEqual([
+      { path: 'assets/logo.bin', oldPath: null, binary: true },
+      { path: 'docs/new-name.md', oldPath: 'docs/old-name.md', binary: false },
+      { path: 'src/gone.ts', oldPath: 'src/gone.ts', binary: false },
+      { path: 'src/new.ts', oldPath: null, binary: false },
+    ]);
+    expect(reading.files.find((file) => file.path === 'src/gone.ts')?.removed).toEqual(['export {};']);
+  });
+
+  it('produces the same patch shape whatever the user configured: no prefix, external diff, textconv, colour', async () => {
+    const root = await makeRepo({ 'src/a.test.ts': "it('adds', () => {\n  expect(add(1, 2)).toBe(3);\n});\n", '.gitattributes': '*.ts diff=hide\n' });
+    for (const [key, value] of [
+      ['diff.noprefix', 'true'],
+      ['diff.mnemonicPrefix', 'true'],
+      ['diff.external', 'false'],
+      ['diff.hide.textconv', 'sh -c "echo hidden"'],
+      ['color.diff', 'always'],
+      ['core.quotePath', 'false'],
+    ]) {
+      sh(root, ['config', key!, value!]);
+    }
+    const workspace = new GitWorkspace({ root, patternId: 'p', clock: new FixedClock() });
+    const prepared = await workspace.prepare(request());
+    if (!prepared.ok) throw new Error(prepared.message);
+    await workspace.files(prepared.handle).write('src/a.test.ts', "it.skip('adds', () => {\n});\n");
+    const changes = await workspace.changes(prepared.handle);
+    if (!changes.ok) throw new Error(changes.message);
+    expect(changes.changes.patch).toContain('--- a/src/a.test.ts\n+++ b/src/a.test.ts\n');
+    expect(new Set(checkDiffIntegrity(changes.changes, { protectedPaths: [] }).map((finding) => finding.kind))).toEqual(new Set(['assertion-removed', 'skip-marker-added']));
   });
 
   it('confines file access to the worktree', async () => {

@@ -1,9 +1,9 @@
 /**
- * A thin layer over simple-git: one `git(directory)` per working directory,
- * raw commands in, text out, and git failures turned into data (`GitFailure`)
- * with the command and stderr tail, so adapters never leak a library error.
+ * The one way adapters run git: execa, raw arguments in, text out, and git
+ * failures turned into data (`GitFailure`) with the command and stderr tail,
+ * so adapters never leak a library error.
  */
-import { simpleGit, type SimpleGit } from 'simple-git';
+import { execa } from 'execa';
 import type { Failure } from '../../core/ports/index.js';
 
 export interface GitRunner {
@@ -34,10 +34,13 @@ const QUIET_ENV: Record<string, string> = {
 /** The user's own transport settings, passed through so pushes authenticate as they do in a shell. */
 const TRANSPORT_KEYS = ['GIT_SSH_COMMAND', 'GIT_SSH', 'GIT_ASKPASS', 'SSH_ASKPASS'] as const;
 
+/** Output larger than this is an error, not a silent cut (patches are capped later, by file). */
+const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
+
 /**
  * The environment for git: the process's, minus GIT_* (a surrounding hook's
  * GIT_DIR would point every command at the wrong repository) and minus
- * editors and pagers (nothing here is interactive; simple-git refuses them).
+ * editors and pagers (nothing here is interactive).
  */
 function baseEnv(): Record<string, string> {
   const env: Record<string, string> = {};
@@ -59,32 +62,22 @@ function baseEnv(): Record<string, string> {
  * ```
  */
 export function git(directory: string): GitRunner {
-  const client = (env?: Record<string, string>): SimpleGit => {
-    const extra = { ...QUIET_ENV, ...env };
-    // simple-git drops GIT_* variables it was not told to allow.
-    const transport = TRANSPORT_KEYS.filter((key) => process.env[key]);
-    return simpleGit({
-      baseDir: directory,
-      maxConcurrentProcesses: 8,
-      trimmed: false,
-      allowEnvironment: [...Object.keys(extra), ...transport],
-      unsafe: { allowUnsafeSshCommand: true, allowUnsafeAskPass: true },
-      // By default simple-git ignores a non-zero exit with empty stderr (`merge-base --is-ancestor`); we do not.
-      errors: (error, result) => {
-        if (error) return error;
-        if (result.exitCode === 0) return undefined;
-        return Buffer.concat([...result.stdErr, ...result.stdOut]);
-      },
-    }).env({ ...baseEnv(), ...extra });
-  };
-  const shared = client();
   const raw = async (args: readonly string[], env?: Record<string, string>): Promise<string> => {
-    try {
-      return await (env ? client(env) : shared).raw([...args]);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      throw new GitCommandError(args, message, { cause: error });
+    const result = await execa('git', [...args], {
+      cwd: directory,
+      env: { ...baseEnv(), ...env },
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+      stripFinalNewline: false,
+      maxBuffer: MAX_OUTPUT_BYTES,
+    });
+    // A non-zero exit is a failure even with empty stderr (`merge-base --is-ancestor`).
+    if (result.failed) {
+      const detail = result.stderr || result.stdout || result.shortMessage || `exit code ${result.exitCode ?? 'unknown'}`;
+      throw new GitCommandError(args, detail, { cause: result });
     }
+    return result.stdout;
   };
   return {
     directory,

@@ -1,27 +1,16 @@
 /**
  * File access confined to one worktree: relative paths only, no `..`, no
- * `.git`, and no symlink (file or parent directory) leading outside.
+ * `.git`, and no symlink (file or parent directory) leading outside. Every
+ * refusal is a thrown `LoopRuntimeError` (`WORKSPACE_FAILED`) before any I/O
+ * on the target.
  */
-import { lstat, mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, realpath, unlink, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import type { WorkspaceFiles } from '../../core/ports/index.js';
 import { LoopRuntimeError } from '../../core/errors.js';
+import { checkRelativePath } from './workspace-path.js';
 
-/** Checks a workspace-relative path's shape; returns its segments. */
-export function checkRelativePath(path: string): string[] {
-  const normalized = path.replace(/\\/g, '/');
-  const segments = normalized.split('/').filter((segment) => segment !== '' && segment !== '.');
-  const refuse = (why: string) =>
-    new LoopRuntimeError('WORKSPACE_FAILED', `Refused workspace path ${JSON.stringify(path)}: ${why}.`, {
-      fix: 'use a path relative to the workspace root, inside it.',
-    });
-  if (normalized.includes('\0')) throw refuse('it contains a NUL byte');
-  if (isAbsolute(path) || /^[A-Za-z]:/.test(normalized) || normalized.startsWith('/')) throw refuse('it is absolute');
-  if (segments.length === 0) throw refuse('it names no file');
-  if (segments.includes('..')) throw refuse('it climbs out with ".."');
-  if (segments.some((segment) => segment.toLowerCase() === '.git')) throw refuse('it reaches into git\'s own files');
-  return segments;
-}
+export { checkRelativePath } from './workspace-path.js';
 
 function isInside(root: string, target: string): boolean {
   const inside = relative(root, target);
@@ -87,6 +76,15 @@ export function confinedFiles(workspaceRoot: string): WorkspaceFiles {
         });
       }
       await writeFile(target, content, 'utf8');
+    },
+    async remove(path) {
+      const target = await resolveInside(path);
+      try {
+        await unlink(target);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'ENOENT') throw error;
+      }
     },
   };
 }

@@ -26,13 +26,10 @@ import { makeWorktreeId, updateEntry, type PoolSlot, type WorktreeEntry } from '
 import { confinedFiles } from './git-confined-files.js';
 import { recoverWorktrees } from './git-recover.js';
 import { git, gitFailure, identityEnv } from '../git/git-run.js';
+import { resolveBase, type ResolvedBase } from './git-resolve-base.js';
 import { liveWorktrees, WorktreeStore } from './git-worktree-store.js';
 
-export interface ResolvedBase {
-  commit: string;
-  /** The branch name recorded as `baseBranch` (null when HEAD is detached). */
-  branch: string | null;
-}
+export { resolveBase, type ResolvedBase } from './git-resolve-base.js';
 
 export interface GitWorkspaceOptions {
   /** The repository root (its main worktree). */
@@ -58,6 +55,22 @@ export interface GitWorkspaceOptions {
 type PrepareRequest = Parameters<Workspace['prepare']>[0];
 
 /**
+ * One diff shape whatever the user's git config says: renames found, no
+ * external diff or textconv (the patch shows the real bytes), no colour, and
+ * `a/` `b/` prefixes even under `diff.noprefix` or `diff.mnemonicPrefix`.
+ */
+const DIFF_ARGS = ['diff', '--cached', '--find-renames', '--no-ext-diff', '--no-textconv', '--no-color', '--src-prefix=a/', '--dst-prefix=b/'] as const;
+
+function refuseCommit(handle: WorkspaceHandle, why: string): WorkspaceResult<never> {
+  return {
+    ok: false,
+    reason: 'conflict',
+    message: `Refused to commit ${handle.id}: ${why}. To fix: list build and test outputs in .gitignore (a verification command may have written them), or read changes() again so the gate checks what is in ${handle.path} now.`,
+    retryable: false,
+  };
+}
+
+/**
  * @example
  * ```ts
  * const workspace = new GitWorkspace({ root: '/repo', patternId: 'ci-sweeper', clock: { now: Date.now } });
@@ -70,6 +83,8 @@ export class GitWorkspace implements Workspace {
   readonly store: WorktreeStore;
   private readonly options: GitWorkspaceOptions;
   private excludeWritten = false;
+  /** Per attempt: the tree the last changes() reported — the only tree commit() will record. */
+  private readonly reviewed = new Map<string, string>();
 
   constructor(options: GitWorkspaceOptions) {
     this.options = options;
@@ -165,24 +180,36 @@ export class GitWorkspace implements Workspace {
     try {
       const ignored = splitNul(await worktree.raw(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory']));
       await worktree.raw(['add', '--all']);
-      const diffArgs = ['diff', '--cached', '--find-renames', '--no-ext-diff', '--no-color'];
-      const nameStatus = await worktree.raw([...diffArgs, '-z', '--name-status', handle.baseCommit]);
-      const numstat = await worktree.raw([...diffArgs, '-z', '--numstat', handle.baseCommit]);
-      const patch = await worktree.raw([...diffArgs, handle.baseCommit]);
+      // The index now holds the change; its tree is what commit() will record, and nothing else.
+      const tree = (await worktree.raw(['write-tree'])).trim();
+      const nameStatus = await worktree.raw([...DIFF_ARGS, '-z', '--name-status', handle.baseCommit]);
+      const numstat = await worktree.raw([...DIFF_ARGS, '-z', '--numstat', handle.baseCommit]);
+      const patch = await worktree.raw([...DIFF_ARGS, handle.baseCommit]);
       const files = buildChangedFiles(parseNameStatus(nameStatus), parseBinaryPaths(numstat), ignored);
+      this.reviewed.set(handle.id, tree);
       return { ok: true, changes: { files, patch: capPatch(patch, this.options.patchLimit ?? 200_000) } };
     } catch (error) {
+      this.reviewed.delete(handle.id);
       return gitFailure(`Could not read the changes in ${handle.path}`, error);
     }
   }
 
+  /** Commits the tree the last changes() read; refuses when the worktree differs from it now. */
   async commit(handle: WorkspaceHandle, request: CommitRequest): Promise<WorkspaceResult<{ commit: CommitRecord }>> {
     const worktree = git(handle.path);
+    const reviewed = this.reviewed.get(handle.id);
+    if (reviewed === undefined) return refuseCommit(handle, 'changes() was never read for it, so nothing was checked');
     try {
       await worktree.raw(['add', '--all']);
+      const tree = (await worktree.raw(['write-tree'])).trim();
+      if (tree !== reviewed) {
+        const moved = splitNul(await worktree.raw(['diff-tree', '-r', '-z', '--name-only', '--no-renames', reviewed, tree]));
+        return refuseCommit(handle, `${moved.join(', ') || 'its files'} changed after changes() was read (by a verification command or a still-running agent?), so the commit would hold files nobody checked`);
+      }
       const message = withTrailers(request.message, request.trailers);
       await worktree.raw(['-c', 'commit.gpgsign=false', 'commit', '--quiet', '--no-verify', '--cleanup=whitespace', '--message', message], identityEnv(request.author));
       const sha = (await worktree.raw(['rev-parse', 'HEAD'])).trim();
+      this.reviewed.delete(handle.id);
       await this.store.update(async (manifest) => ({
         manifest: updateEntry(manifest, handle.id, { status: 'merged', commit: sha, updatedAt: this.stamp() }),
         result: undefined,
@@ -196,11 +223,13 @@ export class GitWorkspace implements Workspace {
 
   /** Rejected or failed: the worktree goes back to the pool (or away) and the branch is deleted. */
   async discard(handle: WorkspaceHandle): Promise<void> {
+    this.reviewed.delete(handle.id);
     await this.finish(handle.id, handle.branch, 'rejected', undefined, true);
   }
 
   /** Escalated: the worktree and branch stay for a human (`loop-runtime approve|reject <id>`). */
   async keep(handle: WorkspaceHandle, reason: string): Promise<void> {
+    this.reviewed.delete(handle.id);
     await this.store.update(async (manifest) => ({
       manifest: updateEntry(manifest, handle.id, { status: 'escalated', reason, updatedAt: this.stamp() }),
       result: undefined,
@@ -260,25 +289,4 @@ export class GitWorkspace implements Workspace {
     }
     this.excludeWritten = true;
   }
-}
-
-/**
- * The base for a tick: the named branch's commit (local branch, then
- * `origin/<name>`, then any revision), or the commit of the branch HEAD is on.
- */
-export async function resolveBase(root: string, baseBranch: string | null): Promise<ResolvedBase> {
-  const repository = git(root);
-  if (baseBranch) {
-    for (const candidate of [`refs/heads/${baseBranch}`, `refs/remotes/origin/${baseBranch}`, baseBranch]) {
-      const commit = await repository.tryRaw(['rev-parse', '--verify', '--quiet', `${candidate}^{commit}`]);
-      if (commit?.trim()) return { commit: commit.trim(), branch: baseBranch };
-    }
-    throw new Error(`the base branch "${baseBranch}" does not exist in ${root}. To fix: create it, or set baseBranch to an existing branch.`);
-  }
-  const commit = await repository.tryRaw(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
-  if (!commit?.trim()) {
-    throw new Error(`${root} is not a git repository with at least one commit. To fix: run \`git init\` and commit once, then run the loop again.`);
-  }
-  const branch = (await repository.tryRaw(['symbolic-ref', '--quiet', '--short', 'HEAD']))?.trim() || null;
-  return { commit: commit.trim(), branch };
 }

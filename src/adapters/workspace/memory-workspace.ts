@@ -1,20 +1,23 @@
 /**
  * A workspace kept in memory: a base snapshot plus one overlay of edits per
  * attempt. Used when no git workspace is injected (library use, tests,
- * in-process benchmarks). Its change set is computed from its own files,
- * never from what an agent says it changed.
+ * in-process benchmarks, the dry-run fallback). Its change set is computed
+ * from its own files, never from what an agent says it changed, and its patch
+ * is a real git-style unified diff, so the anti-gaming checks see every line.
  */
+import { LoopRuntimeError } from '../../core/errors.js';
 import type {
   ChangeSet,
-  ChangedFile,
   CommitRecord,
   CommitRequest,
-  WorkItem,
   Workspace,
   WorkspaceFiles,
   WorkspaceHandle,
   WorkspaceResult,
 } from '../../core/ports/index.js';
+import { comparePaths } from '../../core/workspace/git-diff-parse.js';
+import { buildChangeSet, type FileVersions } from './memory-change-set.js';
+import { normalizeWorkspacePath } from './workspace-path.js';
 
 export interface MemoryWorkspaceOptions {
   /** Files of the base snapshot, by repository-relative path. */
@@ -24,7 +27,12 @@ export interface MemoryWorkspaceOptions {
   baseCommit?: string;
   /** How many finished attempts to remember for `inspect()` (default 1,000): memory stays bounded in long runs. */
   retain?: number;
+  /** Patch text cap in characters (default 200 000), applied by whole files as the git workspace does. */
+  patchLimit?: number;
 }
+
+/** A commit of the memory workspace: the request, and each committed path's new content (`null`: deleted). */
+export type MemoryCommit = CommitRecord & CommitRequest & { files: Record<string, string | null> };
 
 export type MemoryWorkspaceStatus = 'active' | 'committed' | 'rejected' | 'escalated';
 
@@ -33,7 +41,9 @@ interface Attempt {
   edits: Map<string, string | null>;
   status: MemoryWorkspaceStatus;
   keptBecause?: string;
-  commit?: CommitRecord & CommitRequest;
+  /** What the last `changes()` reported, as path → new content; `commit` holds exactly this. */
+  reviewed?: Map<string, string | null>;
+  commit?: MemoryCommit;
 }
 
 /** A small stable string hash (FNV-1a, 32 bit) for fake commit ids. */
@@ -44,6 +54,10 @@ function fnv1a(text: string): string {
     hash = Math.imul(hash, 0x01000193);
   }
   return (hash >>> 0).toString(16).padStart(8, '0');
+}
+
+function conflict(message: string): WorkspaceResult<never> {
+  return { ok: false, reason: 'conflict', message: `${message} To fix: call changes() again so the gate checks what is there now.`, retryable: false };
 }
 
 export function slugify(text: string): string {
@@ -64,15 +78,17 @@ export class MemoryWorkspace implements Workspace {
   private readonly attempts = new Map<string, Attempt>();
   private counter = 0;
   private readonly retain: number;
+  private readonly patchLimit: number;
 
   constructor(options: MemoryWorkspaceOptions = {}) {
     this.retain = options.retain ?? 1_000;
+    this.patchLimit = options.patchLimit ?? 200_000;
     this.base = new Map(Object.entries(options.files ?? {}));
     this.readBase = options.readBase;
     this.baseCommit = options.baseCommit ?? '0000000';
   }
 
-  async prepare(request: { tickId: string; patternId: string; item: WorkItem; branchPrefix: string }): Promise<WorkspaceResult<{ handle: WorkspaceHandle }>> {
+  async prepare(request: Parameters<Workspace['prepare']>[0]): Promise<WorkspaceResult<{ handle: WorkspaceHandle }>> {
     const id = `${request.tickId}-${++this.counter}`;
     const handle: WorkspaceHandle = {
       id,
@@ -86,43 +102,49 @@ export class MemoryWorkspace implements Workspace {
     return { ok: true, handle };
   }
 
-  files(handle: WorkspaceHandle): WorkspaceFiles {
+  /** Confined like the git workspace's files: the same paths are refused, by a thrown `LoopRuntimeError`. */
+  files(handle: WorkspaceHandle): Required<WorkspaceFiles> {
     const attempt = this.attempt(handle);
     return {
-      read: async (path) => (attempt.edits.has(path) ? attempt.edits.get(path)! : this.readBaseFile(path)),
+      read: async (path) => {
+        const key = normalizeWorkspacePath(path);
+        return attempt.edits.has(key) ? attempt.edits.get(key)! : this.readBaseFile(key);
+      },
       write: async (path, content) => {
-        attempt.edits.set(path, content);
+        attempt.edits.set(normalizeWorkspacePath(path), content);
+      },
+      remove: async (path) => {
+        attempt.edits.set(normalizeWorkspacePath(path), null);
       },
     };
   }
 
   /** Deletes a file in the attempt (what `git rm` would do in a worktree). */
   remove(handle: WorkspaceHandle, path: string): void {
-    this.attempt(handle).edits.set(path, null);
+    this.attempt(handle).edits.set(normalizeWorkspacePath(path), null);
   }
 
   async changes(handle: WorkspaceHandle): Promise<WorkspaceResult<{ changes: ChangeSet }>> {
     const attempt = this.attempt(handle);
-    const files: ChangedFile[] = [];
-    const patch: string[] = [];
-    for (const [path, content] of [...attempt.edits].sort(([a], [b]) => a.localeCompare(b))) {
-      const before = await this.readBaseFile(path);
-      if (before === content) continue;
-      const status = before === null ? 'added' : content === null ? 'deleted' : 'modified';
-      files.push({ path, status, binary: false });
-      patch.push(`diff --git a/${path} b/${path}`, before === null ? '--- /dev/null' : `--- a/${path}`, content === null ? '+++ /dev/null' : `+++ b/${path}`);
-      for (const line of before?.split('\n') ?? []) patch.push(`-${line}`);
-      for (const line of content?.split('\n') ?? []) patch.push(`+${line}`);
-    }
-    return { ok: true, changes: { files, patch: patch.join('\n') } };
+    const versions = await this.versions(attempt);
+    attempt.reviewed = new Map(versions.map((version) => [version.path, version.after]));
+    return { ok: true, changes: buildChangeSet(versions, this.patchLimit) };
   }
 
   async commit(handle: WorkspaceHandle, request: CommitRequest): Promise<WorkspaceResult<{ commit: CommitRecord }>> {
     const attempt = this.attempt(handle);
-    const sha = fnv1a(`${handle.id}\n${request.message}\n${[...attempt.edits].map(([path, content]) => `${path}=${content}`).join('\n')}`);
+    const reviewed = attempt.reviewed;
+    if (!reviewed) return conflict(`Refused to commit ${handle.id}: changes() was never called, so nothing was checked.`);
+    const now = new Map((await this.versions(attempt)).map((version) => [version.path, version.after]));
+    const moved = [...new Set([...reviewed.keys(), ...now.keys()])].filter((path) => reviewed.get(path) !== now.get(path)).sort();
+    if (moved.length > 0) {
+      return conflict(`Refused to commit ${handle.id}: ${moved.join(', ')} changed after changes() was read, so the commit would hold files nobody checked.`);
+    }
+    const files = Object.fromEntries([...reviewed].sort(([a], [b]) => comparePaths(a, b)));
+    const sha = fnv1a(`${handle.id}\n${request.message}\n${JSON.stringify(files)}`);
     const commit = { sha, branch: handle.branch };
     attempt.status = 'committed';
-    attempt.commit = { ...commit, ...request };
+    attempt.commit = { ...commit, ...request, files };
     return { ok: true, commit };
   }
 
@@ -131,6 +153,7 @@ export class MemoryWorkspace implements Workspace {
     if (attempt) {
       attempt.status = 'rejected';
       attempt.edits.clear();
+      delete attempt.reviewed;
     }
   }
 
@@ -141,7 +164,7 @@ export class MemoryWorkspace implements Workspace {
   }
 
   /** What happened to each attempt, for tests and the dry-run report. */
-  inspect(): Array<{ handle: WorkspaceHandle; status: MemoryWorkspaceStatus; edits: Record<string, string | null>; commit?: CommitRecord & CommitRequest }> {
+  inspect(): Array<{ handle: WorkspaceHandle; status: MemoryWorkspaceStatus; edits: Record<string, string | null>; commit?: MemoryCommit }> {
     return [...this.attempts.values()].map((attempt) => ({
       handle: attempt.handle,
       status: attempt.status,
@@ -159,8 +182,20 @@ export class MemoryWorkspace implements Workspace {
 
   private attempt(handle: WorkspaceHandle): Attempt {
     const attempt = this.attempts.get(handle.id);
-    if (!attempt) throw new Error(`Unknown memory workspace ${handle.id}.`);
+    if (!attempt) {
+      throw new LoopRuntimeError('WORKSPACE_FAILED', `Unknown memory workspace ${handle.id}.`, { fix: 'use a handle from prepare() on this workspace.' });
+    }
     return attempt;
+  }
+
+  /** Each edited path that differs from the base, sorted by path. */
+  private async versions(attempt: Attempt): Promise<FileVersions[]> {
+    const versions: FileVersions[] = [];
+    for (const [path, after] of [...attempt.edits].sort(([a], [b]) => comparePaths(a, b))) {
+      const before = await this.readBaseFile(path);
+      if (before !== after) versions.push({ path, before, after });
+    }
+    return versions;
   }
 
   private async readBaseFile(path: string): Promise<string | null> {

@@ -21,8 +21,14 @@ export interface ChangedFile {
 }
 
 export interface ChangeSet {
+  /** Every changed path, sorted by path in code-unit order (as git sorts); ignored new files appear as `untracked` (seen, never committed). */
   files: ChangedFile[];
-  /** Unified diff text (may be truncated by the adapter); used by anti-gaming checks. */
+  /**
+   * A unified diff of the change, git's dialect (`diff --git a/… b/…`, `/dev/null` for added and deleted files,
+   * `rename from`/`rename to`, `Binary files … differ`), readable by jsdiff's `parsePatch`. The anti-gaming
+   * checks read it. An adapter may cap it, but only by dropping whole files from the end and saying so in a
+   * last line; a file missing from it counts as unchecked.
+   */
   patch: string;
 }
 
@@ -47,17 +53,34 @@ export interface CommitRecord {
   branch: string;
 }
 
-/** File access confined to one workspace. Paths are relative to the workspace root. */
+/**
+ * File access confined to one workspace. Paths are relative to the workspace root (`/` separated; `./` and
+ * empty segments are ignored). A path that is absolute, climbs with `..`, names `.git`, names nothing, or
+ * resolves through a symbolic link outside the workspace is refused: the call throws a `LoopRuntimeError`
+ * with code `WORKSPACE_FAILED` before anything is read or written. `read` of a missing file is `null`.
+ */
 export interface WorkspaceFiles {
   read(path: string): Promise<string | null>;
   write(path: string, content: string): Promise<void>;
+  /** Deletes a file (a missing file is no error). Optional: read-only views leave it out. */
+  remove?(path: string): Promise<void>;
 }
 
 export type WorkspaceResult<T> = ({ ok: true } & T) | Failure<'git' | 'conflict' | 'io' | 'not-found'>;
 
 /**
  * Where the implementer works. The git adapter gives each attempt its own
- * worktree; the memory adapter keeps files in a Map.
+ * worktree; the memory adapter keeps files in a Map. Both run the workspace
+ * conformance suite (`describeWorkspaceConformance`), which holds them to
+ * this contract:
+ *
+ * - `changes` is read from the workspace itself, never from the agent; renames are reported as `renamed`
+ *   with `from`, and the patch is parseable (see `ChangeSet.patch`).
+ * - `commit` records exactly the files the last `changes` reported — what the gate and the anti-gaming
+ *   checks saw. If the workspace changed since (a file written by a verification command or a late agent
+ *   process), or `changes` was never called, it commits nothing and fails with reason `conflict`.
+ * - `discard` throws the attempt's work away (nothing of it is left to find); `keep` leaves it for a human.
+ * - `files` is confined to the workspace, as `WorkspaceFiles` says.
  */
 export interface Workspace {
   readonly specificationVersion: 'workspace-v1';
@@ -66,6 +89,7 @@ export interface Workspace {
   prepare(request: { tickId: string; patternId: string; item: WorkItem; branchPrefix: string; baseBranch: string | null }): Promise<WorkspaceResult<{ handle: WorkspaceHandle }>>;
   /** The change against the base commit, read from the workspace itself — never from the agent. */
   changes(handle: WorkspaceHandle): Promise<WorkspaceResult<{ changes: ChangeSet }>>;
+  /** Commits exactly what the last `changes` reported; `conflict` when the workspace moved on since. */
   commit(handle: WorkspaceHandle, request: CommitRequest): Promise<WorkspaceResult<{ commit: CommitRecord }>>;
   /** Rejected or failed: throw the attempt away. */
   discard(handle: WorkspaceHandle): Promise<void>;

@@ -10,8 +10,10 @@ import {
   countMatches,
   LOOSENING_RULES,
   SKIP_MARKERS,
+  STRONG_MATCHER_PATTERN,
   SUPPRESSION_PATTERN,
   THRESHOLD_PATTERN,
+  WEAK_MATCHER_PATTERN,
 } from './integrity-rules.js';
 import { parsePatch, type FilePatch } from './parse-patch.js';
 import { configKindOf, isCiFile, isTestFile } from './test-conventions.js';
@@ -21,6 +23,7 @@ export type IntegrityKind =
   | 'test-renamed'
   | 'skip-marker-added'
   | 'assertion-removed'
+  | 'assertion-weakened'
   | 'config-loosened'
   | 'ci-workflow-edited'
   | 'protected-path-edited'
@@ -67,6 +70,16 @@ function contentFindings(file: FilePatch): IntegrityFinding[] {
     if (net > 0) {
       findings.push({ kind: 'assertion-removed', path, detail: `${net} assertion(s) removed from a test file`, action: 'reject' });
     }
+    const weakened = countMatches(file.added, WEAK_MATCHER_PATTERN) - countMatches(file.removed, WEAK_MATCHER_PATTERN);
+    const exactLost = countMatches(file.removed, STRONG_MATCHER_PATTERN) - countMatches(file.added, STRONG_MATCHER_PATTERN);
+    if (weakened > 0 && exactLost > 0) {
+      findings.push({
+        kind: 'assertion-weakened',
+        path,
+        detail: `${Math.min(weakened, exactLost)} exact assertion(s) replaced by weaker ones (toBeDefined, toBeTruthy, is not None…)`,
+        action: 'reject',
+      });
+    }
   }
   const suppressions = countMatches(file.added, SUPPRESSION_PATTERN) - countMatches(file.removed, SUPPRESSION_PATTERN);
   if (suppressions > 0) {
@@ -108,10 +121,11 @@ function contentFindings(file: FilePatch): IntegrityFinding[] {
  * Finds the ways a change could game verification.
  *
  * - reject: test deleted or renamed out of test conventions, skip/only/todo/xfail
- *   markers added, assertions removed, lint/type/coverage configuration
+ *   markers added, assertions removed or weakened, lint/type/coverage configuration
  *   loosened (incl. suppression comments), protected paths edited;
  * - escalate: CI definitions edited, a test renamed within test conventions,
- *   a test or config file whose diff is missing from a truncated patch.
+ *   a test or config file whose diff is missing from a truncated patch, a patch
+ *   that does not parse (then nothing in it counts as checked).
  *
  * @example
  * ```ts
@@ -149,7 +163,11 @@ export function checkDiffIntegrity(changes: ChangeSet, options: IntegrityOptions
     }
   }
 
-  const patches = parsePatch(changes.patch);
+  const reading = parsePatch(changes.patch);
+  const patches: FilePatch[] = reading.ok ? reading.files : [];
+  if (!reading.ok) {
+    findings.push({ kind: 'patch-incomplete', path: '(patch)', detail: `the patch could not be read, so no line in it was checked: ${reading.message}`, action: 'escalate' });
+  }
   for (const file of patches) findings.push(...contentFindings(file));
 
   const inPatch = new Set(patches.flatMap((file) => [file.path, file.oldPath ?? file.path]));

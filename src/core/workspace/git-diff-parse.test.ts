@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parsePatch } from '../verify/parse-patch.js';
 import { buildChangedFiles, capPatch, parseBinaryPaths, parseNameStatus, withTrailers } from './git-diff-parse.js';
 
 describe('git diff parsing', () => {
@@ -26,9 +27,22 @@ describe('git diff parsing', () => {
     ]);
   });
 
-  it('caps a long patch and formats trailers as the last paragraph', () => {
-    expect(capPatch('x'.repeat(50), 10)).toMatch(/^x{10}\n… patch truncated at 10 characters \(50 in all\)/);
+  it('caps a long patch by whole files, so what is left still parses', () => {
+    const file = (name: string, lines: number) =>
+      [`diff --git a/${name} b/${name}`, `--- a/${name}`, `+++ b/${name}`, `@@ -0,0 +1,${lines} @@`, ...Array.from({ length: lines }, (_, index) => `+line ${index}`), ''].join('\n');
+    const patch = file('a.ts', 2) + file('b.test.ts', 40) + file('c.ts', 2);
+    const capped = capPatch(patch, file('a.ts', 2).length + 30);
+    expect(capped.startsWith(file('a.ts', 2))).toBe(true);
+    expect(capped).not.toContain('b.test.ts');
+    expect(capped).toMatch(/… patch truncated at [\d,]+ characters \([\d,]+ in all\): 1 of 3 file\(s\) shown\n$/);
+    const reading = parsePatch(capped);
+    expect(reading.ok && reading.files.map((entry) => entry.path)).toEqual(['a.ts']);
+    // Not even the first file fits: nothing is kept rather than half a hunk.
+    expect(capPatch(patch, 20)).toMatch(/^… patch truncated at 20 characters .*: 0 of 3 file\(s\) shown\n$/);
     expect(capPatch('short', 10)).toBe('short');
+  });
+
+  it('formats trailers as the last paragraph', () => {
     expect(withTrailers('subject\n\nbody\n\n', { 'Loop-Pattern': 'ci', 'Loop-Tokens': '12', 'bad key': 'x' })).toBe('subject\n\nbody\n\nLoop-Pattern: ci\nLoop-Tokens: 12\n');
   });
 });

@@ -97,7 +97,12 @@ export function buildChangedFiles(entries: readonly NameStatusEntry[], binary: R
     seen.add(clean);
     files.push({ path: clean, status: 'untracked', binary: false });
   }
-  return files.sort((a, b) => a.path.localeCompare(b.path));
+  return files.sort((a, b) => comparePaths(a.path, b.path));
+}
+
+/** Orders paths by UTF-16 code unit, as git does — never by locale, so the order is the same on every machine. */
+export function comparePaths(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Splits NUL-separated path output (`git ls-files -z`) into paths. */
@@ -105,10 +110,27 @@ export function splitNul(output: string): string[] {
   return output.split('\0').filter((path) => path.length > 0);
 }
 
-/** Caps a patch at `maxBytes` (UTF-16 length as a cheap proxy), marking the cut. */
-export function capPatch(patch: string, maxBytes = 200_000): string {
-  if (patch.length <= maxBytes) return patch;
-  return `${patch.slice(0, maxBytes)}\n… patch truncated at ${maxBytes.toLocaleString('en-US')} characters (${patch.length.toLocaleString('en-US')} in all)\n`;
+/**
+ * Caps a patch at `maxChars` (UTF-16 length as a cheap proxy for bytes) by
+ * dropping whole files from the end, so what is left still parses: a cut
+ * inside a hunk would make the whole patch unreadable. Files left out show up
+ * as "missing from the patch" to the integrity check.
+ *
+ * @example
+ * ```ts
+ * capPatch(twoFilePatch, firstFileLength + 10);
+ * // → the first file's diff, then '… patch truncated at … characters (… in all): 1 of 2 files shown\n'
+ * ```
+ */
+export function capPatch(patch: string, maxChars = 200_000): string {
+  if (patch.length <= maxChars) return patch;
+  const starts = [...patch.matchAll(/^diff --git /gm)].map((match) => match.index);
+  // Files 0..shown-1 fit whole: each ends where the next begins.
+  let shown = 0;
+  while (shown + 1 < starts.length && (starts[shown + 1] ?? Infinity) <= maxChars) shown++;
+  const kept = shown > 0 ? patch.slice(0, starts[shown]) : '';
+  const fileCount = starts.length;
+  return `${kept}… patch truncated at ${maxChars.toLocaleString('en-US')} characters (${patch.length.toLocaleString('en-US')} in all): ${shown} of ${fileCount} file(s) shown\n`;
 }
 
 /**

@@ -1,0 +1,32 @@
+/**
+ * Which commit an attempt starts from, read from the user's repository
+ * without writing to it.
+ */
+import { git } from '../git/git-run.js';
+
+export interface ResolvedBase {
+  commit: string;
+  /** The branch name recorded as `baseBranch` (null when HEAD is detached). */
+  branch: string | null;
+}
+
+/**
+ * The base for a tick: the named branch's commit (local branch, then
+ * `origin/<name>`, then any revision), or the commit of the branch HEAD is on.
+ */
+export async function resolveBase(root: string, baseBranch: string | null): Promise<ResolvedBase> {
+  const repository = git(root);
+  if (baseBranch) {
+    for (const candidate of [`refs/heads/${baseBranch}`, `refs/remotes/origin/${baseBranch}`, baseBranch]) {
+      const commit = await repository.tryRaw(['rev-parse', '--verify', '--quiet', `${candidate}^{commit}`]);
+      if (commit?.trim()) return { commit: commit.trim(), branch: baseBranch };
+    }
+    throw new Error(`the base branch "${baseBranch}" does not exist in ${root}. To fix: create it, or set baseBranch to an existing branch.`);
+  }
+  const commit = await repository.tryRaw(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
+  if (!commit?.trim()) {
+    throw new Error(`${root} is not a git repository with at least one commit. To fix: run \`git init\` and commit once, then run the loop again.`);
+  }
+  const branch = (await repository.tryRaw(['symbolic-ref', '--quiet', '--short', 'HEAD']))?.trim() || null;
+  return { commit: commit.trim(), branch };
+}

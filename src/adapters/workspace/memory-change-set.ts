@@ -1,0 +1,67 @@
+/**
+ * The memory workspace's change set, built the way `git diff --find-renames`
+ * reports one: real unified diffs from jsdiff with git's headers (`a/` `b/`,
+ * `/dev/null`, `new file mode`, `rename from`), so the anti-gaming checks read
+ * the same dialect on both workspaces. Pure: no I/O.
+ */
+import { formatPatch, structuredPatch, type StructuredPatch } from 'diff';
+import type { ChangeSet, ChangedFile } from '../../core/ports/index.js';
+import { capPatch, comparePaths } from '../../core/workspace/git-diff-parse.js';
+
+/** One path's content in the base and in the attempt (`null`: absent). */
+export interface FileVersions {
+  path: string;
+  before: string | null;
+  after: string | null;
+}
+
+/** git's default number of context lines. */
+const CONTEXT_LINES = 3;
+
+function gitPatch(oldName: string, newName: string, before: string, after: string, extra: Partial<StructuredPatch>): StructuredPatch {
+  return { ...structuredPatch(oldName, newName, before, after, undefined, undefined, { context: CONTEXT_LINES }), isGit: true, ...extra };
+}
+
+interface Entry {
+  file: ChangedFile;
+  patch: StructuredPatch;
+}
+
+/**
+ * Builds a change set from each touched path's two versions. Unchanged paths
+ * drop out; a deleted file whose exact content reappears under a new path is
+ * a rename, as git's exact rename detection reports it (empty files too).
+ *
+ * @example
+ * ```ts
+ * buildChangeSet([{ path: 'a.ts', before: 'x\n', after: 'y\n' }]).patch;
+ * // → 'diff --git a/a.ts b/a.ts\n--- a/a.ts\n+++ b/a.ts\n@@ -1,1 +1,1 @@\n-x\n+y\n'
+ * ```
+ */
+export function buildChangeSet(versions: readonly FileVersions[], patchLimit = 200_000): ChangeSet {
+  const changed = versions.filter((version) => version.before !== version.after);
+  const deleted = changed.filter((version) => version.after === null);
+  const renamedFrom = new Set<string>();
+  const entries: Entry[] = [];
+  for (const version of [...changed].sort((a, b) => comparePaths(a.path, b.path))) {
+    const { path, before, after } = version;
+    if (before === null && after !== null) {
+      const source = deleted.find((candidate) => !renamedFrom.has(candidate.path) && candidate.before === after);
+      if (source) {
+        renamedFrom.add(source.path);
+        entries.push({ file: { path, status: 'renamed', from: source.path, binary: false }, patch: gitPatch(`a/${source.path}`, `b/${path}`, after, after, { isRename: true }) });
+      } else {
+        entries.push({ file: { path, status: 'added', binary: false }, patch: gitPatch('/dev/null', `b/${path}`, '', after, { isCreate: true }) });
+      }
+    } else if (before !== null && after === null) {
+      entries.push({ file: { path, status: 'deleted', binary: false }, patch: gitPatch(`a/${path}`, '/dev/null', before, '', { isDelete: true }) });
+    } else if (before !== null && after !== null) {
+      entries.push({ file: { path, status: 'modified', binary: false }, patch: gitPatch(`a/${path}`, `b/${path}`, before, after, {}) });
+    }
+  }
+  const kept = entries.filter((entry) => !(entry.file.status === 'deleted' && renamedFrom.has(entry.file.path)));
+  return {
+    files: kept.map((entry) => entry.file),
+    patch: capPatch(kept.map((entry) => formatPatch(entry.patch)).join(''), patchLimit),
+  };
+}
