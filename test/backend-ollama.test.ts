@@ -17,7 +17,7 @@ async function setup(steps: OllamaStep[]) {
   cleanups.push(() => server.close(), () => rm(root, { recursive: true, force: true }));
   const sleeps: number[] = [];
   const backend = (extra: Partial<OllamaBackendSettings> = {}) =>
-    createOllamaBackend({ host: server.url.replace('http://', ''), model: 'qwen2.5-coder:7b', sleep: async (ms) => void sleeps.push(ms), random: () => 0.5, ...extra });
+    createOllamaBackend({ host: server.url.replace('http://', ''), model: 'qwen2.5-coder:7b', sleep: async (ms) => void sleeps.push(ms), random: () => 0.5, projectRoot: root, ...extra });
   return { server, root, sleeps, backend };
 }
 

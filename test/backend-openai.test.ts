@@ -25,6 +25,7 @@ async function setup(steps: OpenAIStep[], files: Record<string, string> = { 'gre
       baseURL: `${server.url}/v1`,
       sleep: async (ms) => void sleeps.push(ms),
       random: () => 0.5,
+      projectRoot: root,
       ...extra,
     });
   return { server, root, sleeps, backend };
@@ -75,7 +76,7 @@ describe('OpenAI backend (official SDK against a local fake)', () => {
         ],
       },
     ]);
-    const result = await backend().run(agentRequest('triage', root, { commands: undefined }));
+    const result = await backend().run(agentRequest('triage', root));
     expect(toolNames(server, 0)).toEqual(['read_file', 'list', 'glob', 'grep', 'done']);
     expect(server.requests[1]!.body.messages.at(-1).content).toContain('greet.txt:1: helo world');
     expect(result).toMatchObject({
