@@ -62,6 +62,14 @@ describe('Ollama backend (native /api/chat against a local fake)', () => {
     expect(server.requests[2]!.body.messages.at(-1).content).toBe('exit code 0\n1');
   });
 
+  it('stops a model that keeps asking for tools at the request\'s maxTurns, with reason max-turns', async () => {
+    const forever: OllamaStep[] = Array.from({ length: 12 }, (_, index) => ({ toolCalls: [{ name: 'grep', arguments: { pattern: `needle${index}` } }] }));
+    const { server, root, backend } = await setup(forever);
+    const result = await backend().run(agentRequest('triage', root, { maxTurns: 2 }));
+    expect(result).toMatchObject({ ok: false, reason: 'max-turns', detail: { maxTurns: 2 } });
+    expect(server.requests).toHaveLength(2);
+  });
+
   it('retries a 503 and a broken stream, then succeeds', async () => {
     const { server, root, sleeps, backend } = await setup([
       { error: { status: 503, message: 'server busy' } },
