@@ -110,3 +110,22 @@ describe('the engine and a backend that answers the wrong role', () => {
     expect(backend.seen.map((request) => request.maxTurns)).toEqual([4, 4, 4]);
   });
 });
+
+describe('the port\'s types', () => {
+  it('reject a role answered with another role\'s output, and a check request without its evidence (compile time)', () => {
+    const typeChecks = (request: AgentRequest): AgentResult[] => {
+      const results: AgentResult[] = [
+        // @ts-expect-error a check answer must carry a CheckOutput
+        { ok: true, role: 'check', output: { decision: 'noop', summary: '', findings: [], items: [] }, usage: usage(0) },
+        { ok: true, role: 'triage', output: { decision: 'noop', summary: '', findings: [], items: [] }, usage: usage(0) },
+      ];
+      if (request.role === 'check') {
+        // @ts-expect-error a check request always has evidence and changes
+        const incomplete: AgentRequest = { ...request, evidence: undefined };
+        results.push({ ok: false, reason: 'error', message: String(incomplete.role), retryable: false, usage: usage(0) });
+      }
+      return results;
+    };
+    expect(typeof typeChecks).toBe('function');
+  });
+});

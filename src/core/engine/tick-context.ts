@@ -5,13 +5,13 @@
 import type { BudgetBreaker } from '../budget/budget-breaker.js';
 import type { ExecutionPlan } from '../plan/execution-plan.js';
 import type { EnginePorts } from './engine-ports.js';
-import { resultForRole, type AgentRequest, type AgentRole, type Clock, type EngineObserver, type ResultFor } from '../ports/index.js';
+import { resultForRole, type AgentRequest, type AgentRole, type Clock, type EngineObserver, type RequestFor, type ResultFor } from '../ports/index.js';
 import type { TickBase, TickStep } from './tick-result.js';
 
 /** Fields the context fills in for every call: the caller gives only what is specific to the role. */
 type Filled = 'tickId' | 'plan' | 'maxTokens' | 'instructions' | 'maxTurns';
 /** A role call as a phase asks for it, e.g. `{ role: 'check', item, workspace, evidence, changes, permissions }`. */
-export type RoleCall = AgentRequest extends infer Request ? (Request extends AgentRequest ? Omit<Request, Filled> : never) : never;
+export type RoleCall = { [R in AgentRole]: Omit<RequestFor<R>, Filled> }[AgentRole];
 
 export type BackendCall<R extends AgentRole> =
   | { kind: 'done'; result: ResultFor<R>; tokens: number; overrun: number }
