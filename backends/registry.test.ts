@@ -11,10 +11,11 @@ beforeAll(async () => {
   await writeFile(
     path.join(root, 'good-backend.mjs'),
     `export function createBackend(settings) {
-       return { specificationVersion: 'agent-backend-v1', name: 'good', settings, async run() { return { ok: true, output: { verdict: 'APPROVE', reasons: [] }, usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: null } }; } };
+       return { specificationVersion: 'agent-backend-v2', name: 'good', settings, async run() { return { ok: true, role: 'check', output: { verdict: 'APPROVE', reasons: [] }, usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: null } }; } };
      }`,
   );
   await writeFile(path.join(root, 'old-backend.mjs'), `export function createBackend() { return { specificationVersion: 'agent-backend-v0', name: 'old', run() {} }; }`);
+  await writeFile(path.join(root, 'v1-backend.mjs'), `export function createBackend() { return { specificationVersion: 'agent-backend-v1', name: 'v1', run() {} }; }`);
   await writeFile(path.join(root, 'no-factory.mjs'), `export const something = 1;`);
 });
 afterAll(() => rm(root, { recursive: true, force: true }));
@@ -34,7 +35,7 @@ describe('resolveBackend', () => {
     expect((await resolveBackend('claude-code', { model: null }, { root })).name).toBe('claude-code');
     expect((await resolveBackend('openai', { model: 'gpt-4.1-mini', apiKey: 'k' }, { root })).name).toBe('openai');
     expect((await resolveBackend('ollama', { model: 'qwen2.5-coder:7b' }, { root })).name).toBe('ollama');
-    expect((await resolveBackend('mock', {}, { root })).specificationVersion).toBe('agent-backend-v1');
+    expect((await resolveBackend('mock', {}, { root })).specificationVersion).toBe('agent-backend-v2');
   });
 
   it('asks for a model where one is required', async () => {
@@ -52,5 +53,13 @@ describe('resolveBackend', () => {
     expect(await codeOf(resolveBackend('no-such-backend-package', {}, { root }))).toBe('BACKEND_NOT_FOUND');
     expect(await codeOf(resolveBackend('./no-factory.mjs', {}, { root }))).toBe('BACKEND_NOT_FOUND');
     await expect(resolveBackend('./old-backend.mjs', {}, { root })).rejects.toThrow(/agent-backend-v0.*To fix:/);
+    await expect(resolveBackend('./v1-backend.mjs', {}, { root })).rejects.toThrow(/"agent-backend-v1", not "agent-backend-v2" \(v2 requests are role-discriminated/);
+  });
+
+  it('validates the mock backend\'s settings instead of trusting them', async () => {
+    const mock = await resolveBackend('mock', { scenarios: ['noop'], model: 'ignored' }, { root });
+    expect(mock.name).toBe('mock');
+    expect(await codeOf(resolveBackend('mock', { scenarios: ['explode'] }, { root }))).toBe('CONFIG_INVALID');
+    await expect(resolveBackend('mock', { scenarios: ['explode'] }, { root })).rejects.toThrow(/scenarios\.0.*To fix: use scenarios from act-accept/);
   });
 });

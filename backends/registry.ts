@@ -2,12 +2,14 @@
  * Backends are plugins selected by name in the loop's config. Built-ins load
  * lazily (so `loop-runtime` starts fast and the OpenAI SDK stays optional);
  * anything else is a third-party module — a path or a package name — that
- * exports `createBackend(settings)` returning an `agent-backend-v1` backend.
+ * exports `createBackend(settings)` returning an `agent-backend-v2` backend.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { z } from 'zod';
 import type { AgentBackend } from '../src/core/ports/index.js';
+import { MOCK_SCENARIOS, type MockBackendOptions } from './mock/mock-backend.js';
 import { LoopRuntimeError } from '../src/core/errors.js';
 
 export const BUILT_IN_BACKENDS = ['claude-code', 'openai', 'ollama', 'mock'] as const;
@@ -71,20 +73,49 @@ async function importPlugin(name: string, root: string): Promise<Record<string, 
 function notFound(name: string, why: string, cause?: unknown): LoopRuntimeError {
   return new LoopRuntimeError('BACKEND_NOT_FOUND', `Backend "${name}" could not be loaded: ${why}.`, {
     ...(cause !== undefined ? { cause } : {}),
-    fix: `use one of ${BUILT_IN_BACKENDS.join(', ')}, or a module path / installed package that exports createBackend(settings) returning { specificationVersion: 'agent-backend-v1', name, run }.`,
+    fix: `use one of ${BUILT_IN_BACKENDS.join(', ')}, or a module path / installed package that exports createBackend(settings) returning { specificationVersion: 'agent-backend-v2', name, run } where run(request) answers { ok: true, role: request.role, output, usage } or { ok: false, reason, message, retryable, usage }.`,
   });
 }
 
 /** Checks a plugin's backend before the engine ever calls it. */
 export function assertAgentBackend(name: string, value: unknown): AgentBackend {
-  const backend = value as Partial<AgentBackend> | null;
-  if (!backend || typeof backend !== 'object') throw notFound(name, 'createBackend() did not return an object');
-  if (backend.specificationVersion !== 'agent-backend-v1') {
-    throw notFound(name, `it implements specificationVersion ${JSON.stringify(backend.specificationVersion)}, not "agent-backend-v1"`);
+  if (!value || typeof value !== 'object') throw notFound(name, 'createBackend() did not return an object');
+  const version = 'specificationVersion' in value ? value.specificationVersion : undefined;
+  if (version !== 'agent-backend-v2') {
+    const upgrade = version === 'agent-backend-v1' ? ' (v2 requests are role-discriminated and every answer carries the role it answers)' : '';
+    throw notFound(name, `it implements specificationVersion ${JSON.stringify(version)}, not "agent-backend-v2"${upgrade}`);
   }
-  if (typeof backend.run !== 'function') throw notFound(name, 'it has no run(request) method');
-  if (typeof backend.name !== 'string') throw notFound(name, 'it has no name');
-  return backend as AgentBackend;
+  if (!isAgentBackend(value)) throw notFound(name, 'it has no run(request) method or no name');
+  return value;
+}
+
+function isAgentBackend(value: object): value is AgentBackend {
+  return 'run' in value && typeof value.run === 'function' && 'name' in value && typeof value.name === 'string';
+}
+
+const MockSettingsSchema = z.object({
+  scenarios: z.array(z.enum(MOCK_SCENARIOS)).optional(),
+  targetPath: z.string().optional(),
+  itemKey: z.string().optional(),
+  recordCalls: z.boolean().optional(),
+});
+
+/** The mock's settings from config; unknown keys (model, …) are ignored, bad scenario names are a config error. */
+function mockOptions(settings: Record<string, unknown>): MockBackendOptions {
+  const parsed = MockSettingsSchema.safeParse(settings);
+  if (parsed.success) {
+    const { scenarios, targetPath, itemKey, recordCalls } = parsed.data;
+    return {
+      ...(scenarios ? { scenarios } : {}),
+      ...(targetPath !== undefined ? { targetPath } : {}),
+      ...(itemKey !== undefined ? { itemKey } : {}),
+      ...(recordCalls !== undefined ? { recordCalls } : {}),
+    };
+  }
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(settings)'}: ${issue.message}`).join('; ');
+  throw new LoopRuntimeError('CONFIG_INVALID', `The mock backend's settings are not valid: ${problems}.`, {
+    fix: `use scenarios from ${MOCK_SCENARIOS.join(', ')}, and strings for targetPath and itemKey.`,
+  });
 }
 
 /**
@@ -116,7 +147,7 @@ export async function resolveBackend(name: string, settings: Record<string, unkn
     }
     case 'mock': {
       const { createMockBackend } = await import('./mock/index.js');
-      return createMockBackend(options as never);
+      return createMockBackend(mockOptions(options));
     }
   }
   let module: Record<string, unknown>;

@@ -97,12 +97,9 @@ describe('Claude Code backend (real CLI, fake Messages API)', () => {
     expect(result).toMatchObject({ ok: false, reason: 'auth', retryable: false });
   });
 
-  it('stops at max turns', async () => {
-    const { server, backend } = await backendFor(
-      [toolUse('Glob', { pattern: '*' }), toolUse('Glob', { pattern: '**/*' }), text('never reached')],
-      { maxTurns: 2 },
-    );
-    const result = await backend.run(agentRequest('check', worktree));
+  it('stops at the request\'s maxTurns (passed as --max-turns, below the backend\'s own ceiling of 8)', async () => {
+    const { server, backend } = await backendFor([toolUse('Glob', { pattern: '*' }), toolUse('Glob', { pattern: '**/*' }), text('never reached')]);
+    const result = await backend.run(agentRequest('check', worktree, { maxTurns: 2 }));
     expect(result).toMatchObject({ ok: false, reason: 'max-turns', detail: { terminalReason: 'max_turns' } });
     expect(server.messageRequests()).toHaveLength(2);
   });

@@ -17,7 +17,7 @@ async function setup(steps: OllamaStep[]) {
   cleanups.push(() => server.close(), () => rm(root, { recursive: true, force: true }));
   const sleeps: number[] = [];
   const backend = (extra: Partial<OllamaBackendSettings> = {}) =>
-    createOllamaBackend({ host: server.url.replace('http://', ''), model: 'qwen2.5-coder:7b', sleep: async (ms) => void sleeps.push(ms), random: () => 0.5, ...extra });
+    createOllamaBackend({ host: server.url.replace('http://', ''), model: 'qwen2.5-coder:7b', sleep: async (ms) => void sleeps.push(ms), random: () => 0.5, projectRoot: root, ...extra });
   return { server, root, sleeps, backend };
 }
 
@@ -60,6 +60,14 @@ describe('Ollama backend (native /api/chat against a local fake)', () => {
     expect(result).toMatchObject({ ok: true, output: { summary: 'confirmed the typo exists; no safe fix' } });
     expect(server.requests[1]!.body.messages.at(-1).content).toContain('you have not changed any file or run any command');
     expect(server.requests[2]!.body.messages.at(-1).content).toBe('exit code 0\n1');
+  });
+
+  it('stops a model that keeps asking for tools at the request\'s maxTurns, with reason max-turns', async () => {
+    const forever: OllamaStep[] = Array.from({ length: 12 }, (_, index) => ({ toolCalls: [{ name: 'grep', arguments: { pattern: `needle${index}` } }] }));
+    const { server, root, backend } = await setup(forever);
+    const result = await backend().run(agentRequest('triage', root, { maxTurns: 2 }));
+    expect(result).toMatchObject({ ok: false, reason: 'max-turns', detail: { maxTurns: 2 } });
+    expect(server.requests).toHaveLength(2);
   });
 
   it('retries a 503 and a broken stream, then succeeds', async () => {

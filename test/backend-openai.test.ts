@@ -25,6 +25,7 @@ async function setup(steps: OpenAIStep[], files: Record<string, string> = { 'gre
       baseURL: `${server.url}/v1`,
       sleep: async (ms) => void sleeps.push(ms),
       random: () => 0.5,
+      projectRoot: root,
       ...extra,
     });
   return { server, root, sleeps, backend };
@@ -75,7 +76,7 @@ describe('OpenAI backend (official SDK against a local fake)', () => {
         ],
       },
     ]);
-    const result = await backend().run(agentRequest('triage', root, { commands: undefined }));
+    const result = await backend().run(agentRequest('triage', root));
     expect(toolNames(server, 0)).toEqual(['read_file', 'list', 'glob', 'grep', 'done']);
     expect(server.requests[1]!.body.messages.at(-1).content).toContain('greet.txt:1: helo world');
     expect(result).toMatchObject({
@@ -120,6 +121,23 @@ describe('OpenAI backend (official SDK against a local fake)', () => {
     expect(result).toMatchObject({ ok: false, reason: 'invalid-output', retryable: false });
     expect(server.requests).toHaveLength(2);
     expect(server.requests[1]!.body.messages.at(-1).content).toContain('you have not changed any file or run any command');
+  });
+
+  it('stops a model that keeps asking for tools at the request\'s maxTurns, with reason max-turns', async () => {
+    const forever = Array.from({ length: 12 }, (_, index) => ({ toolCalls: [{ name: 'glob', arguments: { pattern: `**/*${index}` } }] }));
+    const { server, root, backend } = await setup(forever);
+    const result = await backend().run(agentRequest('check', root, { maxTurns: 3 }));
+    expect(result).toMatchObject({ ok: false, reason: 'max-turns', retryable: true, detail: { maxTurns: 3 } });
+    expect(server.requests).toHaveLength(3);
+    expect(result.usage.inputTokens).toBeGreaterThan(0);
+  });
+
+  it('treats the backend\'s own maxTurns setting as a ceiling below the request\'s', async () => {
+    const forever = Array.from({ length: 12 }, (_, index) => ({ toolCalls: [{ name: 'glob', arguments: { pattern: `**/*${index}` } }] }));
+    const { server, root, backend } = await setup(forever);
+    const result = await backend({ maxTurns: 2 }).run(agentRequest('check', root, { maxTurns: 5 }));
+    expect(result).toMatchObject({ ok: false, reason: 'max-turns' });
+    expect(server.requests).toHaveLength(2);
   });
 
   it('retries a 429 after the retry-after delay using the injected sleep, then succeeds', async () => {

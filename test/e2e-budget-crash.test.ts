@@ -68,11 +68,11 @@ import { writeFileSync } from 'node:fs';
 const usage = (tokens) => ({ inputTokens: tokens - 34, outputTokens: 34, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 });
 export function createBackend() {
   return {
-    specificationVersion: 'agent-backend-v1',
+    specificationVersion: 'agent-backend-v2',
     name: 'hang',
     async run(request) {
       if (request.role === 'triage') {
-        return { ok: true, usage: usage(1234), output: { decision: 'act', summary: 'work', findings: [], items: [{ key: 'mock#1', title: 'Tidy the example module', paths: ['src/example.ts'] }] } };
+        return { ok: true, role: 'triage', usage: usage(1234), output: { decision: 'act', summary: 'work', findings: [], items: [{ key: 'mock#1', title: 'Tidy the example module', paths: ['src/example.ts'] }] } };
       }
       writeFileSync(MARKER, request.tickId);
       await new Promise(() => setInterval(() => {}, 1000));

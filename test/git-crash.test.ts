@@ -18,18 +18,18 @@ import { writeFileSync } from 'node:fs';
 const usage = { inputTokens: 10, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 };
 export function createBackend(settings) {
   return {
-    specificationVersion: 'agent-backend-v1',
+    specificationVersion: 'agent-backend-v2',
     name: 'hang',
     async run(request) {
       if (request.role === 'triage') {
-        return { ok: true, usage, output: { decision: 'act', summary: 'work', findings: [], items: [{ key: 'mock#1', title: 'Tidy the example module', paths: ['src/example.ts'] }] } };
+        return { ok: true, role: 'triage', usage, output: { decision: 'act', summary: 'work', findings: [], items: [{ key: 'mock#1', title: 'Tidy the example module', paths: ['src/example.ts'] }] } };
       }
       if (request.role === 'implement') {
         await request.files.write('src/example.ts', 'half-written by a tick that will crash\\n');
         writeFileSync(${JSON.stringify('MARKER')}, request.workspace.path);
         await new Promise(() => setInterval(() => {}, 1000));
       }
-      return { ok: true, usage, output: { verdict: 'APPROVE', reasons: [] } };
+      return { ok: true, role: 'check', usage, output: { verdict: 'APPROVE', reasons: [] } };
     },
   };
 }

@@ -8,7 +8,7 @@ import { MemoryBudgetLedger } from '../src/adapters/budget-ledger/memory-budget-
 import type { Pattern } from '../src/core/config/schemas.js';
 import { MemoryAttemptLedger } from '../src/core/engine/defaults.js';
 import { LoopEngine } from '../src/core/engine/loop-engine.js';
-import type { AgentBackend, AgentRequest, AgentResult, AgentRole } from '../src/core/ports/index.js';
+import type { AgentBackend, AgentRequest, AgentResult } from '../src/core/ports/index.js';
 import { GitDelivery } from '../src/adapters/delivery/git-delivery.js';
 import { GitWorkspace } from '../src/adapters/workspace/git-workspace.js';
 import { buildPlan } from '../src/core/plan/build-plan.js';
@@ -53,11 +53,11 @@ function engineFor(setup: Setup) {
 
 /** The mock backend, plus a side effect at the start of the implementer (a human pushing to main mid-tick). */
 class MidTickBackend implements AgentBackend {
-  readonly specificationVersion = 'agent-backend-v1' as const;
+  readonly specificationVersion = 'agent-backend-v2' as const;
   readonly name = 'mid-tick';
   private readonly inner = new MockBackend();
   constructor(private readonly during: () => Promise<void>) {}
-  async run<R extends AgentRole>(request: AgentRequest<R>): Promise<AgentResult<R>> {
+  async run(request: AgentRequest): Promise<AgentResult> {
     if (request.role === 'implement') await this.during();
     return this.inner.run(request);
   }

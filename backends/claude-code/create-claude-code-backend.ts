@@ -6,7 +6,7 @@
 import { execa } from 'execa';
 import readline from 'node:readline';
 import { ZERO_USAGE, type AgentBackend, type AgentRequest, type AgentResult, type AgentRole } from '../../src/core/ports/index.js';
-import { buildRolePrompt } from '../shared/prompt.js';
+import { buildRolePrompt, workspaceOf } from '../shared/prompt.js';
 import type { PriceTable } from '../shared/usage.js';
 import { mapClaudeResult } from './map-result.js';
 import { parseStreamLine, type ResultEvent } from './stream-events.js';
@@ -17,7 +17,7 @@ export interface ClaudeCodeBackendSettings {
   /** Path or name of the CLI. Default "claude" (on PATH). */
   binary?: string;
   model?: string;
-  /** `--max-turns`. Default 30. */
+  /** Ceiling for `--max-turns`; the request's maxTurns (the loop's maxIterations) applies when lower. */
   maxTurns?: number;
   /** One mode for every role, or per role. Default: dontAsk for triage/check, acceptEdits for implement. */
   permissionMode?: ClaudePermissionMode | Partial<Record<AgentRole, ClaudePermissionMode>>;
@@ -76,14 +76,17 @@ function killTree(pid: number | undefined, graceMs: number): void {
  */
 export function createClaudeCodeBackend(settings: ClaudeCodeBackendSettings = {}): AgentBackend {
   const binary = settings.binary ?? 'claude';
-  async function run<R extends AgentRole>(request: AgentRequest<R>): Promise<AgentResult<R>> {
+  async function run(request: AgentRequest): Promise<AgentResult> {
+    if (request.signal?.aborted) {
+      return { ok: false, reason: 'aborted', message: 'The run was aborted before Claude Code started.', retryable: true, usage: { ...ZERO_USAGE } };
+    }
     const prompt = buildRolePrompt(request, { finish: 'final-message' });
     const systemPrompt = settings.appendSystemPrompt ? `${prompt.system}\n\n${settings.appendSystemPrompt}` : prompt.system;
     const args = toCliArgs({
       role: request.role,
       permissions: request.permissions,
       systemPrompt,
-      maxTurns: settings.maxTurns ?? 30,
+      maxTurns: Math.min(request.maxTurns, settings.maxTurns ?? Infinity),
       ...(settings.model ? { model: settings.model } : {}),
       ...(settings.permissionMode ? { permissionMode: settings.permissionMode } : {}),
       ...(settings.mcpConfig ? { mcpConfig: settings.mcpConfig } : {}),
@@ -96,7 +99,7 @@ export function createClaudeCodeBackend(settings: ClaudeCodeBackendSettings = {}
       ...(settings.home ? { home: settings.home } : {}),
       ...(settings.maxRetries !== undefined ? { maxRetries: settings.maxRetries } : {}),
     });
-    const cwd = request.workspace?.path ?? settings.projectRoot ?? process.cwd();
+    const cwd = workspaceOf(request)?.path ?? settings.projectRoot ?? process.cwd();
     const graceMs = settings.killGraceMs ?? 2000;
 
     const tracker = new StreamUsageTracker();
@@ -168,7 +171,7 @@ export function createClaudeCodeBackend(settings: ClaudeCodeBackendSettings = {}
       };
     }
     const text = transcript.join('\n');
-    return mapClaudeResult<R>({
+    return mapClaudeResult({
       role: request.role,
       result,
       exitCode: outcome.exitCode ?? null,
@@ -183,5 +186,5 @@ export function createClaudeCodeBackend(settings: ClaudeCodeBackendSettings = {}
       transcript: text.length > TRANSCRIPT_LIMIT ? `…${text.slice(-TRANSCRIPT_LIMIT)}` : text,
     });
   }
-  return { specificationVersion: 'agent-backend-v1', name: 'claude-code', run };
+  return { specificationVersion: 'agent-backend-v2', name: 'claude-code', run };
 }

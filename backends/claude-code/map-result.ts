@@ -4,7 +4,7 @@
  * arrive as `subtype: "success"` with `is_error: true`, so `is_error` and the
  * exit code decide, never the subtype alone.
  */
-import type { AgentOutputs, AgentResult, AgentRole, BackendFailureReason, Usage } from '../../src/core/ports/index.js';
+import type { AgentResult, AgentRole, BackendFailure, BackendFailureReason, Usage } from '../../src/core/ports/index.js';
 import { parseCheckOutput, parseImplementOutput, parseTriageOutput } from '../shared/parse-output.js';
 import { costOf, findPrice, fromAnthropicUsage, type PriceTable } from '../shared/usage.js';
 import type { ResultEvent } from './stream-events.js';
@@ -59,7 +59,7 @@ function classifyError(facts: ClaudeRunFacts, text: string): { reason: BackendFa
  * mapClaudeResult({ role: 'check', result, exitCode: 0, signal: null, streamedUsage, stderrTail: '', maxTokens: 10_000 });
  * ```
  */
-export function mapClaudeResult<R extends AgentRole>(facts: ClaudeRunFacts): AgentResult<R> {
+export function mapClaudeResult(facts: ClaudeRunFacts): AgentResult {
   const usage = usageOf(facts);
   const base = { usage, ...(facts.transcript !== undefined ? { transcript: facts.transcript } : {}) };
   const detail: Record<string, unknown> = {
@@ -77,7 +77,7 @@ export function mapClaudeResult<R extends AgentRole>(facts: ClaudeRunFacts): Age
       : {}),
     ...(facts.stderrTail ? { stderr: facts.stderrTail } : {}),
   };
-  const fail = (reason: BackendFailureReason, message: string, retryable: boolean): AgentResult<R> => ({ ok: false, reason, message, retryable, detail, ...base });
+  const fail = (reason: BackendFailureReason, message: string, retryable: boolean): BackendFailure => ({ ok: false, reason, message, retryable, detail, ...base });
 
   if (facts.killedFor === 'budget') {
     return fail('budget', `Claude Code was stopped after ${usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens} tokens: the ${facts.maxTokens}-token reservation for the ${facts.role} call was reached while it was streaming.`, false);
@@ -101,15 +101,15 @@ export function mapClaudeResult<R extends AgentRole>(facts: ClaudeRunFacts): Age
   }
 
   const text = result.result ?? '';
-  let output: AgentOutputs[AgentRole];
-  if (facts.role === 'triage') {
-    const parsed = parseTriageOutput(text);
-    if (!parsed.ok) return fail('invalid-output', parsed.message, false);
-    output = parsed.value;
-  } else if (facts.role === 'check') {
-    output = parseCheckOutput(text);
-  } else {
-    output = parseImplementOutput(text, true);
+  switch (facts.role) {
+    case 'triage': {
+      const parsed = parseTriageOutput(text);
+      if (!parsed.ok) return fail('invalid-output', parsed.message, false);
+      return { ok: true, role: 'triage', output: parsed.value, ...base };
+    }
+    case 'check':
+      return { ok: true, role: 'check', output: parseCheckOutput(text), ...base };
+    case 'implement':
+      return { ok: true, role: 'implement', output: parseImplementOutput(text, true), ...base };
   }
-  return { ok: true, output: output as AgentOutputs[R], ...base };
 }

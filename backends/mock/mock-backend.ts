@@ -3,22 +3,26 @@
  * network, no API key. Each tick follows one scenario; usage is fixed per
  * role so token numbers are reproducible. With a workspace that offers file
  * access, the implementer makes a real small edit to the file its triage
- * named, so the whole pipeline runs end to end.
+ * named, so the whole pipeline runs end to end. Every result is tagged with
+ * the request's role. The `runaway` scenario plays a model that keeps asking
+ * for tools: it counts turns against `maxTurns` and spends its role's usage
+ * per turn against `maxTokens`, so the limits can be tested without a model.
  */
 import type {
   AgentBackend,
-  AgentOutputs,
   AgentRequest,
   AgentResult,
   AgentRole,
+  BackendFailure,
   CheckOutput,
   ImplementOutput,
+  ImplementRequest,
   TriageOutput,
   Usage,
   WorkItem,
 } from '../../src/core/ports/index.js';
 
-export const MOCK_SCENARIOS = ['act-accept', 'reject', 'escalate', 'noop', 'report', 'over-budget', 'error'] as const;
+export const MOCK_SCENARIOS = ['act-accept', 'reject', 'escalate', 'noop', 'report', 'over-budget', 'error', 'runaway'] as const;
 export type MockScenario = (typeof MOCK_SCENARIOS)[number];
 
 export interface MockBackendOptions {
@@ -49,7 +53,7 @@ const DEFAULT_USAGE: Record<AgentRole, Pick<Usage, 'inputTokens' | 'outputTokens
 };
 
 export class MockBackend implements AgentBackend {
-  readonly specificationVersion = 'agent-backend-v1' as const;
+  readonly specificationVersion = 'agent-backend-v2' as const;
   readonly name = 'mock';
   readonly calls: MockCall[] = [];
   private readonly scenarios: readonly MockScenario[];
@@ -79,37 +83,46 @@ export class MockBackend implements AgentBackend {
     return this.scenarios[index]!;
   }
 
-  async run<R extends AgentRole>(request: AgentRequest<R>): Promise<AgentResult<R>> {
+  async run(request: AgentRequest): Promise<AgentResult> {
     if (request.role === 'triage' || request.tickId !== this.currentTick) {
       if (request.tickId !== this.currentTick) this.tickIndex++;
       this.currentTick = request.tickId;
     }
     const scenario = this.scenario;
     if (this.recordCalls) {
-      this.calls.push({ role: request.role, tickId: request.tickId, maxTokens: request.maxTokens, scenario, ...(request.item ? { itemKey: request.item.key } : {}) });
+      this.calls.push({ role: request.role, tickId: request.tickId, maxTokens: request.maxTokens, scenario, ...(request.role !== 'triage' ? { itemKey: request.item.key } : {}) });
     }
     const usage = this.usageFor(request.role);
+    if (request.signal?.aborted) return failure('aborted', 'mock backend: the run was aborted before it started.', true, { ...usage, inputTokens: 0, outputTokens: 0 });
+    if (scenario === 'runaway') return this.runaway(request, usage);
     if (scenario === 'error' && request.role === 'implement') {
-      return { ok: false, reason: 'error', message: 'mock backend: scripted implementer error', retryable: false, usage } as AgentResult<R>;
+      return failure('error', 'mock backend: scripted implementer error', false, usage);
     }
-    if (scenario === 'over-budget' && request.role === 'implement') {
-      // A backend that ignores its reservation: the engine must record the real spend and stop the loop.
-      const over = { ...usage, inputTokens: request.maxTokens, outputTokens: 1 };
-      return { ok: true, output: await this.implement(request), usage: over } as AgentResult<R>;
-    }
-    const output = await this.respond(request, scenario);
-    return { ok: true, output, usage } as AgentResult<R>;
-  }
-
-  private async respond<R extends AgentRole>(request: AgentRequest<R>, scenario: MockScenario): Promise<AgentOutputs[R]> {
     switch (request.role) {
       case 'triage':
-        return this.triage(scenario) as AgentOutputs[R];
-      case 'implement':
-        return (await this.implement(request)) as AgentOutputs[R];
-      default:
-        return this.check(scenario) as AgentOutputs[R];
+        return { ok: true, role: 'triage', output: this.triage(scenario), usage };
+      case 'implement': {
+        const output = await this.implement(request);
+        // over-budget: a backend that ignores its reservation; the engine must record the real spend and stop the loop.
+        const spent = scenario === 'over-budget' ? { ...usage, inputTokens: request.maxTokens, outputTokens: 1 } : usage;
+        return { ok: true, role: 'implement', output, usage: spent };
+      }
+      case 'check':
+        return { ok: true, role: 'check', output: this.check(scenario), usage };
     }
+  }
+
+  /** A model that asks for one more tool every turn: stops at maxTurns, or before a turn that would cross maxTokens. */
+  private runaway(request: AgentRequest, perTurn: Usage): BackendFailure {
+    const cost = perTurn.inputTokens + perTurn.outputTokens;
+    let turns = 0;
+    while (turns < request.maxTurns) {
+      if ((turns + 1) * cost > request.maxTokens) {
+        return failure('budget', `mock backend: turn ${turns + 1} would cross the ${request.maxTokens}-token reservation.`, false, times(perTurn, turns));
+      }
+      turns++;
+    }
+    return failure('max-turns', `mock backend: used all ${request.maxTurns} turns without finishing.`, true, times(perTurn, turns));
   }
 
   private triage(scenario: MockScenario): TriageOutput {
@@ -131,8 +144,8 @@ export class MockBackend implements AgentBackend {
     };
   }
 
-  private async implement(request: AgentRequest): Promise<ImplementOutput> {
-    const path = request.item?.paths?.[0] ?? this.targetPath;
+  private async implement(request: ImplementRequest): Promise<ImplementOutput> {
+    const path = request.item.paths?.[0] ?? this.targetPath;
     if (request.files) {
       const before = (await request.files.read(path)) ?? '';
       const separator = before === '' || before.endsWith('\n') ? '' : '\n';
@@ -151,6 +164,14 @@ export class MockBackend implements AgentBackend {
     const base = this.usage[role];
     return { inputTokens: base.inputTokens, outputTokens: base.outputTokens, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 };
   }
+}
+
+function failure(reason: BackendFailure['reason'], message: string, retryable: boolean, usage: Usage): BackendFailure {
+  return { ok: false, reason, message, retryable, usage };
+}
+
+function times(usage: Usage, turns: number): Usage {
+  return { ...usage, inputTokens: usage.inputTokens * turns, outputTokens: usage.outputTokens * turns };
 }
 
 /** Factory form, as every backend plugin has one. */

@@ -14,6 +14,7 @@
  */
 import type { AgentBackend } from '../../src/core/ports/index.js';
 import { runToolLoop } from '../shared/agent-loop.js';
+import { workspaceOf } from '../shared/prompt.js';
 import { realSleep } from '../shared/retry.js';
 import type { PriceTable } from '../shared/usage.js';
 import { createOllamaModel } from './ollama-model.js';
@@ -31,6 +32,7 @@ export interface OllamaBackendSettings {
   prices?: PriceTable;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
+  /** Ceiling on model turns per call; the request's maxTurns (the loop's maxIterations) applies when lower. */
   maxTurns?: number;
   maxAttempts?: number;
   baseDelayMs?: number;
@@ -60,14 +62,14 @@ export function createOllamaBackend(settings: OllamaBackendSettings): AgentBacke
     ...(settings.headers ? { headers: settings.headers } : {}),
   });
   return {
-    specificationVersion: 'agent-backend-v1',
+    specificationVersion: 'agent-backend-v2',
     name: 'ollama',
     run(request) {
       return runToolLoop(request, {
         model,
-        root: request.workspace?.path ?? settings.projectRoot ?? process.cwd(),
+        root: workspaceOf(request)?.path ?? settings.projectRoot ?? process.cwd(),
         maxOutputTokens: settings.maxOutputTokens ?? 4096,
-        maxTurns: settings.maxTurns ?? 40,
+        ...(settings.maxTurns !== undefined ? { maxTurns: settings.maxTurns } : {}),
         sleep: settings.sleep ?? realSleep,
         prices: settings.prices ?? {},
         defaultPrices: { '*': { input: 0, output: 0 } },

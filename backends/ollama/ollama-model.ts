@@ -25,8 +25,9 @@ export function normalizeOllamaHost(host: string): string {
 async function* ndjson(body: ReadableStream<Uint8Array>): AsyncGenerator<OllamaChunk> {
   const decoder = new TextDecoder();
   let buffer = '';
-  for await (const bytes of body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(bytes, { stream: true });
+  const reader = body.getReader();
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    buffer += decoder.decode(chunk.value, { stream: true });
     let newline: number;
     while ((newline = buffer.indexOf('\n')) >= 0) {
       const line = buffer.slice(0, newline).trim();

@@ -5,6 +5,7 @@
  */
 import { ZERO_USAGE, type AgentBackend } from '../../src/core/ports/index.js';
 import { runToolLoop } from '../shared/agent-loop.js';
+import { workspaceOf } from '../shared/prompt.js';
 import type { ChatModel } from '../shared/model.js';
 import { realSleep } from '../shared/retry.js';
 import type { PriceTable } from '../shared/usage.js';
@@ -29,6 +30,7 @@ export interface OpenAIBackendSettings {
   /** Injected sleep for retries (tests pass a fake). */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
+  /** Ceiling on model turns per call; the request's maxTurns (the loop's maxIterations) applies when lower. */
   maxTurns?: number;
   maxAttempts?: number;
   baseDelayMs?: number;
@@ -62,7 +64,7 @@ export function createOpenAIBackend(settings: OpenAIBackendSettings): AgentBacke
       ...(settings.headers ? { headers: settings.headers } : {}),
     }));
   return {
-    specificationVersion: 'agent-backend-v1',
+    specificationVersion: 'agent-backend-v2',
     name: 'openai',
     async run(request) {
       let chat: ChatModel;
@@ -83,10 +85,10 @@ export function createOpenAIBackend(settings: OpenAIBackendSettings): AgentBacke
       }
       return runToolLoop(request, {
         model: chat,
-        root: request.workspace?.path ?? settings.projectRoot ?? process.cwd(),
+        root: workspaceOf(request)?.path ?? settings.projectRoot ?? process.cwd(),
         maxOutputTokens: settings.maxOutputTokens ?? 4096,
         ...(settings.minOutputTokens !== undefined ? { minOutputTokens: settings.minOutputTokens } : {}),
-        maxTurns: settings.maxTurns ?? 40,
+        ...(settings.maxTurns !== undefined ? { maxTurns: settings.maxTurns } : {}),
         sleep: settings.sleep ?? realSleep,
         ...(settings.random ? { random: settings.random } : {}),
         ...(settings.prices ? { prices: settings.prices } : {}),

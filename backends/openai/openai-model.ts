@@ -6,8 +6,8 @@
  */
 import { ModelCallError, parseRetryAfter } from '../shared/retry.js';
 import type { ChatModel, ModelTurn, ModelTurnRequest } from '../shared/model.js';
-import { ChatStreamAccumulator, toChatMessages, toChatTools, type ChatChunk } from './chat-mapper.js';
-import { fromResponse, toResponsesInput, toResponsesTools, type ResponseObject } from './responses-mapper.js';
+import { ChatStreamAccumulator, toChatMessages, toChatTools } from './chat-mapper.js';
+import { fromResponse, toResponsesInput, toResponsesTools } from './responses-mapper.js';
 
 type OpenAIModule = typeof import('openai');
 
@@ -67,36 +67,41 @@ export async function createOpenAIModel(settings: OpenAIModelSettings): Promise<
   });
 
   async function callChat(request: ModelTurnRequest): Promise<ModelTurn> {
-    const body = {
-      model: settings.model,
-      messages: toChatMessages(request.messages),
-      ...(request.tools.length ? { tools: toChatTools(request.tools) } : {}),
-      [settings.tokenParameter]: request.maxOutputTokens,
-      stream: true as const,
-      stream_options: { include_usage: true },
-    };
-    const stream = await client.chat.completions.create(body as never, request.signal ? { signal: request.signal } : {});
+    const ceiling = settings.tokenParameter === 'max_tokens' ? { max_tokens: request.maxOutputTokens } : { max_completion_tokens: request.maxOutputTokens };
+    const stream = await client.chat.completions.create(
+      {
+        model: settings.model,
+        messages: toChatMessages(request.messages),
+        ...(request.tools.length ? { tools: toChatTools(request.tools) } : {}),
+        ...ceiling,
+        stream: true,
+        stream_options: { include_usage: true },
+      },
+      request.signal ? { signal: request.signal } : {},
+    );
     const accumulator = new ChatStreamAccumulator();
-    for await (const chunk of stream as unknown as AsyncIterable<ChatChunk>) accumulator.push(chunk);
+    for await (const chunk of stream) accumulator.push(chunk);
     return accumulator.result();
   }
 
   async function callResponses(request: ModelTurnRequest): Promise<ModelTurn> {
     const { instructions, input } = toResponsesInput(request.messages);
-    const body = {
-      model: settings.model,
-      instructions,
-      input,
-      ...(request.tools.length ? { tools: toResponsesTools(request.tools) } : {}),
-      max_output_tokens: request.maxOutputTokens,
-      store: false,
-      stream: true as const,
-    };
-    const stream = await client.responses.create(body as never, request.signal ? { signal: request.signal } : {});
-    for await (const event of stream as unknown as AsyncIterable<{ type: string; response?: ResponseObject; message?: string; code?: string }>) {
+    const stream = await client.responses.create(
+      {
+        model: settings.model,
+        instructions,
+        input,
+        ...(request.tools.length ? { tools: toResponsesTools(request.tools) } : {}),
+        max_output_tokens: request.maxOutputTokens,
+        store: false,
+        stream: true,
+      },
+      request.signal ? { signal: request.signal } : {},
+    );
+    for await (const event of stream) {
       if ((event.type === 'response.completed' || event.type === 'response.incomplete') && event.response) return fromResponse(event.response);
       if (event.type === 'response.failed') {
-        const problem = (event.response as { error?: { code?: string; message?: string } } | undefined)?.error;
+        const problem = event.response.error;
         throw new ModelCallError(problem?.message ?? 'the response failed', { status: 500, ...(problem?.code ? { code: problem.code } : {}) });
       }
       if (event.type === 'error') throw new ModelCallError(event.message ?? 'stream error', { ...(event.code ? { code: event.code } : {}) });

@@ -42,10 +42,10 @@ export interface ResponseObject {
   status?: string;
   output?: {
     type: string;
-    content?: { type: string; text?: string }[];
-    call_id?: string;
-    name?: string;
-    arguments?: string;
+    content?: { type: string; text?: string | null }[] | null;
+    call_id?: string | null;
+    name?: string | null;
+    arguments?: unknown;
   }[];
   usage?: unknown;
   incomplete_details?: { reason?: string } | null;

@@ -3,7 +3,7 @@
  * Between every model call it reserves budget, detects stalls, gates "done"
  * on evidence and compacts the context near the model's window.
  */
-import { ZERO_USAGE, type AgentOutputs, type AgentRequest, type AgentResult, type AgentRole, type BackendFailureReason, type Usage } from '../../src/core/ports/index.js';
+import { ZERO_USAGE, type AgentRequest, type AgentResult, type BackendFailure, type BackendFailureReason, type Usage } from '../../src/core/ports/index.js';
 import { StallDetector, compactMessages, needsCompaction, planNextCall } from './loop-guards.js';
 import { estimateTokens, type ChatModel, type LoopMessage, type ModelTurn } from './model.js';
 import { parseCheckOutput, parseImplementOutput, parseTriageOutput } from './parse-output.js';
@@ -20,7 +20,8 @@ export interface ToolLoopOptions {
   maxOutputTokens: number;
   /** Output ceiling below which a call is not worth making. Default min(1024, maxOutputTokens). */
   minOutputTokens?: number;
-  maxTurns: number;
+  /** The backend's own ceiling on turns; the request's `maxTurns` applies when it is lower. Default: no ceiling. */
+  maxTurns?: number;
   prices?: PriceTable;
   defaultPrices?: PriceTable;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -31,8 +32,6 @@ export interface ToolLoopOptions {
   /** Identical calls / failing commands before a tool is removed. Default 3. */
   stallLimit?: number;
 }
-
-type Finish<R extends AgentRole> = AgentResult<R>;
 
 const TRANSCRIPT_LIMIT = 20_000;
 
@@ -51,17 +50,21 @@ const FAILURE_FIX: Partial<Record<BackendFailureReason, string>> = {
 };
 
 /**
- * Runs one role call through the tool loop.
+ * Runs one role call through the tool loop. It makes at most
+ * `min(request.maxTurns, options.maxTurns)` model calls and then stops with
+ * `max-turns`; the answer is tagged with the request's role.
  *
  * @example
  * ```ts
  * const result = await runToolLoop(request, { model, root: request.workspace!.path, maxOutputTokens: 4096, maxTurns: 30, sleep });
  * ```
  */
-export async function runToolLoop<R extends AgentRole>(request: AgentRequest<R>, options: ToolLoopOptions): Promise<AgentResult<R>> {
+export async function runToolLoop(request: AgentRequest, options: ToolLoopOptions): Promise<AgentResult> {
   const { model } = options;
+  const maxTurns = Math.min(request.maxTurns, options.maxTurns ?? Infinity);
   const price = findPrice(model.model, options.prices, options.defaultPrices);
-  const tools = toolsForRole(request.permissions, request.commands !== undefined);
+  const commands = request.role === 'implement' ? request.commands : undefined;
+  const tools = toolsForRole(request.permissions, commands !== undefined);
   const byName = new Map<string, WorkspaceTool>(tools.map((tool) => [tool.definition.name, tool]));
   const disabled = new Map<string, string>();
   const stall = new StallDetector(options.stallLimit ?? 3);
@@ -85,14 +88,13 @@ export async function runToolLoop<R extends AgentRole>(request: AgentRequest<R>,
     const text = transcript.join('\n');
     return text.length > TRANSCRIPT_LIMIT ? `…${text.slice(-TRANSCRIPT_LIMIT)}` : text;
   };
-  const fail = (reason: BackendFailureReason, message: string, retryable: boolean, detail?: Record<string, unknown>): Finish<R> => {
+  const fail = (reason: BackendFailureReason, message: string, retryable: boolean, detail?: Record<string, unknown>): BackendFailure => {
     log(`stop: ${reason}: ${message}`);
     return { ok: false, reason, message, retryable, usage, transcript: transcriptText(), ...(detail ? { detail } : {}) };
   };
-  const succeed = (output: AgentOutputs[R]): Finish<R> => ({ ok: true, output, usage, transcript: transcriptText() });
 
   /** Decides what a final answer means for the role; returns a nudge to continue, or the result. */
-  const finish = (text: string): { continueWith: string } | { result: Finish<R> } => {
+  const finish = (text: string): { continueWith: string } | { result: AgentResult } => {
     if (request.role === 'implement') {
       if (modified.size === 0 && executed.length === 0) {
         if (!evidenceNudged) {
@@ -109,23 +111,23 @@ export async function runToolLoop<R extends AgentRole>(request: AgentRequest<R>,
           }),
         };
       }
-      return { result: succeed(parseImplementOutput(text, true) as AgentOutputs[R]) };
+      return { result: { ok: true, role: 'implement', output: parseImplementOutput(text, true), usage, transcript: transcriptText() } };
     }
     if (request.role === 'triage') {
       const parsed = parseTriageOutput(text);
-      if (parsed.ok) return { result: succeed(parsed.value as AgentOutputs[R]) };
+      if (parsed.ok) return { result: { ok: true, role: 'triage', output: parsed.value, usage, transcript: transcriptText() } };
       if (!formatNudged) {
         formatNudged = true;
         return { continueWith: `${parsed.message} Call done again with only the JSON object in "result".` };
       }
       return { result: fail('invalid-output', parsed.message, false, { lastAnswer: text.slice(0, 2000) }) };
     }
-    return { result: succeed(parseCheckOutput(text) as AgentOutputs[R]) };
+    return { result: { ok: true, role: 'check', output: parseCheckOutput(text), usage, transcript: transcriptText() } };
   };
 
   if (request.maxTokens <= 0) return fail('budget', `No tokens are reserved for the ${request.role} call (maxTokens ${request.maxTokens}).`, false);
 
-  for (let turn = 1; turn <= options.maxTurns; turn++) {
+  for (let turn = 1; turn <= maxTurns; turn++) {
     if (request.signal?.aborted) return fail('aborted', 'The run was aborted.', true);
     const activeTools = tools.filter((tool) => !disabled.has(tool.definition.name)).map((tool) => tool.definition);
 
@@ -205,7 +207,7 @@ export async function runToolLoop<R extends AgentRole>(request: AgentRequest<R>,
           result = await tool.run(call.arguments, {
             root: options.root,
             permissions: request.permissions,
-            ...(request.commands ? { commands: request.commands } : {}),
+            ...(commands ? { commands } : {}),
             commandTimeoutMs: options.commandTimeoutMs ?? 120_000,
             ...(request.signal ? { signal: request.signal } : {}),
           });
@@ -233,5 +235,5 @@ export async function runToolLoop<R extends AgentRole>(request: AgentRequest<R>,
       log(`turn ${turn}: "done" not accepted; continuing`);
     }
   }
-  return fail('max-turns', `The ${request.role} role used all ${options.maxTurns} turns without finishing. To fix: raise maxTurns or narrow the task.`, true);
+  return fail('max-turns', `The ${request.role} role used all ${maxTurns} turns without finishing. To fix: raise maxIterations for the loop (or the backend's maxTurns) or narrow the task.`, true, { maxTurns });
 }

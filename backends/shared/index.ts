@@ -4,7 +4,7 @@ export { StallDetector, compactMessages, needsCompaction, planNextCall, stableSt
 export { estimateTokens, parseToolArguments, type ChatModel, type LoopMessage, type ModelTurn, type ModelTurnRequest, type ToolCall, type ToolDefinition } from './model.js';
 export { parseCheckOutput, parseImplementOutput, parseTriageOutput, TriageOutputSchema, type ParseResult } from './parse-output.js';
 export { resolveInside, type GuardedPath } from './path-guard.js';
-export { buildRolePrompt, roleTask, type FinishStyle, type RolePrompt } from './prompt.js';
+export { buildRolePrompt, roleTask, workspaceOf, type FinishStyle, type RolePrompt } from './prompt.js';
 export { ModelCallError, classifyModelError, parseRetryAfter, realSleep, withRetry, type ErrorClass, type RetryOptions, type RetryOutcome } from './retry.js';
 export { toolsForRole } from './tool-set.js';
 export type { ToolContext, ToolKind, ToolOutcome, WorkspaceTool } from './tool-types.js';

@@ -4,7 +4,7 @@
  * from outside (item title and detail, CI output, diffs, previous failures) goes
  * into the user message as delimited, sanitized data blocks.
  */
-import type { AgentRequest, AgentRole } from '../../src/core/ports/index.js';
+import type { AgentRequest, AgentRole, WorkItem, WorkspaceHandle } from '../../src/core/ports/index.js';
 import { wrapUntrusted } from './untrusted.js';
 
 export interface RolePrompt {
@@ -84,25 +84,36 @@ export function buildRolePrompt(request: AgentRequest, options: { finish: Finish
     `Loop: ${plan.pattern.name} (${plan.pattern.id}), level ${plan.level}, tick ${request.tickId}.`,
     `Goal: ${plan.pattern.goal}`,
   ];
-  if (request.workspace) user.push(`Workspace: ${request.workspace.path} (branch ${request.workspace.branch}).`);
-  const items = request.item ? [request.item] : (request.discovered ?? []);
-  for (const item of items) {
-    const detail = [`key: ${item.key}`, `title: ${item.title}`];
-    if (item.paths?.length) detail.push(`paths (hint): ${item.paths.join(', ')}`);
-    if (item.untrustedDetail) detail.push('', item.untrustedDetail);
-    user.push(request.item ? 'Work item:' : 'Found by the loop\'s probes:', wrapUntrusted(`work item ${item.key}`, detail.join('\n')));
+  const workspace = workspaceOf(request);
+  if (workspace) user.push(`Workspace: ${workspace.path} (branch ${workspace.branch}).`);
+  if (request.role === 'triage') {
+    for (const item of request.discovered ?? []) user.push('Found by the loop\'s probes:', itemBlock(item));
+  } else {
+    user.push('Work item:', itemBlock(request.item));
   }
-  if (request.changes) {
+  if (request.role === 'check') {
     const files = request.changes.files.map((file) => `${file.status} ${file.path}${file.from ? ` (from ${file.from})` : ''}`);
     user.push('Changed files:', wrapUntrusted('workspace diff', `${files.join('\n')}\n\n${request.changes.patch}`));
+    for (const evidence of request.evidence) {
+      const status = evidence.timedOut ? 'timed out' : `exit ${evidence.exitCode ?? 'none'}${evidence.signal ? ` signal ${evidence.signal}` : ''}`;
+      user.push(`Verification command \`${evidence.command}\` (${status}):`, wrapUntrusted('command output', evidence.output));
+    }
   }
-  for (const evidence of request.evidence ?? []) {
-    const status = evidence.timedOut ? 'timed out' : `exit ${evidence.exitCode ?? 'none'}${evidence.signal ? ` signal ${evidence.signal}` : ''}`;
-    user.push(`Verification command \`${evidence.command}\` (${status}):`, wrapUntrusted('command output', evidence.output));
-  }
-  if (request.previousFailure) {
+  if (request.role === 'implement' && request.previousFailure) {
     user.push('The previous attempt on this item failed:', wrapUntrusted('previous failure', request.previousFailure));
   }
   user.push(finishText(request.role, options.finish));
   return { system: system.join('\n\n'), user: user.join('\n\n') };
+}
+
+/** The workspace of a role call; triage has none (it looks at the project root). */
+export function workspaceOf(request: AgentRequest): WorkspaceHandle | undefined {
+  return request.role === 'triage' ? undefined : request.workspace;
+}
+
+function itemBlock(item: WorkItem): string {
+  const detail = [`key: ${item.key}`, `title: ${item.title}`];
+  if (item.paths?.length) detail.push(`paths (hint): ${item.paths.join(', ')}`);
+  if (item.untrustedDetail) detail.push('', item.untrustedDetail);
+  return wrapUntrusted(`work item ${item.key}`, detail.join('\n'));
 }

@@ -23,9 +23,9 @@ const state: StateWriter = {
 function implementerWriting(path: string, content: string): AgentBackend {
   const mock = new MockBackend();
   return {
-    specificationVersion: 'agent-backend-v1',
+    specificationVersion: 'agent-backend-v2',
     name: 'mock+extra-file',
-    async run<R extends AgentRole>(request: AgentRequest<R>) {
+    async run(request: AgentRequest) {
       const result = await mock.run(request);
       if (request.role === 'implement') await request.files?.write(path, content);
       return result;

@@ -233,7 +233,7 @@ describe('LoopEngine', () => {
   it('refuses ports written for another specification version', () => {
     const plan = buildPlan(pattern, { level: 'L2' });
     const backend = { specificationVersion: 'agent-backend-v0', name: 'old', run: async () => ({}) } as never;
-    expect(() => new LoopEngine(plan, { backend, state: new RecordingState(), budget: new BudgetBreaker(1000) })).toThrow(/needs "agent-backend-v1"/);
+    expect(() => new LoopEngine(plan, { backend, state: new RecordingState(), budget: new BudgetBreaker(1000) })).toThrow(/needs "agent-backend-v2"/);
   });
 
   it('passes every item the probes found to triage, and skips the model when they find nothing', async () => {
@@ -241,12 +241,12 @@ describe('LoopEngine', () => {
     const seen: unknown[] = [];
     const backend = new MockBackend({ scenarios: ['report'] });
     const spy: typeof backend.run = async (request) => {
-      seen.push(request.discovered);
+      seen.push(request.role === 'triage' ? request.discovered : undefined);
       return backend.run(request);
     };
     let found = true;
     const engine = new LoopEngine(plan, {
-      backend: { specificationVersion: 'agent-backend-v1', name: 'spy', run: spy },
+      backend: { specificationVersion: 'agent-backend-v2', name: 'spy', run: spy },
       state: new RecordingState(),
       budget: new BudgetBreaker(plan.dailyTokenCap),
       clock: new FixedClock('2026-11-21T08:00:00Z'),

@@ -42,7 +42,7 @@ export class LoopEngine {
   constructor(plan: ExecutionPlan, ports: EnginePorts) {
     if (plan.version !== 1) throw new TypeError(`Unsupported ExecutionPlan version ${String(plan.version)}; this engine runs version 1.`);
     for (const [name, port, version] of [
-      ['backend', ports.backend, 'agent-backend-v1'],
+      ['backend', ports.backend, 'agent-backend-v2'],
       ['state', ports.state, 'state-writer-v1'],
       ['workspace', ports.workspace, 'workspace-v1'],
     ] as const) {

@@ -5,11 +5,16 @@
 import type { BudgetBreaker } from '../budget/budget-breaker.js';
 import type { ExecutionPlan } from '../plan/execution-plan.js';
 import type { EnginePorts } from './engine-ports.js';
-import type { AgentRequest, AgentResult, AgentRole, Clock, EngineObserver } from '../ports/index.js';
+import { resultForRole, type AgentRequest, type AgentRole, type Clock, type EngineObserver, type RequestFor, type ResultFor } from '../ports/index.js';
 import type { TickBase, TickStep } from './tick-result.js';
 
+/** Fields the context fills in for every call: the caller gives only what is specific to the role. */
+type Filled = 'tickId' | 'plan' | 'maxTokens' | 'instructions' | 'maxTurns';
+/** A role call as a phase asks for it, e.g. `{ role: 'check', item, workspace, evidence, changes, permissions }`. */
+export type RoleCall = { [R in AgentRole]: Omit<RequestFor<R>, Filled> }[AgentRole];
+
 export type BackendCall<R extends AgentRole> =
-  | { kind: 'done'; result: AgentResult<R>; tokens: number; overrun: number }
+  | { kind: 'done'; result: ResultFor<R>; tokens: number; overrun: number }
   | { kind: 'paused'; source: string }
   | { kind: 'unaffordable'; message: string };
 
@@ -44,22 +49,25 @@ export class TickContext {
    * The reservation is the plan's for that role; spend is settled (durably
    * recorded) before this returns, whatever the backend answered.
    */
-  async callBackend<R extends AgentRole>(request: Omit<AgentRequest<R>, 'tickId' | 'plan' | 'maxTokens' | 'instructions'>): Promise<BackendCall<R>> {
+  async callBackend<Call extends RoleCall>(request: Call): Promise<BackendCall<Call['role']>> {
     const pause = await this.ports.killSwitch!.check();
     if (pause.paused) return { kind: 'paused', source: pause.source ?? 'kill switch' };
     const tokens = this.plan.budget.reserve[request.role];
     const grant = await this.ports.budget.reserve({ patternId: this.plan.pattern.id, tickId: this.tickId, phase: request.role, tokens, now: this.clock.now() });
     if (!grant.ok) return { kind: 'unaffordable', message: grant.message };
     this.observer?.({ type: 'phase-start', tickId: this.tickId, phase: request.role, at: this.clock.now() });
-    let result: AgentResult<R>;
+    const full: AgentRequest = {
+      ...request,
+      tickId: this.tickId,
+      plan: this.plan,
+      maxTokens: grant.reservation.tokens,
+      maxTurns: this.plan.attempts.maxIterations,
+      instructions: this.ports.instructions ?? [],
+    };
+    let result: ResultFor<Call['role']>;
     try {
-      result = await this.ports.backend.run<R>({
-        ...request,
-        tickId: this.tickId,
-        plan: this.plan,
-        maxTokens: grant.reservation.tokens,
-        instructions: this.ports.instructions ?? [],
-      } as AgentRequest<R>);
+      const role: Call['role'] = request.role;
+      result = resultForRole(role, await this.ports.backend.run(full));
     } catch (error) {
       // A backend that throws broke the port's contract; treat it as a failure with unknown spend of zero.
       result = {

@@ -64,8 +64,8 @@ export interface RolePermissions {
   execute: boolean;
 }
 
-export interface AgentRequest<R extends AgentRole = AgentRole> {
-  role: R;
+/** What every role call carries, whatever the role. */
+export interface AgentRequestBase {
   tickId: string;
   plan: ExecutionPlan;
   /** Trusted instructions, in order. */
@@ -73,28 +73,60 @@ export interface AgentRequest<R extends AgentRole = AgentRole> {
   permissions: RolePermissions;
   /** The token reservation for this call: the backend must stop before it spends more. */
   maxTokens: number;
-  /** The item being worked on (implement and check roles). */
-  item?: WorkItem;
-  /** Items the deterministic probes found (triage role): untrusted data to triage. */
+  /** The most model turns (tool-use round trips) this call may take; past it the backend stops with `max-turns`. */
+  maxTurns: number;
+  signal?: AbortSignal;
+}
+
+/** Triage: read-only, no workspace; decides whether anything needs doing. */
+export interface TriageRequest extends AgentRequestBase {
+  role: 'triage';
+  /** Items the deterministic probes found: untrusted data to triage. */
   discovered?: readonly WorkItem[];
-  /** The checked-out workspace (implement and check roles). */
-  workspace?: WorkspaceHandle;
-  /** Evidence gathered by the verifier's own commands (check role). */
-  evidence?: readonly CommandEvidence[];
-  /** The changed paths as the workspace reports them (check role). */
-  changes?: ChangeSet;
+}
+
+/** Implement: the only role that may write, and only inside `workspace.path`. */
+export interface ImplementRequest extends AgentRequestBase {
+  role: 'implement';
+  item: WorkItem;
+  workspace: WorkspaceHandle;
   /** A runner the agent may use for its commands: already sandboxed to the workspace. */
   commands?: CommandRunner;
   /** File access confined to the workspace, when the workspace adapter offers it. */
   files?: WorkspaceFiles;
   /** Previous failure on this item, so the next attempt can do better. */
   previousFailure?: string;
-  signal?: AbortSignal;
 }
 
-export type AgentResult<R extends AgentRole = AgentRole> =
-  | { ok: true; output: AgentOutputs[R]; usage: Usage; transcript?: string }
-  | (Failure<BackendFailureReason> & { usage: Usage; transcript?: string });
+/** Check: read-only review of the implementer's change against the verifier's own evidence. */
+export interface CheckRequest extends AgentRequestBase {
+  role: 'check';
+  item: WorkItem;
+  workspace: WorkspaceHandle;
+  /** Evidence gathered by the verifier's own commands. */
+  evidence: readonly CommandEvidence[];
+  /** The changed paths as the workspace reports them. */
+  changes: ChangeSet;
+  /** Read-only file access to the workspace, when the workspace adapter offers it. */
+  files?: WorkspaceFiles;
+}
+
+/** One role call. `role` discriminates which fields exist. */
+export type AgentRequest = TriageRequest | ImplementRequest | CheckRequest;
+
+/** The request type of one role, e.g. `RequestFor<'check'>` is `CheckRequest`. */
+export type RequestFor<R extends AgentRole> = Extract<AgentRequest, { role: R }>;
+
+/** A successful answer: the role it answers and that role's output, never another's. */
+export type AgentAnswer = { [R in AgentRole]: { ok: true; role: R; output: AgentOutputs[R]; usage: Usage; transcript?: string } }[AgentRole];
+
+/** A failed call. Usage is what was really spent, so the engine can settle it. */
+export type BackendFailure = Failure<BackendFailureReason> & { usage: Usage; transcript?: string };
+
+export type AgentResult = AgentAnswer | BackendFailure;
+
+/** The result of one role's call: that role's answer or a failure. */
+export type ResultFor<R extends AgentRole> = Extract<AgentAnswer, { role: R }> | BackendFailure;
 
 export type BackendFailureReason =
   | 'error'
@@ -108,25 +140,56 @@ export type BackendFailureReason =
   | 'aborted'
   | 'invalid-output';
 
+function answersRole<R extends AgentRole>(role: R, answer: AgentAnswer): answer is Extract<AgentAnswer, { role: R }> {
+  return answer.role === role;
+}
+
 /**
- * A model backend serving a tick's roles. One `run` per role call.
+ * Narrows a backend's result to the role that was asked. An answer tagged with
+ * another role is never read as this role's output: it becomes an
+ * `invalid-output` failure that keeps the usage, so the spend is still settled.
+ *
+ * @example
+ * ```ts
+ * const result = resultForRole('check', await backend.run(checkRequest));
+ * if (result.ok) result.output.verdict; // CheckOutput, guaranteed
+ * ```
+ */
+export function resultForRole<R extends AgentRole>(role: R, result: AgentResult): ResultFor<R> {
+  if (!result.ok || answersRole(role, result)) return result;
+  return {
+    ok: false,
+    reason: 'invalid-output',
+    message: `The backend answered the ${role} call with a ${String(result.role)} result. To fix: the backend must return { ok: true, role: '${role}', output } for a ${role} request.`,
+    retryable: false,
+    usage: result.usage,
+    detail: { expectedRole: role, answeredRole: result.role },
+    ...(result.transcript !== undefined ? { transcript: result.transcript } : {}),
+  };
+}
+
+/**
+ * A model backend serving a tick's roles. One `run` per role call; the result
+ * is tagged with the request's role. Expected failures are returned, not thrown.
  *
  * @example
  * ```ts
  * const backend: AgentBackend = {
- *   specificationVersion: 'agent-backend-v1',
- *   name: 'echo',
+ *   specificationVersion: 'agent-backend-v2',
+ *   name: 'quiet',
  *   async run(request) {
- *     return { ok: true, output: { decision: 'noop', summary: 'nothing', findings: [], items: [] } as never,
- *              usage: { ...ZERO_USAGE } };
+ *     if (request.role !== 'triage') {
+ *       return { ok: false, reason: 'error', message: 'triage only', retryable: false, usage: { ...ZERO_USAGE } };
+ *     }
+ *     return { ok: true, role: 'triage', output: { decision: 'noop', summary: 'nothing', findings: [], items: [] }, usage: { ...ZERO_USAGE } };
  *   },
  * };
  * ```
  */
 export interface AgentBackend {
-  readonly specificationVersion: 'agent-backend-v1';
+  readonly specificationVersion: 'agent-backend-v2';
   readonly name: string;
-  run<R extends AgentRole>(request: AgentRequest<R>): Promise<AgentResult<R>>;
+  run(request: AgentRequest): Promise<AgentResult>;
   /** Optional: release processes, sockets. */
   close?(): Promise<void>;
 }

@@ -1,7 +1,17 @@
 /**
  * Conformance suites: one per port, run by the real adapter and its memory
- * twin alike. They register vitest tests, so import them only from test files.
+ * twin alike (and by third-party adapters). They register vitest
+ * describe/it blocks, so import them from test files only.
  */
+export {
+  AGENT_BACKEND_CONFORMANCE_CASES,
+  describeAgentBackendConformance,
+  type AgentBackendConformanceCase,
+  type AgentBackendConformanceOptions,
+  type BackendUnderTest,
+  type ConformanceContext,
+} from './agent-backend.js';
+export { CONFORMANCE_ANSWERS, FORBIDDEN_FILE, IMPLEMENT_FILE, PWNED_FILE, type ModelScript } from './agent-backend-fixtures.js';
 export { describeBudgetLedgerConformance } from './budget-ledger.js';
 export type { BudgetLedgerConformanceOptions, BudgetLedgerSubject } from './budget-ledger.js';
 export { describeDeliveryConformance } from './delivery.js';
