@@ -5,11 +5,10 @@
  *
  * @example
  * ```ts
- * import { LoopEngine, buildPlan, BudgetBreaker, MemoryStateWriter } from 'loop-runtime';
- * import { MockBackend } from 'loop-runtime/testing';
- * const plan = buildPlan(pattern, { level: 'L2' });
- * const engine = new LoopEngine(plan, { backend: new MockBackend(), state: new MemoryStateWriter(),
- *   budget: new BudgetBreaker(plan.dailyTokenCap) });
+ * import { LoopEngine, buildPlan } from 'loop-runtime';
+ * import { createMemoryPorts } from 'loop-runtime/testing';
+ * const plan = buildPlan(pattern, { level: 'L2', overrides: { verify: ['npm test'] } });
+ * const engine = new LoopEngine(plan, createMemoryPorts({ plan, commands: {} }));
  * const result = await engine.tick();
  * ```
  */
@@ -26,6 +25,8 @@ export * from './core/state/index.js';
 export * from './core/verify/index.js';
 export * from './core/security/index.js';
 export { MemoryWorkspace } from './adapters/workspace/memory-workspace.js';
+export { MemoryAttemptLedger } from './adapters/attempt-ledger/memory-attempt-ledger.js';
+export { systemClock } from './adapters/clock/system-clock.js';
 export type { MemoryWorkspaceOptions, MemoryWorkspaceStatus } from './adapters/workspace/memory-workspace.js';
 
 // Node adapters and the composition root.

@@ -7,7 +7,9 @@ import { readFile, realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { BudgetBreaker } from '../core/budget/budget-breaker.js';
 import { OverlayBudgetLedger } from '../adapters/budget-ledger/overlay-budget-ledger.js';
-import { MemoryAttemptLedger, wallClock } from '../core/engine/defaults.js';
+import { MemoryAttemptLedger } from '../adapters/attempt-ledger/memory-attempt-ledger.js';
+import { systemClock } from '../adapters/clock/system-clock.js';
+import { SequentialIds } from '../core/engine/sequential-ids.js';
 import type { EnginePorts } from '../core/engine/engine-ports.js';
 import { LoopEngine } from '../core/engine/loop-engine.js';
 import type { AgentBackend, CommandRunner, Delivery, EngineObserver, Workspace } from '../core/ports/index.js';
@@ -96,12 +98,14 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
         root,
         patternId: plan.pattern.id,
         baseBranch: plan.delivery.baseBranch,
-        clock: wallClock,
+        clock: systemClock,
         fallback: new MemoryWorkspace({ readBase: confinedReader(root) }),
       })),
       delivery: localOnlyDelivery,
       attempts: new MemoryAttemptLedger(await fileAttempts.history()),
       killSwitch,
+      clock: systemClock,
+      ids: new SequentialIds(systemClock),
       instructions,
     };
   } else {
@@ -109,10 +113,12 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
       backend,
       state: new FileStateWriter({ root, stateFile: plan.files.state, runLog: plan.files.runLog, redact }),
       budget: new BudgetBreaker(plan.dailyTokenCap, { ledger: fileLedger, degradeAtFraction: plan.budget.degradeAtFraction }),
-      workspace: redactingWorkspace(new GitWorkspace({ root, patternId: plan.pattern.id, baseBranch: plan.delivery.baseBranch, clock: wallClock }), redact),
-      delivery: redactingDelivery(new GitDelivery({ root, delivery: plan.delivery, clock: wallClock, env: options.env }), redact),
+      workspace: redactingWorkspace(new GitWorkspace({ root, patternId: plan.pattern.id, baseBranch: plan.delivery.baseBranch, clock: systemClock }), redact),
+      delivery: redactingDelivery(new GitDelivery({ root, delivery: plan.delivery, clock: systemClock, env: options.env }), redact),
       attempts: new FileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, level: plan.level, goal: plan.pattern.goal, redact }),
       killSwitch,
+      clock: systemClock,
+      ids: new SequentialIds(systemClock),
       instructions,
       // Probes run only for real ticks: --dry-run promises no command beyond the mock's runs.
       discovery: new ProbeDiscovery({ root, env: options.env }),

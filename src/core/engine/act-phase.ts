@@ -22,7 +22,7 @@ export interface ActInput {
  * The act path under the item's lease (when an `items` port is injected):
  * an item another loop is working on is reported, not acted on.
  */
-export async function act(context: TickContext, ports: Required<Pick<EnginePorts, 'workspace' | 'attempts'>> & EnginePorts, input: ActInput): Promise<Outcome> {
+export async function act(context: TickContext, ports: EnginePorts, input: ActInput): Promise<Outcome> {
   if (!ports.items) return actOnItem(context, ports, input);
   const lease = await ports.items.acquire({ itemKey: input.item.key, patternId: context.plan.pattern.id, tickId: context.tickId });
   if (!lease.ok) {
@@ -36,15 +36,16 @@ export async function act(context: TickContext, ports: Required<Pick<EnginePorts
   }
 }
 
-async function actOnItem(context: TickContext, ports: Required<Pick<EnginePorts, 'workspace' | 'attempts'>> & EnginePorts, input: ActInput): Promise<Outcome> {
+async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInput): Promise<Outcome> {
   const { plan } = context;
   const { item } = input;
-  const priorFailures = failedAttemptsOn(input.history, item.key);
+  const target = { patternId: plan.pattern.id, itemKey: item.key };
+  const priorFailures = failedAttemptsOn(input.history, target);
   const attempt = priorFailures + 1;
   const attemptsLeftAfterFailure = plan.attempts.maxPerItem - attempt;
 
   const recordAttempt = (outcome: AttemptRecord['outcome'], error?: string) =>
-    ports.attempts.append({ itemKey: item.key, tickId: context.tickId, at: context.now(), outcome, tokensUsed: context.tokens, ...(error ? { error } : {}) });
+    ports.attempts.append({ patternId: plan.pattern.id, itemKey: item.key, tickId: context.tickId, at: context.now(), outcome, tokensUsed: context.tokens, ...(error ? { error } : {}) });
 
   /** A failed attempt: rejected while attempts remain, escalated on the last one. */
   const failAttempt = async (handle: WorkspaceHandle | null, reasons: string[], changes: ChangedFile[], verification: VerificationSummary | null): Promise<Outcome> => {
@@ -74,7 +75,7 @@ async function actOnItem(context: TickContext, ports: Required<Pick<EnginePorts,
   const handle = prepared.handle;
   context.step('workspace', `workspace ${handle.branch} at ${handle.baseCommit.slice(0, 12)}`);
   const files = ports.workspace.files?.(handle);
-  const previousFailure = lastFailureOn(input.history, item.key);
+  const previousFailure = lastFailureOn(input.history, target);
 
   const implemented = await context.callBackend({
     role: 'implement',

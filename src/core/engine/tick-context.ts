@@ -45,7 +45,7 @@ export class TickContext {
    * recorded) before this returns, whatever the backend answered.
    */
   async callBackend<R extends AgentRole>(request: Omit<AgentRequest<R>, 'tickId' | 'plan' | 'maxTokens' | 'instructions'>): Promise<BackendCall<R>> {
-    const pause = await this.ports.killSwitch!.check();
+    const pause = await this.ports.killSwitch.check();
     if (pause.paused) return { kind: 'paused', source: pause.source ?? 'kill switch' };
     const tokens = this.plan.budget.reserve[request.role];
     const grant = await this.ports.budget.reserve({ patternId: this.plan.pattern.id, tickId: this.tickId, phase: request.role, tokens, now: this.clock.now() });
