@@ -150,7 +150,8 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
   let merge = false;
   if (plan.phases.merge.enabled && plan.delivery.autoMerge) {
     const mergeGate = { ...checkGate(plan.gate, 'auto-merge', paths), action: 'auto-merge' as GateAction };
-    merge = mergeGate.allowed;
+    // Defence in depth: an approval reaches here only with fresh evidence; a merge without any is never asked for.
+    merge = mergeGate.allowed && verification.verdict === 'APPROVE' && verification.evidence.length > 0;
     gate = mergeGate.allowed ? mergeGate : commitGate;
     context.step('gate', mergeGate.allowed ? 'gate (auto-merge): allowed — safe + allowlisted' : `gate (auto-merge): not allowed, the commit waits for human review — ${mergeGate.reason}`);
   } else {
