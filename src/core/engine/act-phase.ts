@@ -7,7 +7,7 @@ import { checkGate, type GateAction } from '../gate/check-gate.js';
 import { failedAttemptsOn, lastFailureOn } from './circuit-breaker.js';
 import type { EnginePorts } from './engine-ports.js';
 import { changedPaths, type AttemptRecord, type ChangedFile, type DeliveryRecord, type WorkItem, type WorkspaceHandle } from '../ports/index.js';
-import type { TickContext } from './tick-context.js';
+import { overrunHalt, type TickContext } from './tick-context.js';
 import type { TickBase, TickResult, VerificationSummary } from './tick-result.js';
 import { verifyChange } from './verify-phase.js';
 
@@ -95,11 +95,10 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
     context.step('budget', implemented.message);
     return { kind: 'report', summary: `Reported instead of acting: ${implemented.message}`, findings: [], items: [item], degraded: true, degradedReason: 'budget' };
   }
-  if (implemented.overrun > 0) {
+  if (implemented.kind === 'overrun') {
+    // Whatever the backend wrote is unverified and paid for beyond the budget: discarded, never kept or committed.
     await ports.workspace.discard(handle);
-    const message = `The implementer spent ${implemented.overrun.toLocaleString('en-US')} tokens beyond its reservation; the loop stops until a human checks the backend.`;
-    context.step('implement', message, implemented.tokens);
-    return { kind: 'halted', reason: 'backend-stopped', message };
+    return overrunHalt(implemented);
   }
   const implementResult = implemented.result;
   context.step('implement', implementResult.ok ? `implementer: ${implementResult.output.summary}` : `implementer failed: ${implementResult.message}`, implemented.tokens);
@@ -124,6 +123,10 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
   if (paths.length === 0) return failAttempt(handle, ['the implementer changed no files'], [], null);
 
   const verified = await verifyChange(context, ports, handle, item, changes, lastWriteAt);
+  if (verified.kind === 'overrun') {
+    await ports.workspace.discard(handle);
+    return overrunHalt(verified);
+  }
   if (verified.kind === 'paused' || verified.kind === 'unaffordable') {
     await ports.workspace.discard(handle);
     const reason = verified.kind === 'paused' ? `kill switch (${verified.source})` : 'budget';

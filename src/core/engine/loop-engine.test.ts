@@ -219,7 +219,7 @@ describe('LoopEngine', () => {
   it('records the real spend of a backend that overran its reservation and stops the loop', async () => {
     const { engine, ledger } = setup({ scenarios: ['over-budget'] });
     const result = await engine.tick();
-    expect(result).toMatchObject({ kind: 'halted', reason: 'backend-stopped' });
+    expect(result).toMatchObject({ kind: 'halted', reason: 'budget-overrun' });
     expect(ledger.entries.map((entry) => entry.phase)).toEqual(['triage', 'implement']);
     expect(ledger.entries[1]?.tokens).toBe(40_000 + 1);
   });

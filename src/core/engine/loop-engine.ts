@@ -11,7 +11,7 @@ import { circuitState, failedAttemptsOn } from './circuit-breaker.js';
 import { checkPorts } from './check-ports.js';
 import type { EnginePorts } from './engine-ports.js';
 import type { AttemptRecord, WorkItem } from '../ports/index.js';
-import { TickContext } from './tick-context.js';
+import { overrunHalt, TickContext } from './tick-context.js';
 import { toTickRecord } from './tick-record.js';
 import type { TickBase, TickResult } from './tick-result.js';
 
@@ -105,6 +105,7 @@ export class LoopEngine {
       ...(probedItems.length ? { discovered: probedItems } : {}),
     });
     if (triage.kind === 'paused') return { kind: 'paused', source: triage.source };
+    if (triage.kind === 'overrun') return overrunHalt(triage);
     if (triage.kind === 'unaffordable') {
       context.step('budget', triage.message);
       return { kind: 'halted', reason: 'budget-exhausted', message: triage.message };

@@ -8,10 +8,21 @@ import type { EnginePorts } from './engine-ports.js';
 import type { AgentRequest, AgentResult, AgentRole, Clock, EngineObserver } from '../ports/index.js';
 import type { TickBase, TickStep } from './tick-result.js';
 
+/**
+ * What a backend call came to. Every caller handles `paused`, `unaffordable`
+ * and `overrun` before it looks at a result: an overrun (the backend spent
+ * more than its reservation) halts the loop whatever phase it happened in.
+ */
 export type BackendCall<R extends AgentRole> =
-  | { kind: 'done'; result: AgentResult<R>; tokens: number; overrun: number }
+  | { kind: 'done'; result: AgentResult<R>; tokens: number }
   | { kind: 'paused'; source: string }
-  | { kind: 'unaffordable'; message: string };
+  | { kind: 'unaffordable'; message: string }
+  | { kind: 'overrun'; phase: AgentRole; tokens: number; reserved: number; message: string };
+
+/** The halt every caller returns for an overrun call. */
+export function overrunHalt(call: { message: string }): { kind: 'halted'; reason: 'budget-overrun'; message: string } {
+  return { kind: 'halted', reason: 'budget-overrun', message: call.message };
+}
 
 export class TickContext {
   readonly steps: TickStep[] = [];
@@ -72,7 +83,16 @@ export class TickContext {
     }
     const settled = await this.ports.budget.settle(grant.reservation, result.usage, this.clock.now());
     this.tokens += settled.tokens;
-    return { kind: 'done', result, tokens: settled.tokens, overrun: settled.overrun };
+    if (settled.overrun > 0) {
+      // Handled here, once, for every phase: the spend is already recorded; the loop stops whatever the backend answered.
+      const reserved = grant.reservation.tokens;
+      const message =
+        `The ${request.role} phase spent ${settled.tokens.toLocaleString('en-US')} tokens against a reservation of ${reserved.toLocaleString('en-US')} ` +
+        `(${settled.overrun.toLocaleString('en-US')} over) on backend ${this.ports.backend.name}; the loop halts until a human checks that the backend honours maxTokens.`;
+      this.step(request.role, message, settled.tokens);
+      return { kind: 'overrun', phase: request.role, tokens: settled.tokens, reserved, message };
+    }
+    return { kind: 'done', result, tokens: settled.tokens };
   }
 
   async base(): Promise<TickBase> {

@@ -21,7 +21,8 @@ export const NO_EVIDENCE_REASON =
 export type VerifyOutcome =
   | { kind: 'verdict'; verdict: Verdict; reasons: string[]; evidence: CommandEvidence[] }
   | { kind: 'paused'; source: string }
-  | { kind: 'unaffordable'; message: string };
+  | { kind: 'unaffordable'; message: string }
+  | { kind: 'overrun'; message: string };
 
 export async function verifyChange(
   context: TickContext,
@@ -63,6 +64,7 @@ export async function verifyChange(
       permissions: { write: false, execute: false },
       ...(ports.workspace?.files ? { files: readOnly(ports.workspace.files(handle)) } : {}),
     });
+    if (call.kind === 'overrun') return { kind: 'overrun', message: call.message };
     if (call.kind !== 'done') return call;
     if (call.result.ok) checker = call.result.output;
     context.step('check', call.result.ok ? `checker (read-only): ${call.result.output.verdict}` : `checker failed: ${call.result.message}`, call.tokens);
