@@ -149,6 +149,13 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
     context.step('gate', `escalated by gate (${commitGate.trigger}): ${commitGate.reason}`);
     return { kind: 'escalated', item, reason: commitGate.reason, changes: changes.files, verification, gate: commitGate, attempt };
   }
+  if (!plan.phases.commit.enabled) {
+    const reason = `The change passed verification, but the plan has the commit phase off at ${plan.level}; it is kept for a human.`;
+    await ports.workspace.keep(handle, reason);
+    await recordAttempt('noop', 'commit phase off');
+    context.step('escalate', reason);
+    return { kind: 'escalated', item, reason, changes: changes.files, verification, gate: commitGate, attempt };
+  }
   let gate = commitGate;
   let merge = false;
   if (plan.phases.merge.enabled && plan.delivery.autoMerge) {

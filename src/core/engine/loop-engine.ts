@@ -129,7 +129,9 @@ export class LoopEngine {
         ? undefined
         : !plan.phases.implement.enabled
           ? `level ${plan.level} only reports`
-          : afterTriage.state !== 'ok'
+          : !plan.phases.workspace.enabled
+            ? `the plan has the workspace phase off at ${plan.level}`
+            : afterTriage.state !== 'ok'
             ? `budget at ${Math.floor(afterTriage.fraction * 100)}% of the daily cap (report-only from ${Math.round(this.ports.budget.degradeAtFraction * 100)}%)`
             : undefined;
     const item = output.decision === 'act' ? this.pickItem(output.items, history) : undefined;

@@ -52,10 +52,11 @@ export class TickContext {
 
   /**
    * Calls the backend for one role under the kill switch and the budget.
-   * The reservation is the plan's for that role; spend is settled (durably
-   * recorded) before this returns, whatever the backend answered.
+   * The reservation is the plan's for that role and the turn limit is the
+   * plan's `attempts.maxIterations`; spend is settled (durably recorded)
+   * before this returns, whatever the backend answered.
    */
-  async callBackend<R extends AgentRole>(request: Omit<AgentRequest<R>, 'tickId' | 'plan' | 'maxTokens' | 'instructions'>): Promise<BackendCall<R>> {
+  async callBackend<R extends AgentRole>(request: Omit<AgentRequest<R>, 'tickId' | 'plan' | 'maxTokens' | 'maxTurns' | 'instructions'>): Promise<BackendCall<R>> {
     const pause = await this.ports.killSwitch.check();
     if (pause.paused) return { kind: 'paused', source: pause.source ?? 'kill switch' };
     const tokens = this.plan.budget.reserve[request.role];
@@ -69,6 +70,7 @@ export class TickContext {
         tickId: this.tickId,
         plan: this.plan,
         maxTokens: grant.reservation.tokens,
+        maxTurns: this.plan.attempts.maxIterations,
         instructions: this.ports.instructions ?? [],
       } as AgentRequest<R>);
     } catch (error) {

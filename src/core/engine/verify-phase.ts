@@ -32,7 +32,9 @@ export async function verifyChange(
   changes: ChangeSet,
   lastWriteAt: number,
 ): Promise<VerifyOutcome> {
-  const verify = context.plan.phases.verify;
+  const planned = context.plan.phases.verify;
+  // Verify off: nothing runs, nothing checks, and (below) nothing is approved.
+  const verify = planned.enabled ? planned : { ...planned, commands: [], checker: false };
   const evidence: CommandEvidence[] = [];
   if (verify.commands.length > 0 && !ports.commands) {
     return { kind: 'verdict', verdict: 'REJECT', reasons: ['verification commands are configured but no command runner was given to the engine'], evidence };
@@ -81,7 +83,7 @@ export async function verifyChange(
   if (verify.commands.length === 0) {
     // Fail closed: the checker's opinion alone never approves; the change waits for a human.
     if (combined.verdict === 'APPROVE') combined.verdict = 'ESCALATE_HUMAN';
-    combined.reasons.unshift(NO_EVIDENCE_REASON);
+    combined.reasons.unshift(planned.enabled ? NO_EVIDENCE_REASON : `the plan has the verify phase off at ${context.plan.level}, so nothing shows the change works and a human must review it`);
   }
   if (combined.verdict === 'APPROVE' && combined.reasons.length === 0) {
     combined.reasons.push(
