@@ -17,19 +17,23 @@ const dist = (path) => join(root, 'dist', path);
 
 async function benchTicks() {
   const { LoopEngine, BudgetBreaker, MemoryBudgetLedger, MemoryWorkspace, MemoryAttemptLedger, buildPlan, loadRegistry } = await import(dist('src/index.js'));
-  const { MockBackend, MemoryStateWriter, FixedClock } = await import(dist('src/testing/index.js'));
+  const { MockBackend, MemoryStateWriter, FixedClock, MemoryKillSwitch, SequentialIds, ScriptedCommandRunner } = await import(dist('src/testing/index.js'));
   const { readFileSync } = await import('node:fs');
   const registry = loadRegistry(readFileSync(join(root, 'registry.yaml'), 'utf8'));
   const pattern = registry.value.patterns.find((entry) => entry.id === 'daily-triage');
-  const plan = buildPlan(pattern, { level: 'L2', overrides: { dailyTokenCap: Number.MAX_SAFE_INTEGER } });
+  const plan = buildPlan(pattern, { level: 'L2', overrides: { dailyTokenCap: Number.MAX_SAFE_INTEGER, verify: ['npm test'] } });
   const run = async (ticks) => {
+    const clock = new FixedClock('2026-11-21T08:00:00Z', 1);
     const engine = new LoopEngine(plan, {
       backend: new MockBackend({ recordCalls: false }),
       state: new MemoryStateWriter(),
       budget: new BudgetBreaker(plan.dailyTokenCap, { ledger: new MemoryBudgetLedger({ keepEntries: false }) }),
       workspace: new MemoryWorkspace({ files: { 'src/example.ts': 'export const answer = 42;\n' } }),
       attempts: new MemoryAttemptLedger(),
-      clock: new FixedClock('2026-11-21T08:00:00Z', 1),
+      killSwitch: new MemoryKillSwitch(),
+      clock,
+      ids: new SequentialIds(clock),
+      commands: new ScriptedCommandRunner(clock),
     });
     const started = process.hrtime.bigint();
     let proposed = 0;

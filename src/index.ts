@@ -6,11 +6,10 @@
  *
  * @example
  * ```ts
- * import { LoopEngine, buildPlan, BudgetBreaker, MemoryStateWriter } from 'loop-runtime';
- * import { MockBackend } from 'loop-runtime/testing';
- * const plan = buildPlan(pattern, { level: 'L2' });
- * const engine = new LoopEngine(plan, { backend: new MockBackend(), state: new MemoryStateWriter(),
- *   budget: new BudgetBreaker(plan.dailyTokenCap) });
+ * import { LoopEngine, buildPlan } from 'loop-runtime';
+ * import { createMemoryPorts } from 'loop-runtime/testing';
+ * const plan = buildPlan(pattern, { level: 'L2', overrides: { verify: ['npm test'] } });
+ * const engine = new LoopEngine(plan, createMemoryPorts({ plan, commands: {} }));
  * const result = await engine.tick();
  * ```
  */
@@ -27,6 +26,8 @@ export * from './core/state/index.js';
 export * from './core/verify/index.js';
 export * from './core/security/index.js';
 export { MemoryWorkspace } from './adapters/workspace/memory-workspace.js';
+export { MemoryAttemptLedger } from './adapters/attempt-ledger/memory-attempt-ledger.js';
+export { systemClock } from './adapters/clock/system-clock.js';
 export type { MemoryWorkspaceOptions, MemoryWorkspaceStatus } from './adapters/workspace/memory-workspace.js';
 
 // Node adapters and the composition root.
@@ -47,5 +48,4 @@ export type { OpenRuntimeOptions, Planned, RunRequest, Runtime } from './runtime
 export type { DueLoopReport, DueRunSummary, RunSummary } from './runtime/run-loops.js';
 export type { LoopStatus, LoopStatusReport } from './runtime/loop-status.js';
 export type { ApproveResult, InboxItem, RejectResult } from './runtime/git-approval.js';
-export { systemClock } from './adapters/clock/system-clock.js';
 export type { LoopRuntime, RuntimeOptions } from './runtime/create-runtime.js';

@@ -5,9 +5,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MockBackend } from '../backends/mock/index.js';
-import { MemoryBudgetLedger } from '../src/adapters/budget-ledger/memory-budget-ledger.js';
-import { MemoryWorkspace } from '../src/adapters/workspace/memory-workspace.js';
-import { BudgetBreaker } from '../src/core/budget/budget-breaker.js';
 import { LoopEngine } from '../src/core/engine/loop-engine.js';
 import { buildPlan } from '../src/core/plan/build-plan.js';
 import {
@@ -16,10 +13,10 @@ import {
   type AgentRequest,
   type AgentResult,
   type AgentRole,
-  type StateWriter,
+
   type Usage,
 } from '../src/core/ports/index.js';
-import { MemoryStateWriter } from '../src/adapters/state-writer/memory-state-writer.js';
+import { createMemoryPorts } from '../src/testing/create-memory-ports.js';
 import { FixedClock } from '../src/testing/fixed-clock.js';
 import { dailyTriagePattern } from './fixtures/patterns.js';
 
@@ -42,13 +39,10 @@ class WrongRoleBackend implements AgentBackend {
 }
 
 function engineWith(backend: AgentBackend) {
-  const plan = buildPlan(dailyTriagePattern, { level: 'L2', overrides: { maxIterations: 4 } });
-  const ledger = new MemoryBudgetLedger();
-  const budget = new BudgetBreaker(plan.dailyTokenCap, { ledger });
-  const state: StateWriter = new MemoryStateWriter();
-  const workspace = new MemoryWorkspace({ files: { 'src/example.ts': 'export const answer = 42;\n' } });
-  const engine = new LoopEngine(plan, { backend, state, budget, workspace, clock: new FixedClock('2026-11-21T08:00:00Z', 1000) });
-  return { engine, plan, budget };
+  const plan = buildPlan(dailyTriagePattern, { level: 'L2', overrides: { maxIterations: 4, verify: ['npm test'] } });
+  const ports = createMemoryPorts({ plan, clock: new FixedClock('2026-11-21T08:00:00Z', 1000), commands: {} });
+  const engine = new LoopEngine(plan, { ...ports, backend });
+  return { engine, plan, budget: ports.budget };
 }
 
 describe('resultForRole', () => {

@@ -75,7 +75,8 @@ describe('CLI golden output', () => {
     const result = await cli(repo, ['run', 'daily-triage', '--level', 'L2', '--dry-run', '--json', '--ticks', '2']);
     expect(result.code).toBe(0);
     const summary = JSON.parse(result.stdout) as { ticks: Array<{ kind: string; tokens: number }>; budget: { spentToday: number; dailyTokenCap: number } };
-    expect(summary.ticks.map((tick) => tick.kind)).toEqual(['proposed', 'proposed']);
+    // The rehearsal runs no verification command: no evidence, so each change is escalated, never approved.
+    expect(summary.ticks.map((tick) => tick.kind)).toEqual(['escalated', 'escalated']);
     expect(summary.budget.spentToday).toBe(summary.ticks[0]!.tokens + summary.ticks[1]!.tokens);
     expect(summary.budget.dailyTokenCap).toBe(100_000);
   });
@@ -145,6 +146,10 @@ describe('CLI golden output', () => {
   });
 
   it('--backend mock without --dry-run writes real state that loop status reads', async () => {
+    // A real tick needs evidence to propose a change: one (sandboxed) verification command.
+    const loopMd = await readFile(join(repo, 'LOOP.md'), 'utf8');
+    const block = 'loop-runtime:\n  verify: ["true"]\n';
+    await writeFile(join(repo, 'LOOP.md'), loopMd.startsWith('---\n') ? `---\n${block}${loopMd.slice(4)}` : `---\n${block}---\n${loopMd}`);
     const result = await cli(repo, ['run', 'daily-triage', '--level', 'L2', '--backend', 'mock', '--json']);
     expect(result.code).toBe(0);
     const summary = JSON.parse(result.stdout) as { ticks: Array<{ kind: string; tokens: number; commit?: { branch: string } }> };

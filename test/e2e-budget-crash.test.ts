@@ -27,7 +27,7 @@ const MOCK_TICK = 2_220 + 6_500 + 2_910;
 
 describe('budget across processes', () => {
   it('--ticks 50 under a tiny cap: acts, degrades to report-only, halts with exit 2 and a note; spend never crosses the cap', async () => {
-    const repo = await makeLoopRepo({ 'src/example.ts': 'export const answer = 42;\n' }, { dailyTokenCap: CAP, verify: [] });
+    const repo = await makeLoopRepo({ 'src/example.ts': 'export const answer = 42;\n' }, { dailyTokenCap: CAP, verify: ['true'] });
     const first = await runCli(repo, ['run', 'daily-triage', '--backend', 'mock', '--level', 'L2', '--ticks', '50', '--json']);
     expect(first.code).toBe(2);
     const run = JSON.parse(first.stdout) as RunJson;
@@ -83,7 +83,7 @@ export function createBackend() {
 
 describe('a crash in the middle of a tick', () => {
   it('kill -9 during a hanging implementer call: its reservation stays spent, is reconciled in full, and the cap halts the loop earlier', async () => {
-    const repo = await makeLoopRepo({ 'src/example.ts': 'export const answer = 42;\n' }, { dailyTokenCap: CAP, verify: [] });
+    const repo = await makeLoopRepo({ 'src/example.ts': 'export const answer = 42;\n' }, { dailyTokenCap: CAP, verify: ['true'] });
     const marker = `${repo}-implementing`;
     await writeFile(join(repo, 'hang-backend.mjs'), HANGING_BACKEND.replace('MARKER', JSON.stringify(marker)));
     git(repo, 'add', 'hang-backend.mjs');

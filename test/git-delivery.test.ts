@@ -3,17 +3,14 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MockBackend, type MockBackendOptions } from '../backends/mock/index.js';
-import { BudgetBreaker } from '../src/core/budget/budget-breaker.js';
-import { MemoryBudgetLedger } from '../src/adapters/budget-ledger/memory-budget-ledger.js';
 import type { Pattern } from '../src/core/config/schemas.js';
-import { MemoryAttemptLedger } from '../src/core/engine/defaults.js';
+import { createMemoryPorts } from '../src/testing/create-memory-ports.js';
 import { LoopEngine } from '../src/core/engine/loop-engine.js';
 import type { AgentBackend, AgentRequest, AgentResult } from '../src/core/ports/index.js';
 import { GitDelivery } from '../src/adapters/delivery/git-delivery.js';
 import { GitWorkspace } from '../src/adapters/workspace/git-workspace.js';
 import { buildPlan } from '../src/core/plan/build-plan.js';
 import type { DeliveryMode } from '../src/core/plan/execution-plan.js';
-import { MemoryStateWriter } from '../src/adapters/state-writer/memory-state-writer.js';
 import { FixedClock } from '../src/testing/fixed-clock.js';
 import { parseManifest } from '../src/core/workspace/worktree-manifest.js';
 import { addBareRemote, cleanupTempDirs, fakeGh, makeRepo, sh, writeFiles } from './git-fixtures.js';
@@ -36,17 +33,14 @@ interface Setup {
 
 function engineFor(setup: Setup) {
   const clock = setup.clock ?? new FixedClock('2026-05-01T10:00:00Z', 1000);
-  const plan = buildPlan(pattern, { level: 'L2', overrides: { delivery: { mode: setup.mode ?? 'local', ...setup.caps } } });
+  const plan = buildPlan(pattern, { level: 'L2', overrides: { verify: ['npm test'], delivery: { mode: setup.mode ?? 'local', ...setup.caps } } });
   const workspace = new GitWorkspace({ root: setup.root, patternId: plan.pattern.id, clock });
   const delivery = new GitDelivery({ root: setup.root, delivery: plan.delivery, clock, env: setup.env ?? { PATH: '/nonexistent' } });
   const engine = new LoopEngine(plan, {
+    ...createMemoryPorts({ plan, clock, commands: {} }),
     backend: setup.backend ?? new MockBackend(setup.mock),
-    state: new MemoryStateWriter(),
-    budget: new BudgetBreaker(plan.dailyTokenCap, { ledger: new MemoryBudgetLedger() }),
     workspace,
     delivery,
-    clock,
-    attempts: new MemoryAttemptLedger(),
   });
   return { engine, plan, workspace, clock };
 }

@@ -27,14 +27,14 @@ describe('--dry-run', () => {
     });
     expect(code).toBe(0);
     const tick = JSON.parse(stdout).ticks[0];
-    expect(tick.kind).toBe('proposed');
-    // A real git commit (full sha) on a loop branch, made in the copy.
-    expect(tick.commit.sha).toMatch(/^[0-9a-f]{40}$/);
-    expect(tick.commit.branch).toMatch(/^loop\/daily-triage\//);
-    expect(tick.delivery).toEqual({ kind: 'local', branch: tick.commit.branch });
+    // A rehearsal runs no verification command, and no evidence is never an approval: the change (made in a real
+    // worktree of the copy) is escalated for a human, never committed.
+    expect(tick.kind).toBe('escalated');
+    expect(tick.reason).toContain('no verification command ran');
+    expect(tick.changes).toEqual([{ path: 'src/example.ts', status: 'modified', binary: false }]);
 
     expect(await fingerprint(root)).toEqual(before);
-    expect(sh(root, ['branch', '--list', tick.commit.branch]).trim()).toBe('');
+    expect(sh(root, ['branch', '--list', 'loop/*']).trim()).toBe('');
     // The copy is gone after close().
     expect((await dryRunCopies()).filter((name) => !copiesBefore.includes(name))).toEqual([]);
   });

@@ -7,8 +7,9 @@ import { readFile, realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { BudgetBreaker } from '../core/budget/budget-breaker.js';
 import { OverlayBudgetLedger } from '../adapters/budget-ledger/overlay-budget-ledger.js';
-import { MemoryAttemptLedger } from '../core/engine/defaults.js';
+import { MemoryAttemptLedger } from '../adapters/attempt-ledger/memory-attempt-ledger.js';
 import { systemClock } from '../adapters/clock/system-clock.js';
+import { SequentialIds } from '../core/engine/sequential-ids.js';
 import type { EnginePorts } from '../core/engine/engine-ports.js';
 import { LoopEngine } from '../core/engine/loop-engine.js';
 import type { AgentBackend, Clock, CommandRunner, EngineObserver } from '../core/ports/index.js';
@@ -106,6 +107,8 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
       delivery: localOnlyDelivery,
       attempts: new MemoryAttemptLedger(await fileAttempts.history()),
       killSwitch,
+      clock,
+      ids: new SequentialIds(clock),
       instructions,
     };
   } else {
@@ -117,6 +120,8 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
       delivery: gitDeliveryFor(wiring, plan),
       attempts: new FileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, level: plan.level, goal: plan.pattern.goal, redact }),
       killSwitch,
+      clock,
+      ids: new SequentialIds(clock),
       instructions,
       // Probes run only for real ticks: --dry-run promises no command beyond the mock's runs.
       discovery: new ProbeDiscovery({ root, env: options.env }),

@@ -1,16 +1,23 @@
 /**
  * Test doubles for testing your own loops: a scripted mock backend that
  * records its calls, in-memory state/budget/attempts/workspace, a kill switch
- * you can flip, and a clock that only moves when told to.
+ * you can flip, a clock that only moves when told to, and `createMemoryPorts`
+ * to get all of them at once. Conformance suites for adapters are in
+ * `loop-runtime/testing/conformance` (they need vitest).
  */
 export { createMockBackend, MockBackend, MOCK_SCENARIOS } from '../../backends/mock/index.js';
 export type { MockBackendOptions, MockCall, MockScenario } from '../../backends/mock/index.js';
 export { FixedClock } from './fixed-clock.js';
+export { createMemoryPorts } from './create-memory-ports.js';
+export type { MemoryPorts, MemoryPortsOptions } from './create-memory-ports.js';
+export { ScriptedCommandRunner } from './scripted-command-runner.js';
+export type { ScriptedCommandRunnerOptions } from './scripted-command-runner.js';
 export { MemoryStateWriter } from '../adapters/state-writer/memory-state-writer.js';
 export type { MemoryStateWriterOptions } from '../adapters/state-writer/memory-state-writer.js';
 export { MemoryKillSwitch } from '../adapters/kill-switch/memory-kill-switch.js';
 export { MemoryBudgetLedger } from '../adapters/budget-ledger/memory-budget-ledger.js';
-export { MemoryAttemptLedger, SequentialIds } from '../core/engine/defaults.js';
+export { MemoryAttemptLedger } from '../adapters/attempt-ledger/memory-attempt-ledger.js';
+export { SequentialIds } from '../core/engine/sequential-ids.js';
 export { MemoryWorkspace } from '../adapters/workspace/memory-workspace.js';
 export { recordPorts, replayPorts, REPLAY_HISTORY_VERSION } from './replay.js';
 export type { ReplayCall, ReplayHistory } from './replay.js';

@@ -5,11 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MockBackend } from '../../backends/mock/index.js';
-import { BudgetBreaker } from '../../src/core/budget/budget-breaker.js';
-import { MemoryBudgetLedger } from '../../src/adapters/budget-ledger/memory-budget-ledger.js';
 import { buildPlan } from '../../src/core/plan/build-plan.js';
 import { LoopEngine } from '../../src/core/engine/loop-engine.js';
-import type { AgentBackend, AgentRequest, AgentRole, StateWriter, TickRecord } from '../../src/core/ports/index.js';
+import type { AgentBackend, AgentRequest, StateWriter, TickRecord } from '../../src/core/ports/index.js';
+import { createMemoryPorts } from '../../src/testing/create-memory-ports.js';
 import { FixedClock } from '../../src/testing/fixed-clock.js';
 import { dailyTriagePattern } from '../fixtures/patterns.js';
 
@@ -34,9 +33,9 @@ function implementerWriting(path: string, content: string): AgentBackend {
 }
 
 async function tickWith(backend: AgentBackend) {
-  const plan = buildPlan(dailyTriagePattern, { level: 'L2' });
-  const budget = new BudgetBreaker(plan.dailyTokenCap, { ledger: new MemoryBudgetLedger() });
-  const engine = new LoopEngine(plan, { backend, state, budget, clock: new FixedClock('2026-11-23T08:00:00Z', 1000) });
+  const plan = buildPlan(dailyTriagePattern, { level: 'L2', overrides: { verify: ['npm test'] } });
+  const ports = createMemoryPorts({ plan, clock: new FixedClock('2026-11-23T08:00:00Z', 1000), commands: {} });
+  const engine = new LoopEngine(plan, { ...ports, backend, state });
   return engine.tick();
 }
 

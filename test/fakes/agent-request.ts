@@ -17,16 +17,15 @@ export function testPlan(): ExecutionPlan {
     budget: { capSource: 'default', degradeAtFraction: 0.8, reserve: { triage: 10_000, implement: 50_000, check: 10_000 } },
     phases: {
       triage: { enabled: true },
-      report: { enabled: true },
       workspace: { enabled: true },
       implement: { enabled: true },
       verify: { enabled: true, commands: [], checker: true, protectedPaths: [] },
       commit: { enabled: true },
-      merge: { enabled: false, onlyAllowlisted: true },
+      merge: { enabled: false },
     },
     gate: { source: 'default', denylist: [], maxFiles: null, autoMergeAllowlist: [] },
     attempts: { maxPerItem: 3, sameErrorLimit: 2, consecutiveFailureLimit: 3, maxIterations: 10 },
-    earlyExit: { required: false, probes: [] },
+    earlyExit: { probes: [] },
     backend: { name: 'openai', model: 'gpt-test', options: {} },
     delivery: {
       mode: 'local', remote: 'origin', draft: true, autoMerge: false, maxOpenPullRequests: 1, maxPullRequestsPerHour: 1,

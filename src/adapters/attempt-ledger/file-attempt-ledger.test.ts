@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
@@ -22,7 +22,7 @@ afterEach(async () => {
 const AT = Date.UTC(2026, 8, 15, 8, 0, 39, 250);
 
 function attempt(overrides: Partial<AttemptRecord> = {}): AttemptRecord {
-  return { itemKey: 'ci:build', tickId: 'tick-1', at: AT, outcome: 'failure', error: 'tests failed', tokensUsed: 900, ...overrides };
+  return { patternId: 'ci-sweeper', itemKey: 'ci:build', tickId: 'tick-1', at: AT, outcome: 'failure', error: 'tests failed', tokensUsed: 900, ...overrides };
 }
 
 describe('FileAttemptLedger', () => {
@@ -37,8 +37,8 @@ describe('FileAttemptLedger', () => {
       pattern: 'ci-sweeper',
       level: 'L2',
       attempts: [
-        { iteration: 1, action: 'attempt ci:build', outcome: 'failure', error: 'tests failed', tokensUsed: 900, item: 'ci:build', tick: 'tick-1', at: '2026-09-15T08:00:39.250Z' },
-        { iteration: 2, action: 'attempt ci:build', outcome: 'success', tokensUsed: 300, item: 'ci:build', tick: 'tick-2', at: '2026-09-15T08:00:39.250Z' },
+        { iteration: 1, action: 'attempt ci:build', outcome: 'failure', error: 'tests failed', tokensUsed: 900, pattern: 'ci-sweeper', item: 'ci:build', tick: 'tick-1', at: '2026-09-15T08:00:39.250Z' },
+        { iteration: 2, action: 'attempt ci:build', outcome: 'success', tokensUsed: 300, pattern: 'ci-sweeper', item: 'ci:build', tick: 'tick-2', at: '2026-09-15T08:00:39.250Z' },
       ],
     });
     expect(await ledger.history()).toEqual([attempt(), { ...attempt({ tickId: 'tick-2', outcome: 'success', tokensUsed: 300 }), error: undefined }].map(stripUndefined));
@@ -57,7 +57,7 @@ describe('FileAttemptLedger', () => {
     expect(file.pattern).toBe('ci-sweeper');
     expect(file.attempts[0]).toEqual({ iteration: 4, action: 'manual', outcome: 'noop', note: 'by hand' });
     expect(file.attempts[1].iteration).toBe(5);
-    expect((await ledger.history())[0]).toEqual({ itemKey: '', tickId: '', at: 0, outcome: 'noop', tokensUsed: 0 });
+    expect((await ledger.history())[0]).toEqual({ patternId: null, itemKey: '', tickId: '', at: 0, outcome: 'noop', tokensUsed: 0 });
   });
 
   it('refuses to overwrite a corrupt ledger', async () => {
@@ -67,6 +67,36 @@ describe('FileAttemptLedger', () => {
     const error = await ledger.append(attempt()).catch((caught: unknown) => caught);
     expect(isLoopRuntimeError(error) && error.code).toBe('STATE_FAILED');
     expect(await readFile(path, 'utf8')).toBe('{"goal": "g", "attempts": [');
+  });
+
+  it.each([
+    ['truncated JSON', '{"goal": "g", "attempts": ['],
+    ['an empty file', ''],
+    ['attempts that are not a list', '{"goal": "g", "attempts": {}}'],
+    ['an attempt with an unknown outcome', '{"goal": "g", "attempts": [{"iteration": 1, "action": "a", "outcome": "maybe"}]}'],
+    ['an attempt whose pattern is not a string', '{"goal": "g", "attempts": [{"iteration": 1, "action": "a", "outcome": "failure", "pattern": 7}]}'],
+  ])('reads %s as a coded error naming the file, never as an empty history', async (_name, text) => {
+    const path = join(root, 'loop-ledger.json');
+    await writeFile(path, text);
+    const error = await new FileAttemptLedger({ root }).history().catch((caught: unknown) => caught);
+    expect(isLoopRuntimeError(error) && error.code).toBe('STATE_FAILED');
+    expect(error instanceof Error && error.message).toContain(path);
+    expect(error instanceof Error && error.message).toContain('To fix:');
+  });
+
+  it('reports an unreadable ledger (a directory in its place) as a coded error', async () => {
+    await mkdir(join(root, 'loop-ledger.json'));
+    const ledger = new FileAttemptLedger({ root });
+    for (const action of [() => ledger.history(), () => ledger.append(attempt())]) {
+      const error = await action().catch((caught: unknown) => caught);
+      expect(isLoopRuntimeError(error) && error.code).toBe('STATE_FAILED');
+      expect(error instanceof Error && error.message).toContain(join(root, 'loop-ledger.json'));
+    }
+  });
+
+  it('reads attempts written before attempt-ledger-v2 (no pattern) as belonging to no known loop', async () => {
+    await writeFile(join(root, 'loop-ledger.json'), JSON.stringify({ goal: 'g', pattern: 'ci-sweeper', attempts: [{ iteration: 1, action: 'a', outcome: 'failure', error: 'red', item: 'ci:build', tick: 't0', at: '2026-09-15T08:00:39.250Z' }] }));
+    expect(await new FileAttemptLedger({ root }).history()).toEqual([{ patternId: null, itemKey: 'ci:build', tickId: 't0', at: AT, outcome: 'failure', error: 'red', tokensUsed: 0 }]);
   });
 
   it.skipIf(!existsSync(LOOP_CONTEXT))('is accepted by the real loop-context --check', async () => {

@@ -14,7 +14,7 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const plan = (...probes: ProbeSpec[]) => ({ earlyExit: { required: true, probes } }) as unknown as ExecutionPlan;
+const plan = (...probes: ProbeSpec[]) => ({ earlyExit: { probes } }) as unknown as ExecutionPlan;
 const probe = (name: string, command: string, found: ProbeSpec['found'] = 'non-empty', timeoutMs = 10_000): ProbeSpec => ({ name, command, found, timeoutMs });
 
 describe('ProbeDiscovery', () => {

@@ -28,6 +28,7 @@ export interface FileKillSwitchOptions {
  * ```
  */
 export class FileKillSwitch implements KillSwitch {
+  readonly specificationVersion = 'kill-switch-v1' as const;
   private readonly root: string;
   private readonly stateFile: string | undefined;
   private readonly env: Record<string, string | undefined>;

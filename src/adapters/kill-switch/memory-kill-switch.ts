@@ -11,6 +11,7 @@ import type { KillSwitch, PauseStatus } from '../../core/ports/index.js';
  * ```
  */
 export class MemoryKillSwitch implements KillSwitch {
+  readonly specificationVersion = 'kill-switch-v1' as const;
   /** How many times `check()` was called (the engine checks before every backend call). */
   checks = 0;
   private status: PauseStatus = { paused: false };

@@ -7,7 +7,7 @@ import { checkGate, type GateAction } from '../gate/check-gate.js';
 import { failedAttemptsOn, lastFailureOn } from './circuit-breaker.js';
 import type { EnginePorts } from './engine-ports.js';
 import { changedPaths, type AttemptRecord, type ChangedFile, type DeliveryRecord, type WorkItem, type WorkspaceHandle } from '../ports/index.js';
-import type { TickContext } from './tick-context.js';
+import { overrunHalt, type TickContext } from './tick-context.js';
 import type { TickBase, TickResult, VerificationSummary } from './tick-result.js';
 import { verifyChange } from './verify-phase.js';
 
@@ -22,7 +22,7 @@ export interface ActInput {
  * The act path under the item's lease (when an `items` port is injected):
  * an item another loop is working on is reported, not acted on.
  */
-export async function act(context: TickContext, ports: Required<Pick<EnginePorts, 'workspace' | 'attempts'>> & EnginePorts, input: ActInput): Promise<Outcome> {
+export async function act(context: TickContext, ports: EnginePorts, input: ActInput): Promise<Outcome> {
   if (!ports.items) return actOnItem(context, ports, input);
   const lease = await ports.items.acquire({ itemKey: input.item.key, patternId: context.plan.pattern.id, tickId: context.tickId });
   if (!lease.ok) {
@@ -36,15 +36,16 @@ export async function act(context: TickContext, ports: Required<Pick<EnginePorts
   }
 }
 
-async function actOnItem(context: TickContext, ports: Required<Pick<EnginePorts, 'workspace' | 'attempts'>> & EnginePorts, input: ActInput): Promise<Outcome> {
+async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInput): Promise<Outcome> {
   const { plan } = context;
   const { item } = input;
-  const priorFailures = failedAttemptsOn(input.history, item.key);
+  const target = { patternId: plan.pattern.id, itemKey: item.key };
+  const priorFailures = failedAttemptsOn(input.history, target);
   const attempt = priorFailures + 1;
   const attemptsLeftAfterFailure = plan.attempts.maxPerItem - attempt;
 
   const recordAttempt = (outcome: AttemptRecord['outcome'], error?: string) =>
-    ports.attempts.append({ itemKey: item.key, tickId: context.tickId, at: context.now(), outcome, tokensUsed: context.tokens, ...(error ? { error } : {}) });
+    ports.attempts.append({ patternId: plan.pattern.id, itemKey: item.key, tickId: context.tickId, at: context.now(), outcome, tokensUsed: context.tokens, ...(error ? { error } : {}) });
 
   /** A failed attempt: rejected while attempts remain, escalated on the last one. */
   const failAttempt = async (handle: WorkspaceHandle | null, reasons: string[], changes: ChangedFile[], verification: VerificationSummary | null): Promise<Outcome> => {
@@ -74,7 +75,7 @@ async function actOnItem(context: TickContext, ports: Required<Pick<EnginePorts,
   const handle = prepared.handle;
   context.step('workspace', `workspace ${handle.branch} at ${handle.baseCommit.slice(0, 12)}`);
   const files = ports.workspace.files?.(handle);
-  const previousFailure = lastFailureOn(input.history, item.key);
+  const previousFailure = lastFailureOn(input.history, target);
 
   const implemented = await context.callBackend({
     role: 'implement',
@@ -94,11 +95,10 @@ async function actOnItem(context: TickContext, ports: Required<Pick<EnginePorts,
     context.step('budget', implemented.message);
     return { kind: 'report', summary: `Reported instead of acting: ${implemented.message}`, findings: [], items: [item], degraded: true, degradedReason: 'budget' };
   }
-  if (implemented.overrun > 0) {
+  if (implemented.kind === 'overrun') {
+    // Whatever the backend wrote is unverified and paid for beyond the budget: discarded, never kept or committed.
     await ports.workspace.discard(handle);
-    const message = `The implementer spent ${implemented.overrun.toLocaleString('en-US')} tokens beyond its reservation; the loop stops until a human checks the backend.`;
-    context.step('implement', message, implemented.tokens);
-    return { kind: 'halted', reason: 'backend-stopped', message };
+    return overrunHalt(implemented);
   }
   const implementResult = implemented.result;
   context.step('implement', implementResult.ok ? `implementer: ${implementResult.output.summary}` : `implementer failed: ${implementResult.message}`, implemented.tokens);
@@ -123,6 +123,10 @@ async function actOnItem(context: TickContext, ports: Required<Pick<EnginePorts,
   if (paths.length === 0) return failAttempt(handle, ['the implementer changed no files'], [], null);
 
   const verified = await verifyChange(context, ports, handle, item, changes, lastWriteAt);
+  if (verified.kind === 'overrun') {
+    await ports.workspace.discard(handle);
+    return overrunHalt(verified);
+  }
   if (verified.kind === 'paused' || verified.kind === 'unaffordable') {
     await ports.workspace.discard(handle);
     const reason = verified.kind === 'paused' ? `kill switch (${verified.source})` : 'budget';
@@ -145,11 +149,19 @@ async function actOnItem(context: TickContext, ports: Required<Pick<EnginePorts,
     context.step('gate', `escalated by gate (${commitGate.trigger}): ${commitGate.reason}`);
     return { kind: 'escalated', item, reason: commitGate.reason, changes: changes.files, verification, gate: commitGate, attempt };
   }
+  if (!plan.phases.commit.enabled) {
+    const reason = `The change passed verification, but the plan has the commit phase off at ${plan.level}; it is kept for a human.`;
+    await ports.workspace.keep(handle, reason);
+    await recordAttempt('noop', 'commit phase off');
+    context.step('escalate', reason);
+    return { kind: 'escalated', item, reason, changes: changes.files, verification, gate: commitGate, attempt };
+  }
   let gate = commitGate;
   let merge = false;
   if (plan.phases.merge.enabled && plan.delivery.autoMerge) {
     const mergeGate = { ...checkGate(plan.gate, 'auto-merge', paths), action: 'auto-merge' as GateAction };
-    merge = mergeGate.allowed;
+    // Defence in depth: an approval reaches here only with fresh evidence; a merge without any is never asked for.
+    merge = mergeGate.allowed && verification.verdict === 'APPROVE' && verification.evidence.length > 0;
     gate = mergeGate.allowed ? mergeGate : commitGate;
     context.step('gate', mergeGate.allowed ? 'gate (auto-merge): allowed — safe + allowlisted' : `gate (auto-merge): not allowed, the commit waits for human review — ${mergeGate.reason}`);
   } else {

@@ -3,6 +3,12 @@
  * loop-ledger.json: the same error three times in a row or five consecutive
  * failures open the circuit (escalate); an item whose failed attempts reach
  * `maxPerItem` escalates instead of being tried again.
+ *
+ * The circuit is per loop: every loop of a repository shares one ledger, and
+ * each counts only its own records — three ci-sweeper failures never open
+ * daily-triage's circuit. Records with no loop (`patternId: null`, written
+ * before attempt-ledger-v2 or by other tools) count for every loop: their
+ * owner is unknown, and counting them can only stop a loop sooner.
  */
 import type { AttemptRecord } from '../ports/index.js';
 
@@ -27,8 +33,19 @@ export function errorSignature(error: string): string {
     .slice(0, 200);
 }
 
-/** Looks at the loop's whole recent history (newest last). */
-export function circuitState(history: readonly AttemptRecord[], limits: AttemptLimits): CircuitState {
+/** True when a record counts for this loop: its own, or one whose loop is unknown (fail-closed). */
+export function countsFor(record: AttemptRecord, patternId: string): boolean {
+  return record.patternId === null || record.patternId === patternId;
+}
+
+/** The records that count for one loop, in order. */
+export function historyOf(history: readonly AttemptRecord[], patternId: string): AttemptRecord[] {
+  return history.filter((record) => countsFor(record, patternId));
+}
+
+/** Looks at one loop's recent history (newest last); other loops' records are skipped. */
+export function circuitState(allHistory: readonly AttemptRecord[], limits: AttemptLimits, patternId: string): CircuitState {
+  const history = historyOf(allHistory, patternId);
   let consecutive = 0;
   let sameError = 0;
   let latestSignature: string | null = null;
@@ -63,25 +80,33 @@ export function circuitState(history: readonly AttemptRecord[], limits: AttemptL
 /** How far back per-item counting looks: keeps each tick O(1) however long the history grows. */
 export const ATTEMPT_WINDOW = 500;
 
-/** Failed attempts on one item since its last success (within the last ATTEMPT_WINDOW records). */
-export function failedAttemptsOn(history: readonly AttemptRecord[], itemKey: string): number {
+/** Identifies one item of one loop. */
+export interface ItemOfLoop {
+  patternId: string;
+  itemKey: string;
+}
+
+/** Failed attempts of one loop on one item since its last success (within the loop's last ATTEMPT_WINDOW records). */
+export function failedAttemptsOn(allHistory: readonly AttemptRecord[], target: ItemOfLoop): number {
+  const history = historyOf(allHistory, target.patternId);
   let failures = 0;
   const stop = Math.max(0, history.length - ATTEMPT_WINDOW);
   for (let index = history.length - 1; index >= stop; index--) {
     const attempt = history[index]!;
-    if (attempt.itemKey !== itemKey) continue;
+    if (attempt.itemKey !== target.itemKey) continue;
     if (attempt.outcome === 'success') break;
     if (attempt.outcome === 'failure') failures++;
   }
   return failures;
 }
 
-/** The most recent failure message on an item, for the next attempt's prompt. */
-export function lastFailureOn(history: readonly AttemptRecord[], itemKey: string): string | undefined {
+/** The most recent failure message of one loop on an item, for the next attempt's prompt. */
+export function lastFailureOn(allHistory: readonly AttemptRecord[], target: ItemOfLoop): string | undefined {
+  const history = historyOf(allHistory, target.patternId);
   const stop = Math.max(0, history.length - ATTEMPT_WINDOW);
   for (let index = history.length - 1; index >= stop; index--) {
     const attempt = history[index]!;
-    if (attempt.itemKey !== itemKey) continue;
+    if (attempt.itemKey !== target.itemKey) continue;
     return attempt.outcome === 'failure' ? attempt.error : undefined;
   }
   return undefined;

@@ -16,19 +16,23 @@ import type {
 } from '../ports/index.js';
 
 /**
- * Everything a `LoopEngine` works through. Only `backend`, `state` and
- * `budget` are required; the rest default to in-memory adapters (a memory
- * workspace, no kill switch, memory attempt history, a wall clock).
+ * Everything a `LoopEngine` works through. The ports that decide whether a
+ * tick may act — workspace, attempt history, kill switch — and time and ids
+ * are required: the engine has no defaults, so a caller can never get a
+ * silent in-memory ledger or an absent kill switch by forgetting a port.
+ * `createMemoryPorts()` in `loop-runtime/testing` gives a complete in-memory set.
  */
 export interface EnginePorts {
   backend: AgentBackend;
   state: StateWriter;
   budget: BudgetBreaker;
-  workspace?: Workspace;
-  clock?: Clock;
-  ids?: IdGenerator;
-  killSwitch?: KillSwitch;
-  attempts?: AttemptLedger;
+  workspace: Workspace;
+  /** Attempt history shared by the loops of one repository; the engine reads only its own loop's records. */
+  attempts: AttemptLedger;
+  killSwitch: KillSwitch;
+  /** The only time source of the core (no wall clock inside `src/core`). */
+  clock: Clock;
+  ids: IdGenerator;
   /** Runs the plan's verification commands (and the implementer's), sandboxed by the adapter. */
   commands?: CommandRunner;
   /** Deterministic probes before any model call. */

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MockBackend } from '../../../backends/mock/index.js';
-import { BudgetBreaker } from '../budget/budget-breaker.js';
-import { MemoryBudgetLedger } from '../../adapters/budget-ledger/memory-budget-ledger.js';
 import type { Pattern } from '../config/schemas.js';
 import { buildPlan } from '../plan/build-plan.js';
-import { MemoryStateWriter } from '../../adapters/state-writer/memory-state-writer.js';
-import { FixedClock } from '../../testing/fixed-clock.js';
-import { MemoryWorkspace } from '../../adapters/workspace/memory-workspace.js';
+import { createMemoryPorts } from '../../testing/create-memory-ports.js';
 import { LoopEngine } from './loop-engine.js';
 import type { ItemLeaseResult, ItemLeases } from '../ports/index.js';
 
@@ -50,11 +45,9 @@ class MemoryItemLeases implements ItemLeases {
 }
 
 function engine(items: ItemLeases) {
-  const plan = buildPlan(pattern, { level: 'L2' });
-  const backend = new MockBackend({ itemKey: 'issue#7' });
-  const workspace = new MemoryWorkspace({ files: { 'src/example.ts': 'export const answer = 42;\n' } });
-  const ports = { backend, state: new MemoryStateWriter(), budget: new BudgetBreaker(plan.dailyTokenCap, { ledger: new MemoryBudgetLedger() }), workspace, clock: new FixedClock('2026-11-21T08:00:00Z', 1000), items };
-  return { engine: new LoopEngine(plan, ports), backend, workspace };
+  const plan = buildPlan(pattern, { level: 'L2', overrides: { verify: ['npm test'] } });
+  const ports = { ...createMemoryPorts({ plan, backend: { itemKey: 'issue#7' }, commands: {} }), items };
+  return { engine: new LoopEngine(plan, ports), backend: ports.backend, workspace: ports.workspace };
 }
 
 describe('item leases in the act path', () => {

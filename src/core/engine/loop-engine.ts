@@ -5,67 +5,45 @@
  * A tick: kill switch → budget → attempt circuit → discovery probes →
  * triage → (L2+, not degraded) act → state file + run log.
  */
-import { MemoryWorkspace } from '../../adapters/workspace/memory-workspace.js';
 import type { ExecutionPlan } from '../plan/execution-plan.js';
 import { act } from './act-phase.js';
 import { circuitState, failedAttemptsOn } from './circuit-breaker.js';
-import { MemoryAttemptLedger, neverPaused, SequentialIds, wallClock } from './defaults.js';
+import { checkPorts } from './check-ports.js';
 import type { EnginePorts } from './engine-ports.js';
-import type { AttemptRecord, Clock, IdGenerator, WorkItem } from '../ports/index.js';
-import { TickContext } from './tick-context.js';
+import type { AttemptRecord, WorkItem } from '../ports/index.js';
+import { overrunHalt, TickContext } from './tick-context.js';
 import { toTickRecord } from './tick-record.js';
 import type { TickBase, TickResult } from './tick-result.js';
 
 type Outcome = TickResult extends infer T ? (T extends TickBase ? Omit<T, keyof TickBase> : never) : never;
-type ResolvedPorts = EnginePorts & Required<Pick<EnginePorts, 'workspace' | 'attempts' | 'killSwitch'>>;
 
 /**
  * Runs ticks of one loop.
  *
  * @example
  * ```ts
- * const plan = buildPlan(pattern, { level: 'L2' });
- * const engine = new LoopEngine(plan, {
- *   backend: new MockBackend(),
- *   state: new MemoryStateWriter(),
- *   budget: new BudgetBreaker(plan.dailyTokenCap),
- * });
+ * const plan = buildPlan(pattern, { level: 'L2', overrides: { verify: ['npm test'] } });
+ * const engine = new LoopEngine(plan, createMemoryPorts({ plan, commands: {} })); // from loop-runtime/testing
  * const result = await engine.tick(); // { kind: 'proposed', … }
  * ```
  */
 export class LoopEngine {
   readonly plan: ExecutionPlan;
-  private readonly ports: ResolvedPorts;
-  private readonly clock: Clock;
-  private readonly ids: IdGenerator;
+  private readonly ports: EnginePorts;
 
+  /** @throws TypeError when a required port is missing or a port implements another specification version. */
   constructor(plan: ExecutionPlan, ports: EnginePorts) {
     if (plan.version !== 1) throw new TypeError(`Unsupported ExecutionPlan version ${String(plan.version)}; this engine runs version 1.`);
-    for (const [name, port, version] of [
-      ['backend', ports.backend, 'agent-backend-v2'],
-      ['state', ports.state, 'state-writer-v1'],
-      ['workspace', ports.workspace, 'workspace-v1'],
-    ] as const) {
-      if (port && port.specificationVersion !== version) {
-        throw new TypeError(`The ${name} port implements "${String(port.specificationVersion)}", but this engine needs "${version}".`);
-      }
-    }
+    checkPorts(ports);
     this.plan = plan;
-    this.clock = ports.clock ?? wallClock;
-    this.ids = ports.ids ?? new SequentialIds(this.clock);
-    this.ports = {
-      ...ports,
-      workspace: ports.workspace ?? new MemoryWorkspace(),
-      attempts: ports.attempts ?? new MemoryAttemptLedger(),
-      killSwitch: ports.killSwitch ?? neverPaused,
-    };
+    this.ports = { ...ports };
   }
 
   /** Runs one tick and records it (state file, run log, spend) before returning. */
   async tick(): Promise<TickResult> {
-    const tickId = this.ids.next('tick');
-    const startedAt = this.clock.now();
-    const context = new TickContext(tickId, startedAt, this.plan, this.ports, this.clock, this.ports.observer);
+    const tickId = this.ports.ids.next('tick');
+    const startedAt = this.ports.clock.now();
+    const context = new TickContext(tickId, startedAt, this.plan, this.ports, this.ports.clock, this.ports.observer);
     this.ports.observer?.({ type: 'tick-start', tickId, at: startedAt });
     const outcome = await this.run(context);
     const result = { ...(await context.base()), ...outcome } as TickResult;
@@ -107,7 +85,7 @@ export class LoopEngine {
       return { kind: 'halted', reason: 'budget-exhausted', message };
     }
     const history = await this.ports.attempts.history();
-    const circuit = circuitState(history, plan.attempts);
+    const circuit = circuitState(history, plan.attempts, plan.pattern.id);
     if (circuit.open) {
       const message = `Circuit breaker open: ${circuit.message} A human must look before the loop acts again (record a success or clear the attempts in ${plan.files.ledger}).`;
       context.step('escalate', message);
@@ -128,6 +106,7 @@ export class LoopEngine {
       ...(probedItems.length ? { discovered: probedItems } : {}),
     });
     if (triage.kind === 'paused') return { kind: 'paused', source: triage.source };
+    if (triage.kind === 'overrun') return overrunHalt(triage);
     if (triage.kind === 'unaffordable') {
       context.step('budget', triage.message);
       return { kind: 'halted', reason: 'budget-exhausted', message: triage.message };
@@ -151,7 +130,9 @@ export class LoopEngine {
         ? undefined
         : !plan.phases.implement.enabled
           ? `level ${plan.level} only reports`
-          : afterTriage.state !== 'ok'
+          : !plan.phases.workspace.enabled
+            ? `the plan has the workspace phase off at ${plan.level}`
+            : afterTriage.state !== 'ok'
             ? `budget at ${Math.floor(afterTriage.fraction * 100)}% of the daily cap (report-only from ${Math.round(this.ports.budget.degradeAtFraction * 100)}%)`
             : undefined;
     const item = output.decision === 'act' ? this.pickItem(output.items, history) : undefined;
@@ -169,11 +150,11 @@ export class LoopEngine {
   }
 
   private pickItem(items: readonly WorkItem[], history: readonly AttemptRecord[]): WorkItem | undefined {
-    return items.find((item) => failedAttemptsOn(history, item.key) < this.plan.attempts.maxPerItem);
+    return items.find((item) => failedAttemptsOn(history, { patternId: this.plan.pattern.id, itemKey: item.key }) < this.plan.attempts.maxPerItem);
   }
 
   private async recordFailure(context: TickContext, itemKey: string, error: string): Promise<void> {
-    await this.ports.attempts.append({ itemKey, tickId: context.tickId, at: context.now(), outcome: 'failure', error, tokensUsed: context.tokens });
+    await this.ports.attempts.append({ patternId: this.plan.pattern.id, itemKey, tickId: context.tickId, at: context.now(), outcome: 'failure', error, tokensUsed: context.tokens });
   }
 }
 

@@ -13,10 +13,21 @@ type Filled = 'tickId' | 'plan' | 'maxTokens' | 'instructions' | 'maxTurns';
 /** A role call as a phase asks for it, e.g. `{ role: 'check', item, workspace, evidence, changes, permissions }`. */
 export type RoleCall = { [R in AgentRole]: Omit<RequestFor<R>, Filled> }[AgentRole];
 
+/**
+ * What a backend call came to. Every caller handles `paused`, `unaffordable`
+ * and `overrun` before it looks at a result: an overrun (the backend spent
+ * more than its reservation) halts the loop whatever phase it happened in.
+ */
 export type BackendCall<R extends AgentRole> =
-  | { kind: 'done'; result: ResultFor<R>; tokens: number; overrun: number }
+  | { kind: 'done'; result: ResultFor<R>; tokens: number }
   | { kind: 'paused'; source: string }
-  | { kind: 'unaffordable'; message: string };
+  | { kind: 'unaffordable'; message: string }
+  | { kind: 'overrun'; phase: AgentRole; tokens: number; reserved: number; message: string };
+
+/** The halt every caller returns for an overrun call. */
+export function overrunHalt(call: { message: string }): { kind: 'halted'; reason: 'budget-overrun'; message: string } {
+  return { kind: 'halted', reason: 'budget-overrun', message: call.message };
+}
 
 export class TickContext {
   readonly steps: TickStep[] = [];
@@ -46,11 +57,12 @@ export class TickContext {
 
   /**
    * Calls the backend for one role under the kill switch and the budget.
-   * The reservation is the plan's for that role; spend is settled (durably
-   * recorded) before this returns, whatever the backend answered.
+   * The reservation is the plan's for that role and the turn limit is the
+   * plan's `attempts.maxIterations`; spend is settled (durably recorded)
+   * before this returns, whatever the backend answered.
    */
   async callBackend<Call extends RoleCall>(request: Call): Promise<BackendCall<Call['role']>> {
-    const pause = await this.ports.killSwitch!.check();
+    const pause = await this.ports.killSwitch.check();
     if (pause.paused) return { kind: 'paused', source: pause.source ?? 'kill switch' };
     const tokens = this.plan.budget.reserve[request.role];
     const grant = await this.ports.budget.reserve({ patternId: this.plan.pattern.id, tickId: this.tickId, phase: request.role, tokens, now: this.clock.now() });
@@ -80,7 +92,16 @@ export class TickContext {
     }
     const settled = await this.ports.budget.settle(grant.reservation, result.usage, this.clock.now());
     this.tokens += settled.tokens;
-    return { kind: 'done', result, tokens: settled.tokens, overrun: settled.overrun };
+    if (settled.overrun > 0) {
+      // Handled here, once, for every phase: the spend is already recorded; the loop stops whatever the backend answered.
+      const reserved = grant.reservation.tokens;
+      const message =
+        `The ${request.role} phase spent ${settled.tokens.toLocaleString('en-US')} tokens against a reservation of ${reserved.toLocaleString('en-US')} ` +
+        `(${settled.overrun.toLocaleString('en-US')} over) on backend ${this.ports.backend.name}; the loop halts until a human checks that the backend honours maxTokens.`;
+      this.step(request.role, message, settled.tokens);
+      return { kind: 'overrun', phase: request.role, tokens: settled.tokens, reserved, message };
+    }
+    return { kind: 'done', result, tokens: settled.tokens };
   }
 
   async base(): Promise<TickBase> {

@@ -39,7 +39,8 @@ export interface VerificationSummary {
   evidence: CommandEvidence[];
 }
 
-export type HaltReason = 'budget-exhausted' | 'level-l0' | 'circuit-open' | 'backend-stopped';
+/** Why a loop halted. `budget-overrun`: a backend spent more than its phase's reservation (any phase). */
+export type HaltReason = 'budget-exhausted' | 'budget-overrun' | 'level-l0' | 'circuit-open' | 'backend-stopped';
 
 export type TickResult =
   | (TickBase & { kind: 'paused'; source: string })

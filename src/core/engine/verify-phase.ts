@@ -2,6 +2,9 @@
  * The verifier: evidence the engine gathered itself, after the implementer's
  * last write, decides. The checker (the backend in a read-only role) can
  * only lower a verdict, never turn a failing command into an approval.
+ * No verification command means no evidence, and no evidence is never an
+ * approval: the change is escalated to a human (at every level, so L3 never
+ * merges it), with the reason and the setting that fixes it.
  */
 import { checkDiffIntegrity } from '../verify/check-diff-integrity.js';
 import { combineVerdict } from '../verify/combine-verdict.js';
@@ -9,10 +12,17 @@ import type { EnginePorts } from './engine-ports.js';
 import type { ChangeSet, CheckOutput, CommandEvidence, Verdict, WorkItem, WorkspaceHandle } from '../ports/index.js';
 import type { TickContext } from './tick-context.js';
 
+/** Why a change with no verification command is escalated, and the exact setting that fixes it. */
+export const NO_EVIDENCE_REASON =
+  'no verification command ran, so nothing shows the change works and a human must review it. ' +
+  'To fix: list the commands that prove a change works under `verify:` in the `loop-runtime:` block of LOOP.md front matter ' +
+  '(e.g. `verify: [npm test]`; per loop under `loops.<id>:` or in loops/<id>/LOOP.md)';
+
 export type VerifyOutcome =
   | { kind: 'verdict'; verdict: Verdict; reasons: string[]; evidence: CommandEvidence[] }
   | { kind: 'paused'; source: string }
-  | { kind: 'unaffordable'; message: string };
+  | { kind: 'unaffordable'; message: string }
+  | { kind: 'overrun'; message: string };
 
 export async function verifyChange(
   context: TickContext,
@@ -22,7 +32,9 @@ export async function verifyChange(
   changes: ChangeSet,
   lastWriteAt: number,
 ): Promise<VerifyOutcome> {
-  const verify = context.plan.phases.verify;
+  const planned = context.plan.phases.verify;
+  // Verify off: nothing runs, nothing checks, and (below) nothing is approved.
+  const verify = planned.enabled ? planned : { ...planned, commands: [], checker: false };
   const evidence: CommandEvidence[] = [];
   if (verify.commands.length > 0 && !ports.commands) {
     return { kind: 'verdict', verdict: 'REJECT', reasons: ['verification commands are configured but no command runner was given to the engine'], evidence };
@@ -54,6 +66,7 @@ export async function verifyChange(
       permissions: { write: false, execute: false },
       ...(ports.workspace?.files ? { files: readOnly(ports.workspace.files(handle)) } : {}),
     });
+    if (call.kind === 'overrun') return { kind: 'overrun', message: call.message };
     if (call.kind !== 'done') return call;
     if (call.result.ok) checker = call.result.output;
     context.step('check', call.result.ok ? `checker (read-only): ${call.result.output.verdict}` : `checker failed: ${call.result.message}`, call.tokens);
@@ -67,6 +80,11 @@ export async function verifyChange(
     requireEvidence: verify.commands.length > 0,
     checkerConfigured: verify.checker,
   });
+  if (verify.commands.length === 0) {
+    // Fail closed: the checker's opinion alone never approves; the change waits for a human.
+    if (combined.verdict === 'APPROVE') combined.verdict = 'ESCALATE_HUMAN';
+    combined.reasons.unshift(planned.enabled ? NO_EVIDENCE_REASON : `the plan has the verify phase off at ${context.plan.level}, so nothing shows the change works and a human must review it`);
+  }
   if (combined.verdict === 'APPROVE' && combined.reasons.length === 0) {
     combined.reasons.push(
       ...(verify.commands.length ? [`${passed}/${verify.commands.length} verification command(s) passed after the last edit`] : []),

@@ -19,19 +19,19 @@ describe('buildPlan levels', () => {
   });
 
   it('L1 only triages and reports', () => {
-    expect(enabledPhases(buildPlan(triage, { level: 'L1' }))).toEqual(['triage', 'report']);
+    expect(enabledPhases(buildPlan(triage, { level: 'L1' }))).toEqual(['triage']);
   });
 
   it('L2 may change code but never merge', () => {
     const plan = buildPlan(triage, { level: 'L2', overrides: { delivery: { autoMerge: true } } });
-    expect(enabledPhases(plan)).toEqual(['triage', 'report', 'workspace', 'implement', 'verify', 'commit']);
+    expect(enabledPhases(plan)).toEqual(['triage', 'workspace', 'implement', 'verify', 'commit']);
     expect(plan.delivery.autoMerge).toBe(false);
     expect(plan.delivery.draft).toBe(true);
   });
 
   it('L3 enables allowlisted merges, and auto-merge only when asked', () => {
     const plan = buildPlan(triage, { level: 'L3' });
-    expect(plan.phases.merge).toEqual({ enabled: true, onlyAllowlisted: true });
+    expect(plan.phases.merge).toEqual({ enabled: true });
     expect(plan.delivery.autoMerge).toBe(false);
     expect(plan.delivery.draft).toBe(false);
     expect(buildPlan(triage, { level: 'L3', overrides: { delivery: { autoMerge: true } } }).delivery.autoMerge).toBe(true);
@@ -125,7 +125,7 @@ describe('buildPlan settings', () => {
     expect(plan.backend).toEqual({ name: 'claude-code', model: 'sonnet', options: { effort: 'low' } });
     expect(plan.delivery).toMatchObject({ mode: 'pull-request', draft: false, maxOpenPullRequests: 1, branchPrefix: 'bots/', baseBranch: 'develop', author: { name: 'Bot', email: 'bot@example.com' } });
     expect(plan.files).toEqual({ state: 'ops/STATE.md', runLog: 'ops/run-log.md', ledger: 'loop-ledger.json' });
-    expect(plan.earlyExit).toEqual({ required: false, probes: [{ name: 'red-ci', command: 'gh run list', found: 'json-entries', timeoutMs: 5000 }] });
+    expect(plan.earlyExit).toEqual({ probes: [{ name: 'red-ci', command: 'gh run list', found: 'json-entries', timeoutMs: 5000 }] });
     expect(plan.timeoutMs).toBe(60_000);
   });
 
@@ -140,7 +140,9 @@ describe('buildPlan settings', () => {
     expect(Object.keys(first)).toEqual(['version', 'pattern', 'level', 'levelSource', 'cadence', 'dailyTokenCap', 'budget', 'phases', 'gate', 'attempts', 'earlyExit', 'backend', 'delivery', 'files', 'timeoutMs']);
   });
 
-  it('requires early exit when the catalogue says so', () => {
-    expect(buildPlan({ ...triage, cost: { early_exit_required: true } }).earlyExit.required).toBe(true);
+  it('carries no switch the engine does not enforce: early_exit_required is a cost-model hint (loop-cost), not a plan field', () => {
+    const plan = buildPlan({ ...triage, cost: { early_exit_required: true } }, { level: 'L3' });
+    expect(plan.earlyExit).toEqual({ probes: [] });
+    expect(Object.keys(plan.phases)).toEqual(['triage', 'workspace', 'implement', 'verify', 'commit', 'merge']);
   });
 });

@@ -28,13 +28,13 @@ const CAP_BY_TOKEN_COST = { low: 100_000, medium: 500_000, high: 2_000_000, 'ver
 const DEFAULT_CAP = 100_000;
 const DEFAULT_AUTHOR = { name: 'loop-runtime', email: 'loop-runtime@users.noreply.github.com' } as const;
 
-type PhaseName = 'triage' | 'report' | 'workspace' | 'implement' | 'verify' | 'commit' | 'merge';
+type PhaseName = 'triage' | 'workspace' | 'implement' | 'verify' | 'commit' | 'merge';
 
 const PHASES_BY_LEVEL: Record<Level, ReadonlySet<PhaseName>> = {
   L0: new Set(),
-  L1: new Set(['triage', 'report']),
-  L2: new Set(['triage', 'report', 'workspace', 'implement', 'verify', 'commit']),
-  L3: new Set(['triage', 'report', 'workspace', 'implement', 'verify', 'commit', 'merge']),
+  L1: new Set(['triage']),
+  L2: new Set(['triage', 'workspace', 'implement', 'verify', 'commit']),
+  L3: new Set(['triage', 'workspace', 'implement', 'verify', 'commit', 'merge']),
 };
 
 function resolveLevel(pattern: Pattern, options: BuildPlanOptions): { level: Level; levelSource: string } {
@@ -112,7 +112,6 @@ export function buildPlan(pattern: Pattern, options: BuildPlanOptions = {}): Exe
     },
     phases: {
       triage: { enabled: enabled.has('triage') },
-      report: { enabled: enabled.has('report') },
       workspace: { enabled: enabled.has('workspace') },
       implement: { enabled: enabled.has('implement') },
       verify: {
@@ -122,7 +121,7 @@ export function buildPlan(pattern: Pattern, options: BuildPlanOptions = {}): Exe
         protectedPaths: [...(overrides.protectedPaths ?? [])],
       },
       commit: { enabled: enabled.has('commit') },
-      merge: { enabled: enabled.has('merge'), onlyAllowlisted: true },
+      merge: { enabled: enabled.has('merge') },
     },
     gate: {
       source: gate.source,
@@ -136,7 +135,7 @@ export function buildPlan(pattern: Pattern, options: BuildPlanOptions = {}): Exe
       consecutiveFailureLimit: 5,
       maxIterations: overrides.maxIterations ?? 10,
     },
-    earlyExit: { required: pattern.cost?.early_exit_required ?? false, probes },
+    earlyExit: { probes },
     backend: {
       name: overrides.backend ?? 'mock',
       model: overrides.model ?? null,

@@ -56,25 +56,30 @@ export interface ExecutionPlan {
     /** Tokens reserved before each phase starts; a phase whose reservation would cross the cap does not start. */
     reserve: { triage: number; implement: number; check: number };
   };
-  /** What each phase may do at this level. */
+  /**
+   * What each phase may do at this level; the engine enforces every switch. Triage off: nothing runs.
+   * Workspace or implement off: the tick only reports. Verify off: no change is approved (escalated).
+   * Commit off: a verified change is kept for a human, never committed. Merge on: auto-merge is asked for
+   * only when `delivery.autoMerge` is set, the verifier approved with evidence and every path is on the
+   * gate's allowlist (always: there is no switch to merge outside it).
+   */
   phases: {
     triage: { enabled: boolean };
-    report: { enabled: boolean };
     workspace: { enabled: boolean };
     implement: { enabled: boolean };
     verify: { enabled: boolean; commands: CommandSpec[]; checker: boolean; protectedPaths: string[] };
     commit: { enabled: boolean };
-    merge: { enabled: boolean; onlyAllowlisted: true };
+    merge: { enabled: boolean };
   };
   gate: GatePolicy;
   attempts: {
     maxPerItem: number;
     sameErrorLimit: number;
     consecutiveFailureLimit: number;
+    /** The turn limit of every backend call (`maxTurns` in the request); loop-context's "10 iterations max". */
     maxIterations: number;
   };
   earlyExit: {
-    required: boolean;
     /** Deterministic probes run before any model call; none finding work ends the tick as a no-op. */
     probes: ProbeSpec[];
   };

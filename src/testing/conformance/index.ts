@@ -20,3 +20,7 @@ export { describeWorkspaceConformance } from './workspace.js';
 export type { MakeWorkspace, WorkspaceHarness } from './workspace.js';
 export { CHEATS, CONFORMANCE_BASE_FILES } from './workspace-cheats.js';
 export type { CheatCase } from './workspace-cheats.js';
+export { describeAttemptLedgerConformance } from './attempt-ledger.js';
+export type { AttemptLedgerSubject } from './attempt-ledger.js';
+export { describeKillSwitchConformance } from './kill-switch.js';
+export type { KillSwitchSubject } from './kill-switch.js';

@@ -1,0 +1,35 @@
+import type { AttemptLedger, AttemptRecord } from '../../core/ports/index.js';
+
+/**
+ * Attempt history kept in memory: the twin of `FileAttemptLedger`, held to
+ * the same conformance suite. Records are copied in and out, so a caller
+ * mutating a record it appended (or read) cannot rewrite history.
+ *
+ * @example
+ * ```ts
+ * const attempts = new MemoryAttemptLedger();
+ * await attempts.append({ patternId: 'ci-sweeper', itemKey: 'ci:build', tickId: 't1', at: 0, outcome: 'failure', error: 'red', tokensUsed: 900 });
+ * (await attempts.history()).length; // → 1
+ * ```
+ */
+export class MemoryAttemptLedger implements AttemptLedger {
+  readonly specificationVersion = 'attempt-ledger-v2' as const;
+  private readonly stored: AttemptRecord[];
+
+  constructor(seed: readonly AttemptRecord[] = []) {
+    this.stored = seed.map((record) => ({ ...record }));
+  }
+
+  /** A copy of every record, oldest first. */
+  get records(): readonly AttemptRecord[] {
+    return this.stored.map((record) => ({ ...record }));
+  }
+
+  async history(): Promise<readonly AttemptRecord[]> {
+    return this.records;
+  }
+
+  async append(record: AttemptRecord): Promise<void> {
+    this.stored.push({ ...record });
+  }
+}

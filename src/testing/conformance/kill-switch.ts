@@ -1,0 +1,66 @@
+/**
+ * The KillSwitch contract as a vitest suite: run it against your adapter and
+ * its memory twin, so the two cannot drift apart.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { KillSwitch } from '../../core/ports/index.js';
+
+export interface KillSwitchSubject {
+  killSwitch: KillSwitch;
+  /** Sets the switch the way an operator would (a file, a line, a flag). */
+  pause: () => Promise<void>;
+  /** Clears it again. */
+  resume: () => Promise<void>;
+  cleanup?: () => Promise<void>;
+}
+
+/**
+ * @example
+ * ```ts
+ * describeKillSwitchConformance('MemoryKillSwitch', async () => {
+ *   const killSwitch = new MemoryKillSwitch();
+ *   return { killSwitch, pause: async () => killSwitch.pause('test'), resume: async () => killSwitch.resume() };
+ * });
+ * ```
+ */
+export function describeKillSwitchConformance(name: string, makeSubject: () => Promise<KillSwitchSubject>): void {
+  describe(`KillSwitch conformance: ${name}`, () => {
+    let subject: KillSwitchSubject | undefined;
+    const open = async () => (subject = await makeSubject());
+    afterEach(async () => {
+      await subject?.cleanup?.();
+      subject = undefined;
+    });
+
+    it('declares kill-switch-v1 and is not paused until set', async () => {
+      const { killSwitch } = await open();
+      expect(killSwitch.specificationVersion).toBe('kill-switch-v1');
+      expect((await killSwitch.check()).paused).toBe(false);
+    });
+
+    it('reports a pause set after it was created, with the source that set it', async () => {
+      const { killSwitch, pause } = await open();
+      expect((await killSwitch.check()).paused).toBe(false);
+      await pause();
+      const status = await killSwitch.check();
+      expect(status.paused).toBe(true);
+      expect(status.source).toMatch(/\S/);
+    });
+
+    it('stays paused however often it is checked (a check never consumes the switch)', async () => {
+      const { killSwitch, pause } = await open();
+      await pause();
+      const checks = [await killSwitch.check(), await killSwitch.check(), await killSwitch.check()];
+      expect(checks.map((status) => status.paused)).toEqual([true, true, true]);
+    });
+
+    it('resumes when the switch is cleared, and pauses again when it is set again', async () => {
+      const { killSwitch, pause, resume } = await open();
+      await pause();
+      await resume();
+      expect((await killSwitch.check()).paused).toBe(false);
+      await pause();
+      expect((await killSwitch.check()).paused).toBe(true);
+    });
+  });
+}

@@ -1,0 +1,33 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FileKillSwitch } from '../../src/adapters/kill-switch/kill-switch.js';
+import { MemoryKillSwitch } from '../../src/adapters/kill-switch/memory-kill-switch.js';
+import { describeKillSwitchConformance } from '../../src/testing/conformance/index.js';
+
+describeKillSwitchConformance('MemoryKillSwitch', async () => {
+  const killSwitch = new MemoryKillSwitch();
+  return { killSwitch, pause: async () => killSwitch.pause('test'), resume: async () => killSwitch.resume() };
+});
+
+describeKillSwitchConformance('FileKillSwitch (root file loop-pause-all)', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'kill-switch-conformance-'));
+  return {
+    killSwitch: new FileKillSwitch({ root, stateFile: 'STATE.md', env: {} }),
+    pause: () => writeFile(join(root, 'loop-pause-all'), ''),
+    resume: () => rm(join(root, 'loop-pause-all')),
+    cleanup: () => rm(root, { recursive: true, force: true }),
+  };
+});
+
+describeKillSwitchConformance('FileKillSwitch (state file line)', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'kill-switch-conformance-'));
+  const state = join(root, 'STATE.md');
+  await writeFile(state, '# Loop State\nloop-pause-all: false\n');
+  return {
+    killSwitch: new FileKillSwitch({ root, stateFile: 'STATE.md', env: {} }),
+    pause: () => writeFile(state, '# Loop State\nloop-pause-all: true\n'),
+    resume: () => writeFile(state, '# Loop State\nloop-pause-all: false\n'),
+    cleanup: () => rm(root, { recursive: true, force: true }),
+  };
+});
