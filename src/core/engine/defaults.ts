@@ -5,6 +5,7 @@
  */
 import type { AttemptLedger, AttemptRecord, Clock, IdGenerator, KillSwitch, PauseStatus } from '../ports/index.js';
 
+// eslint-disable-next-line no-restricted-globals -- the one sanctioned wall clock, used only when no Clock is injected
 export const wallClock: Clock = { now: () => Date.now() };
 
 /** Ids from the clock and a counter: deterministic under a fixed clock. */

@@ -1,3 +1,4 @@
+import type { AbortSignalLike } from './abort-signal.js';
 import type { ExecutionPlan } from '../plan/execution-plan.js';
 import type { CommandEvidence, CommandRunner } from './command-runner.js';
 import type { Usage, Failure } from './usage.js';
@@ -89,7 +90,7 @@ export interface AgentRequest<R extends AgentRole = AgentRole> {
   files?: WorkspaceFiles;
   /** Previous failure on this item, so the next attempt can do better. */
   previousFailure?: string;
-  signal?: AbortSignal;
+  signal?: AbortSignalLike;
 }
 
 export type AgentResult<R extends AgentRole = AgentRole> =

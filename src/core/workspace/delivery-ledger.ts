@@ -4,6 +4,7 @@
  * checked against it. Pure: no I/O.
  */
 import { z } from 'zod';
+import { parseTimestamp } from '../time/utc-time.js';
 
 export const DeliveryEntrySchema = z.looseObject({
   key: z.string().min(1),
@@ -79,7 +80,7 @@ export function pullRequestCapReason(ledger: DeliveryLedger, patternId: string, 
   }
   const hourAgo = now - 3_600_000;
   const lastHour = ledger.deliveries.filter(
-    (entry) => entry.pattern === patternId && (entry.kind === 'pull-request' || entry.kind === 'merged' || entry.kind === 'pending') && Date.parse(entry.at) > hourAgo,
+    (entry) => entry.pattern === patternId && (entry.kind === 'pull-request' || entry.kind === 'merged' || entry.kind === 'pending') && parseTimestamp(entry.at) > hourAgo,
   ).length;
   if (lastHour >= caps.maxPullRequestsPerHour) {
     return `${patternId} opened ${lastHour} loop pull request(s) in the last hour (cap ${caps.maxPullRequestsPerHour}).`;
@@ -89,7 +90,7 @@ export function pullRequestCapReason(ledger: DeliveryLedger, patternId: string, 
 
 /** Pull requests this ledger believes are open for a pattern (fallback when GitHub cannot be asked). */
 export function recordedPullRequests(ledger: DeliveryLedger, patternId: string, since: number): number {
-  return ledger.deliveries.filter((entry) => entry.pattern === patternId && entry.kind === 'pull-request' && Date.parse(entry.at) > since).length;
+  return ledger.deliveries.filter((entry) => entry.pattern === patternId && entry.kind === 'pull-request' && parseTimestamp(entry.at) > since).length;
 }
 
 /** `owner/repo` from a GitHub remote URL (https, ssh or scp-like), or null. */
