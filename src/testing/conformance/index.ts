@@ -6,3 +6,5 @@
  */
 export { describeStateWriterConformance, sampleTickRecord } from './state-writer.js';
 export type { StateWriterConformanceOptions, StateWriterSetup, StateWriterSubject } from './state-writer.js';
+export { describeCommandRunnerConformance } from './command-runner.js';
+export type { CommandRunnerConformanceOptions, CommandRunnerSetup } from './command-runner.js';
