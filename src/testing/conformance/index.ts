@@ -8,3 +8,5 @@ export { describeStateWriterConformance, sampleTickRecord } from './state-writer
 export type { StateWriterConformanceOptions, StateWriterSetup, StateWriterSubject } from './state-writer.js';
 export { describeCommandRunnerConformance } from './command-runner.js';
 export type { CommandRunnerConformanceOptions, CommandRunnerSetup } from './command-runner.js';
+export { describeDiscoveryConformance, discoveryPlan } from './discovery.js';
+export type { DiscoveryConformanceOptions, DiscoverySubject, ScriptedProbe, ScriptedProbeRun } from './discovery.js';
