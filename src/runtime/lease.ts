@@ -17,7 +17,7 @@
  * `.loop-runtime/lease-history.jsonl`; a refused acquire writes nothing.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { appendFile, mkdir, open, readFile, stat, unlink, utimes } from 'node:fs/promises';
+import { appendFile, link, mkdir, open, readFile, stat, unlink, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { ItemLeaseResult, ItemLeases } from '../core/ports/index.js';
@@ -166,7 +166,7 @@ export class FileLeases {
     };
     await mkdir(dirname(path), { recursive: true });
     for (let attempt = 0; attempt < 2; attempt++) {
-      if (await createExclusive(path, `${JSON.stringify(record)}\n`)) {
+      if (await createExclusive(path, `${JSON.stringify(record)}\n`, record.startedAt)) {
         await this.appendHistory({ event: 'acquire', kind, name, loop: record.loop, at: record.startedAt, pid: record.pid, host: record.host, token: record.token });
         return { ok: true, lease: this.heldLease(record, path) };
       }
@@ -205,7 +205,7 @@ export class FileLeases {
     const holder = await this.readHolder(path);
     const age = this.now() - info.mtimeMs;
     if (!holder) {
-      // Created but not yet written by a racing process, or torn by a crash: give a writer time.
+      // Lease files appear whole (written, then linked), so this is damage or a foreign writer: give it time, then take over.
       return age > UNWRITTEN_GRACE_MS ? { reason: 'unreadable lease file', holder: null } : null;
     }
     if (holder.host === this.host && holder.pid !== this.pid && !this.isAlive(holder.pid)) {
@@ -218,7 +218,7 @@ export class FileLeases {
   /** Removes a stale lease under the break lock, if it is still the same stale lease. */
   private async breakStale(path: string, holder: LeaseRecord | null): Promise<boolean> {
     const breakPath = `${path}.break`;
-    if (!(await createExclusive(breakPath, `${this.pid}@${this.host}\n`))) {
+    if (!(await createExclusive(breakPath, `${this.pid}@${this.host}\n`, this.now()))) {
       const info = await stat(breakPath).catch(() => null);
       if (info && this.now() - info.mtimeMs > BREAK_STALE_MS) await unlink(breakPath).catch(() => undefined);
       return false;
@@ -239,7 +239,8 @@ export class FileLeases {
     let released = false;
     const refreshMs = Math.max(1_000, Math.min(record.staleMs / 4, 30_000));
     const timer = setInterval(() => {
-      const at = new Date();
+      // The same clock that judges staleness stamps the refresh.
+      const at = new Date(this.now());
       void utimes(path, at, at).catch(() => undefined);
     }, refreshMs);
     timer.unref();
@@ -301,21 +302,32 @@ export class FileItemLeases implements ItemLeases {
   }
 }
 
-async function createExclusive(path: string, content: string): Promise<boolean> {
-  let handle;
+/**
+ * Creates `path` with `content` only if it does not exist, all or nothing:
+ * the content is written, fsynced and stamped with `at` (the lease clock) in
+ * a temporary file first, then hard-linked into place, which fails if the path
+ * exists. A reader never sees the lease empty or half written.
+ */
+async function createExclusive(path: string, content: string, at: number): Promise<boolean> {
+  const temporary = `${path}.${randomUUID()}.tmp`;
+  const handle = await open(temporary, 'wx');
   try {
-    handle = await open(path, 'wx');
+    try {
+      await handle.writeFile(content, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    const stamp = new Date(at);
+    await utimes(temporary, stamp, stamp);
+    await link(temporary, path);
+    return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
-  }
-  try {
-    await handle.writeFile(content, 'utf8');
-    await handle.sync();
   } finally {
-    await handle.close();
+    await unlink(temporary).catch(() => undefined);
   }
-  return true;
 }
 
 function parseRecord(text: string): LeaseRecord | null {

@@ -12,3 +12,7 @@ export { MemoryKillSwitch } from '../adapters/kill-switch/memory-kill-switch.js'
 export { MemoryBudgetLedger } from '../adapters/budget-ledger/memory-budget-ledger.js';
 export { MemoryAttemptLedger, SequentialIds } from '../core/engine/defaults.js';
 export { MemoryWorkspace } from '../adapters/workspace/memory-workspace.js';
+export { MemoryDiscovery } from '../adapters/discovery/memory-discovery.js';
+export type { MemoryDiscoveryOptions, ScriptedProbeRun } from '../adapters/discovery/memory-discovery.js';
+export { MemoryItemLeases } from '../adapters/item-leases/memory-item-leases.js';
+export type { MemoryItemLeasesOptions } from '../adapters/item-leases/memory-item-leases.js';

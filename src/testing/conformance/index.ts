@@ -10,3 +10,5 @@ export { describeCommandRunnerConformance } from './command-runner.js';
 export type { CommandRunnerConformanceOptions, CommandRunnerSetup } from './command-runner.js';
 export { describeDiscoveryConformance, discoveryPlan } from './discovery.js';
 export type { DiscoveryConformanceOptions, DiscoverySubject, ScriptedProbe, ScriptedProbeRun } from './discovery.js';
+export { describeItemLeasesConformance } from './item-leases.js';
+export type { ItemLeasesConformanceOptions, ItemLeasesSubject } from './item-leases.js';
