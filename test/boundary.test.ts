@@ -70,6 +70,7 @@ describe('the core compiles without Node (tsconfig.core.json)', () => {
     const files = core.getRootFileNames().map((file) => relative(root, file));
     expect(files).toContain('src/core/engine/loop-engine.ts');
     expect(files).toContain('backends/mock/mock-backend.ts');
+    expect(files).toContain('src/adapters/item-leases/memory-item-leases.ts');
     expect(files.some((file) => file.endsWith('.test.ts'))).toBe(false);
     expect(errorsOf(core)).toEqual([]);
   });
