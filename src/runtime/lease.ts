@@ -17,11 +17,13 @@
  * `.loop-runtime/lease-history.jsonl`; a refused acquire writes nothing.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { appendFile, link, mkdir, open, readFile, stat, unlink, utimes } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, stat, unlink, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import type { ItemLeaseResult, ItemLeases } from '../core/ports/index.js';
 import { LoopRuntimeError } from '../core/errors.js';
+import { createExclusive, parseRecord, processIsAlive, safeName } from './lease-file.js';
+
+export { FileItemLeases } from './file-item-leases.js';
 
 export interface LeaseRecord {
   kind: 'loop' | 'item';
@@ -146,7 +148,7 @@ export class FileLeases {
   /** The record in a lease file, or null when there is none (or it is unreadable). */
   async readHolder(path: string): Promise<LeaseRecord | null> {
     try {
-      return parseRecord(await readFile(path, 'utf8'));
+      return parseRecord(await readFile(path, 'utf8'), DEFAULT_STALE_MS);
     } catch {
       return null;
     }
@@ -277,78 +279,4 @@ export class FileLeases {
     // One write() of one line with O_APPEND: concurrent appenders never interleave within a line.
     await appendFile(this.historyPath, `${JSON.stringify(line)}\n`, 'utf8');
   }
-}
-
-/**
- * The engine's item-lease port over `FileLeases`.
- *
- * @example
- * ```ts
- * const ports = { ...ports, items: new FileItemLeases(new FileLeases({ root }), { staleMs: plan.timeoutMs + 300_000 }) };
- * ```
- */
-export class FileItemLeases implements ItemLeases {
-  readonly specificationVersion = 'item-leases-v1' as const;
-  constructor(
-    private readonly leases: FileLeases,
-    private readonly options: { staleMs?: number } = {},
-  ) {}
-
-  async acquire(request: { itemKey: string; patternId: string; tickId: string }): Promise<ItemLeaseResult> {
-    const result = await this.leases.acquireItemLease(request.itemKey, { loop: request.patternId, tickId: request.tickId, ...(this.options.staleMs ? { staleMs: this.options.staleMs } : {}) });
-    if (!result.ok) return { ok: false, holder: result.holder?.loop ?? 'another loop', message: result.message };
-    const { lease } = result;
-    return { ok: true, release: () => lease.release() };
-  }
-}
-
-/**
- * Creates `path` with `content` only if it does not exist, all or nothing:
- * the content is written, fsynced and stamped with `at` (the lease clock) in
- * a temporary file first, then hard-linked into place, which fails if the path
- * exists. A reader never sees the lease empty or half written.
- */
-async function createExclusive(path: string, content: string, at: number): Promise<boolean> {
-  const temporary = `${path}.${randomUUID()}.tmp`;
-  const handle = await open(temporary, 'wx');
-  try {
-    try {
-      await handle.writeFile(content, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    const stamp = new Date(at);
-    await utimes(temporary, stamp, stamp);
-    await link(temporary, path);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  } finally {
-    await unlink(temporary).catch(() => undefined);
-  }
-}
-
-function parseRecord(text: string): LeaseRecord | null {
-  try {
-    const value = JSON.parse(text) as Partial<LeaseRecord>;
-    if (typeof value.pid !== 'number' || typeof value.host !== 'string' || typeof value.token !== 'string' || typeof value.startedAt !== 'number') return null;
-    return { staleMs: DEFAULT_STALE_MS, kind: 'loop', name: '', loop: '', ...value } as LeaseRecord;
-  } catch {
-    return null;
-  }
-}
-
-function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-function safeName(name: string): string {
-  return name.replace(/[^A-Za-z0-9._-]/g, '_');
 }
