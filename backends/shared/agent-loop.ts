@@ -9,6 +9,7 @@ import { estimateTokens, type ChatModel, type LoopMessage, type ModelTurn } from
 import { parseCheckOutput, parseImplementOutput, parseTriageOutput } from './parse-output.js';
 import { buildRolePrompt } from './prompt.js';
 import { ModelCallError, withRetry } from './retry.js';
+import { toAbortSignal } from './to-abort-signal.js';
 import { toolsForRole } from './tool-set.js';
 import type { ToolOutcome, WorkspaceTool } from './tool-types.js';
 import { addUsage, costOf, findPrice, type PriceTable } from './usage.js';
@@ -148,13 +149,13 @@ export async function runToolLoop(request: AgentRequest, options: ToolLoopOption
     if (!plan.ok) return fail('budget', `${plan.message} Stopped before calling the model.`, false, { spent, maxTokens: request.maxTokens });
 
     const outcome = await withRetry<ModelTurn>(
-      () => model.call({ messages, tools: activeTools, maxOutputTokens: plan.maxOutputTokens, ...(request.signal ? { signal: request.signal } : {}) }),
+      () => model.call({ messages, tools: activeTools, maxOutputTokens: plan.maxOutputTokens, ...(request.signal ? { signal: toAbortSignal(request.signal) } : {}) }),
       {
         sleep: options.sleep,
         ...(options.random ? { random: options.random } : {}),
         ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
         ...(options.baseDelayMs !== undefined ? { baseDelayMs: options.baseDelayMs } : {}),
-        ...(request.signal ? { signal: request.signal } : {}),
+        ...(request.signal ? { signal: toAbortSignal(request.signal) } : {}),
         onRetry: ({ attempt, delayMs, error }) => log(`turn ${turn}: attempt ${attempt} failed (${describeError(error)['error']}); retrying in ${delayMs} ms`),
       },
     );
@@ -209,7 +210,7 @@ export async function runToolLoop(request: AgentRequest, options: ToolLoopOption
             permissions: request.permissions,
             ...(commands ? { commands } : {}),
             commandTimeoutMs: options.commandTimeoutMs ?? 120_000,
-            ...(request.signal ? { signal: request.signal } : {}),
+            ...(request.signal ? { signal: toAbortSignal(request.signal) } : {}),
           });
         } catch (error) {
           result = { ok: false, content: `Error: ${call.name} failed: ${error instanceof Error ? error.message : String(error)}` };

@@ -17,11 +17,13 @@
  * `.loop-runtime/lease-history.jsonl`; a refused acquire writes nothing.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { appendFile, mkdir, open, readFile, stat, unlink, utimes } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, stat, unlink, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import type { ItemLeaseResult, ItemLeases } from '../core/ports/index.js';
 import { LoopRuntimeError } from '../core/errors.js';
+import { createExclusive, parseRecord, processIsAlive, safeName } from './lease-file.js';
+
+export { FileItemLeases } from './file-item-leases.js';
 
 export interface LeaseRecord {
   kind: 'loop' | 'item';
@@ -146,7 +148,7 @@ export class FileLeases {
   /** The record in a lease file, or null when there is none (or it is unreadable). */
   async readHolder(path: string): Promise<LeaseRecord | null> {
     try {
-      return parseRecord(await readFile(path, 'utf8'));
+      return parseRecord(await readFile(path, 'utf8'), DEFAULT_STALE_MS);
     } catch {
       return null;
     }
@@ -166,7 +168,7 @@ export class FileLeases {
     };
     await mkdir(dirname(path), { recursive: true });
     for (let attempt = 0; attempt < 2; attempt++) {
-      if (await createExclusive(path, `${JSON.stringify(record)}\n`)) {
+      if (await createExclusive(path, `${JSON.stringify(record)}\n`, record.startedAt)) {
         await this.appendHistory({ event: 'acquire', kind, name, loop: record.loop, at: record.startedAt, pid: record.pid, host: record.host, token: record.token });
         return { ok: true, lease: this.heldLease(record, path) };
       }
@@ -205,7 +207,7 @@ export class FileLeases {
     const holder = await this.readHolder(path);
     const age = this.now() - info.mtimeMs;
     if (!holder) {
-      // Created but not yet written by a racing process, or torn by a crash: give a writer time.
+      // Lease files appear whole (written, then linked), so this is damage or a foreign writer: give it time, then take over.
       return age > UNWRITTEN_GRACE_MS ? { reason: 'unreadable lease file', holder: null } : null;
     }
     if (holder.host === this.host && holder.pid !== this.pid && !this.isAlive(holder.pid)) {
@@ -218,7 +220,7 @@ export class FileLeases {
   /** Removes a stale lease under the break lock, if it is still the same stale lease. */
   private async breakStale(path: string, holder: LeaseRecord | null): Promise<boolean> {
     const breakPath = `${path}.break`;
-    if (!(await createExclusive(breakPath, `${this.pid}@${this.host}\n`))) {
+    if (!(await createExclusive(breakPath, `${this.pid}@${this.host}\n`, this.now()))) {
       const info = await stat(breakPath).catch(() => null);
       if (info && this.now() - info.mtimeMs > BREAK_STALE_MS) await unlink(breakPath).catch(() => undefined);
       return false;
@@ -239,7 +241,8 @@ export class FileLeases {
     let released = false;
     const refreshMs = Math.max(1_000, Math.min(record.staleMs / 4, 30_000));
     const timer = setInterval(() => {
-      const at = new Date();
+      // The same clock that judges staleness stamps the refresh.
+      const at = new Date(this.now());
       void utimes(path, at, at).catch(() => undefined);
     }, refreshMs);
     timer.unref();
@@ -276,67 +279,4 @@ export class FileLeases {
     // One write() of one line with O_APPEND: concurrent appenders never interleave within a line.
     await appendFile(this.historyPath, `${JSON.stringify(line)}\n`, 'utf8');
   }
-}
-
-/**
- * The engine's item-lease port over `FileLeases`.
- *
- * @example
- * ```ts
- * const ports = { ...ports, items: new FileItemLeases(new FileLeases({ root }), { staleMs: plan.timeoutMs + 300_000 }) };
- * ```
- */
-export class FileItemLeases implements ItemLeases {
-  readonly specificationVersion = 'item-leases-v1' as const;
-  constructor(
-    private readonly leases: FileLeases,
-    private readonly options: { staleMs?: number } = {},
-  ) {}
-
-  async acquire(request: { itemKey: string; patternId: string; tickId: string }): Promise<ItemLeaseResult> {
-    const result = await this.leases.acquireItemLease(request.itemKey, { loop: request.patternId, tickId: request.tickId, ...(this.options.staleMs ? { staleMs: this.options.staleMs } : {}) });
-    if (!result.ok) return { ok: false, holder: result.holder?.loop ?? 'another loop', message: result.message };
-    const { lease } = result;
-    return { ok: true, release: () => lease.release() };
-  }
-}
-
-async function createExclusive(path: string, content: string): Promise<boolean> {
-  let handle;
-  try {
-    handle = await open(path, 'wx');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  }
-  try {
-    await handle.writeFile(content, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  return true;
-}
-
-function parseRecord(text: string): LeaseRecord | null {
-  try {
-    const value = JSON.parse(text) as Partial<LeaseRecord>;
-    if (typeof value.pid !== 'number' || typeof value.host !== 'string' || typeof value.token !== 'string' || typeof value.startedAt !== 'number') return null;
-    return { staleMs: DEFAULT_STALE_MS, kind: 'loop', name: '', loop: '', ...value } as LeaseRecord;
-  } catch {
-    return null;
-  }
-}
-
-function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-function safeName(name: string): string {
-  return name.replace(/[^A-Za-z0-9._-]/g, '_');
 }

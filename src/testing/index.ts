@@ -22,3 +22,7 @@ export { MemoryWorkspace } from '../adapters/workspace/memory-workspace.js';
 export { recordPorts, replayPorts, REPLAY_HISTORY_VERSION } from './replay.js';
 export type { ReplayCall, ReplayHistory } from './replay.js';
 export { MemoryDelivery, MemoryDeliveryStore } from '../adapters/delivery/memory-delivery.js';
+export { MemoryDiscovery } from '../adapters/discovery/memory-discovery.js';
+export type { MemoryDiscoveryOptions, ScriptedProbeRun } from '../adapters/discovery/memory-discovery.js';
+export { MemoryItemLeases } from '../adapters/item-leases/memory-item-leases.js';
+export type { MemoryItemLeasesOptions } from '../adapters/item-leases/memory-item-leases.js';

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AgentRole, CheckRequest, RequestFor, CommandRunner, ImplementRequest, TriageRequest, WorkItem } from '../../src/core/ports/index.js';
 import type { ExecutionPlan } from '../../src/core/plan/execution-plan.js';
+import { toAbortSignal } from '../../backends/shared/to-abort-signal.js';
 
 export function testPlan(): ExecutionPlan {
   return {
@@ -43,7 +44,7 @@ export const shCommandRunner: CommandRunner = {
   async run(command, options) {
     const started = Date.now();
     const result = await execa('sh', ['-c', command.command], {
-      cwd: options.cwd, timeout: options.timeoutMs, all: true, reject: false, ...(options.signal ? { cancelSignal: options.signal } : {}),
+      cwd: options.cwd, timeout: options.timeoutMs, all: true, reject: false, ...(options.signal ? { cancelSignal: toAbortSignal(options.signal) } : {}),
     });
     return {
       command: command.command,

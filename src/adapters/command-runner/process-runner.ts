@@ -12,7 +12,7 @@
  */
 import { execa } from 'execa';
 import type { CommandSpec } from '../../core/plan/execution-plan.js';
-import type { Clock, CommandEvidence, CommandRunner, CommandRunOptions } from '../../core/ports/index.js';
+import type { AbortSignalLike, Clock, CommandEvidence, CommandRunner, CommandRunOptions } from '../../core/ports/index.js';
 import { redactSecrets } from '../../core/security/redact-secrets.js';
 import { DEFAULT_ENV_ALLOWLIST, scrubEnv, secretValuesFromEnv } from '../../core/security/scrub-env.js';
 
@@ -29,7 +29,7 @@ export interface ProcessSpec {
   timeoutMs: number;
   outputLimitBytes: number;
   killGraceMs?: number;
-  signal?: AbortSignal;
+  signal?: AbortSignalLike;
   /** Extra file descriptors for the child, from fd 3 on (e.g. a seccomp program for bwrap). */
   extraFds?: readonly number[];
 }

@@ -35,8 +35,8 @@ export interface GitHubClientOptions {
   env: Record<string, string | undefined>;
   /** `owner/repo`, for the REST API (from GITHUB_REPOSITORY or the remote URL). */
   repository: string | null;
-  /** The fetch Octokit uses (default: Node's global fetch). */
-  fetch?: typeof fetch;
+  /** The fetch Octokit uses (default: Node's global fetch). Typed structurally so this file compiles without DOM types. */
+  fetch?: (input: never, init?: never) => Promise<unknown>;
 }
 
 export const apiFailure = (message: string, detail: Record<string, unknown> = {}, retryable = false): Failure<'api'> => ({ ok: false, reason: 'api', message, retryable, detail });

@@ -8,10 +8,13 @@
  * a probe that cannot tell (missing tool, error, timeout) lets triage run.
  */
 import { execa } from 'execa';
-import type { Discovery, DiscoveryResult, WorkItem } from '../../core/ports/index.js';
+import type { Discovery, DiscoveryResult } from '../../core/ports/index.js';
 import type { ExecutionPlan, ProbeSpec } from '../../core/plan/execution-plan.js';
 import { interpretProbe, type ProbeOutcome } from '../../core/schedule/interpret-probe.js';
 import { redactSecrets } from '../../core/security/redact-secrets.js';
+import { combineOutcomes } from './combine-outcomes.js';
+
+export { combineOutcomes } from './combine-outcomes.js';
 
 export interface ProbeDiscoveryOptions {
   /** Repository root: the probes' working directory. */
@@ -64,26 +67,4 @@ export class ProbeDiscovery implements Discovery {
     if (result.isMaxBuffer) return { status: 'unknown', note: `${probe.name}: unknown (output over the ${this.options.maxOutputBytes ?? 1024 * 1024}-byte cap)` };
     return { ...outcome, note: redactSecrets(outcome.note) } as ProbeOutcome;
   }
-}
-
-/**
- * Found when any probe found work or could not tell; items from every probe
- * that found some, in probe order, deduplicated by key.
- */
-export function combineOutcomes(outcomes: readonly ProbeOutcome[]): DiscoveryResult {
-  const items: WorkItem[] = [];
-  const keys = new Set<string>();
-  for (const outcome of outcomes) {
-    if (outcome.status !== 'found') continue;
-    for (const item of outcome.items) {
-      if (keys.has(item.key)) continue;
-      keys.add(item.key);
-      items.push(item);
-    }
-  }
-  return {
-    found: outcomes.some((outcome) => outcome.status !== 'empty'),
-    notes: outcomes.map((outcome) => outcome.note),
-    items,
-  };
 }

@@ -2,11 +2,15 @@
  * The StateWriter for files on disk: the state file (STATE.md or
  * `<pattern>-state.md`) and loop-run-log.md under the project root.
  */
+import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
+import { LoopRuntimeError } from '../../core/errors.js';
 import type { StateWriter, TickRecord } from '../../core/ports/index.js';
-import { type RunLogLine, appendRunLogLine, runLogLineFromTick } from '../../core/state/run-log.js';
+import { appendRunLogLine, runLogLineFromTick } from '../../core/state/run-log.js';
 import { updateStateFile } from '../../core/state/state-file.js';
-import { updateFileAtomically } from '../fs/atomic-file.js';
+import { readTextOrNull, updateFileAtomically } from '../fs/atomic-file.js';
+import { checkStateText } from './check-state-text.js';
+import { redactRunLogLine, redactTickRecord } from './redact-tick.js';
 
 export interface FileStateWriterOptions {
   /** Project root; relative file names resolve against it. */
@@ -38,6 +42,8 @@ export class FileStateWriter implements StateWriter {
   readonly specificationVersion = 'state-writer-v1' as const;
   readonly statePath: string;
   readonly runLogPath: string;
+  private readonly stateName: string;
+  private readonly runLogName: string;
   private readonly redact: (text: string) => string;
   private readonly project: string;
   private readonly pruneDays: number;
@@ -45,47 +51,63 @@ export class FileStateWriter implements StateWriter {
   constructor(options: FileStateWriterOptions) {
     this.statePath = resolve(options.root, options.stateFile);
     this.runLogPath = resolve(options.root, options.runLog);
+    this.stateName = options.stateFile;
+    this.runLogName = options.runLog;
     this.redact = options.redact ?? ((text) => text);
     this.project = options.project ?? basename(resolve(options.root));
     this.pruneDays = options.pruneDays ?? 30;
   }
 
-  /** Updates the state file, then appends one run-log line; each write is atomic and locked. */
+  /**
+   * Updates the state file, then appends one run-log line; each write is atomic and locked.
+   * A damaged file (merge conflict, NUL bytes, invalid UTF-8) is refused with `STATE_FAILED`
+   * naming file and line, before anything is written.
+   */
   async recordTick(record: TickRecord): Promise<void> {
-    const safe = redactRecord(record, this.redact);
-    await updateFileAtomically(this.statePath, (old) => updateStateFile(old, { tick: safe }, { project: this.project }));
-    const line = runLogLineFromTick(safe);
-    const redactedLine: RunLogLine = { ...line, pattern: this.redact(line.pattern) };
-    for (const key of ['tick_id', 'level', 'kind'] as const) {
-      const value = line[key];
-      if (value !== undefined) redactedLine[key] = this.redact(value);
-    }
-    await updateFileAtomically(this.runLogPath, (old) =>
-      appendRunLogLine(old, redactedLine, { now: record.finishedAt, pruneDays: this.pruneDays, project: this.project }),
+    const safe = redactTickRecord(record, this.redact);
+    // Checked before the state file changes too, so a damaged run log leaves both files as they were.
+    await this.checked(await readTextOrNull(this.runLogPath), this.runLogPath, this.runLogName);
+    await updateFileAtomically(this.statePath, async (old) =>
+      updateStateFile(await this.checked(old, this.statePath, this.stateName), { tick: safe }, { project: this.project }),
+    );
+    const line = redactRunLogLine(runLogLineFromTick(safe), this.redact);
+    await updateFileAtomically(this.runLogPath, async (old) =>
+      appendRunLogLine(await this.checked(old, this.runLogPath, this.runLogName), line, { now: record.finishedAt, pruneDays: this.pruneDays, project: this.project }),
     );
   }
 
   /** Writes a one-line note into the state file; no run-log line. */
   async note(patternId: string, at: number, line: string): Promise<void> {
     const note = { patternId, at, line: this.redact(line) };
-    await updateFileAtomically(this.statePath, (old) => updateStateFile(old, { note }, { project: this.project }));
+    await updateFileAtomically(this.statePath, async (old) =>
+      updateStateFile(await this.checked(old, this.statePath, this.stateName), { note }, { project: this.project }),
+    );
+  }
+
+  /** The text, after refusing damaged files; invalid UTF-8 is only visible in the bytes. */
+  private async checked(text: string | null, path: string, name: string): Promise<string | null> {
+    checkStateText(text, name);
+    if (text?.includes('\uFFFD')) await checkUtf8(path, name);
+    return text;
   }
 }
 
-function redactRecord(record: TickRecord, redact: (text: string) => string): TickRecord {
-  return {
-    ...record,
-    summary: redact(record.summary),
-    findings: record.findings.map((finding) => ({
-      ...finding,
-      summary: redact(finding.summary),
-      ...(finding.itemKey === undefined ? {} : { itemKey: redact(finding.itemKey) }),
-    })),
-    waiting: record.waiting.map((item) => ({
-      itemKey: redact(item.itemKey),
-      title: redact(item.title),
-      loopAction: redact(item.loopAction),
-      humanDecision: redact(item.humanDecision),
-    })),
-  };
+async function checkUtf8(path: string, name: string): Promise<void> {
+  const bytes = await readFile(path);
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let lineStart = 0;
+  let line = 1;
+  for (let index = 0; index <= bytes.length; index++) {
+    if (index < bytes.length && bytes[index] !== 0x0a) continue;
+    try {
+      decoder.decode(bytes.subarray(lineStart, index));
+    } catch {
+      throw new LoopRuntimeError('STATE_FAILED', `${name}:${line}: the file is not valid UTF-8; rewriting it would replace those bytes and lose them.`, {
+        fix: `save ${name} as UTF-8 (or restore it from git), then run the loop again.`,
+        detail: { file: name, line },
+      });
+    }
+    lineStart = index + 1;
+    line++;
+  }
 }

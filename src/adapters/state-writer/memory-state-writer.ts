@@ -5,10 +5,16 @@
 import type { StateWriter, TickRecord } from '../../core/ports/index.js';
 import { appendRunLogLine, runLogLineFromTick } from '../../core/state/run-log.js';
 import { type StateNote, updateStateFile } from '../../core/state/state-file.js';
+import { checkStateText } from './check-state-text.js';
+import { redactRunLogLine, redactTickRecord } from './redact-tick.js';
 
 export interface MemoryStateWriterOptions {
-  /** The state file's name, for display only (default "STATE.md"). */
+  /** The state file's name, for display and errors (default "STATE.md"). */
   stateFile?: string;
+  /** The run log's name, for errors (default "loop-run-log.md"). */
+  runLog?: string;
+  /** Applied to every piece of text written, as `FileStateWriter` does (default: none). */
+  redact?: (text: string) => string;
   /** Project name used in fresh files. */
   project?: string;
   /** Starting text of the state file (default: none, so a fresh STATE.md is made). */
@@ -31,9 +37,14 @@ type PendingUpdate = { kind: 'tick'; record: TickRecord } | { kind: 'note'; note
 export class MemoryStateWriter implements StateWriter {
   readonly specificationVersion = 'state-writer-v1' as const;
   readonly stateFile: string;
+  readonly runLog: string;
+  /** What was recorded, as given (before redaction). */
   readonly records: TickRecord[] = [];
   readonly notes: StateNote[] = [];
   private readonly project: string | undefined;
+  private readonly redact: ((text: string) => string) | undefined;
+  /** Whether the seeded texts passed `checkStateText` (our own renders always do). */
+  private seedChecked = false;
   private renderedState: string | null;
   private renderedRunLog: string | null;
   /** Updates not yet rendered: the texts are rendered when read, so recording stays O(1) per tick. */
@@ -41,6 +52,8 @@ export class MemoryStateWriter implements StateWriter {
 
   constructor(options: MemoryStateWriterOptions = {}) {
     this.stateFile = options.stateFile ?? 'STATE.md';
+    this.runLog = options.runLog ?? 'loop-run-log.md';
+    this.redact = options.redact;
     this.project = options.project;
     this.renderedState = options.initialState ?? null;
     this.renderedRunLog = options.initialRunLog ?? null;
@@ -58,7 +71,9 @@ export class MemoryStateWriter implements StateWriter {
     return this.renderedRunLog;
   }
 
+  /** Refuses a damaged seed the way the file writer refuses a damaged file (`STATE_FAILED`, name:line). */
   async recordTick(record: TickRecord): Promise<void> {
+    this.checkSeed();
     // A copy, so a caller mutating its record later cannot rewrite history.
     const copy: TickRecord = {
       ...record,
@@ -70,20 +85,32 @@ export class MemoryStateWriter implements StateWriter {
   }
 
   async note(patternId: string, at: number, line: string): Promise<void> {
+    this.checkSeed();
     const note = { patternId, at, line };
     this.notes.push(note);
     this.pending.push({ kind: 'note', note });
   }
 
+  private checkSeed(): void {
+    if (this.seedChecked) return;
+    checkStateText(this.renderedState, this.stateFile);
+    checkStateText(this.renderedRunLog, this.runLog);
+    this.seedChecked = true;
+  }
+
   private render(): void {
     const options = this.project === undefined ? {} : { project: this.project };
     for (const update of this.pending) {
+      const redact = this.redact;
       if (update.kind === 'note') {
-        this.renderedState = updateStateFile(this.renderedState, { note: update.note }, options);
+        const note = redact ? { ...update.note, line: redact(update.note.line) } : update.note;
+        this.renderedState = updateStateFile(this.renderedState, { note }, options);
         continue;
       }
-      this.renderedState = updateStateFile(this.renderedState, { tick: update.record }, options);
-      this.renderedRunLog = appendRunLogLine(this.renderedRunLog, runLogLineFromTick(update.record), { now: update.record.finishedAt, ...options });
+      const record = redact ? redactTickRecord(update.record, redact) : update.record;
+      this.renderedState = updateStateFile(this.renderedState, { tick: record }, options);
+      const line = runLogLineFromTick(record);
+      this.renderedRunLog = appendRunLogLine(this.renderedRunLog, redact ? redactRunLogLine(line, redact) : line, { now: record.finishedAt, ...options });
     }
     this.pending = [];
   }

@@ -3,6 +3,7 @@
  * (memory, file) so they cannot drift: entries are visited newest first,
  * each reservation counts once, an open one at its full amount.
  */
+import { parseTimestamp } from '../time/utc-time.js';
 import type { CloseResult, OpenReservation, ReconcileRequest, SettleUsage, SpendEntry } from '../ports/index.js';
 
 /** One journal entry. `spend` is also what a v1 journal line (no `kind`) means. */
@@ -26,7 +27,7 @@ export const MIDNIGHT_SLACK_MS = 60 * 60_000;
 export function isBeforeDay(entry: JournalEntry, day: string): boolean {
   if (entry.kind !== 'open' && entry.kind !== 'spend') return false;
   if (entry.day >= day) return false;
-  return !Number.isFinite(entry.at) || entry.at < Date.parse(`${day}T00:00:00Z`) - MIDNIGHT_SLACK_MS;
+  return !Number.isFinite(entry.at) || entry.at < parseTimestamp(`${day}T00:00:00Z`) - MIDNIGHT_SLACK_MS;
 }
 
 interface Slot {

@@ -1,3 +1,5 @@
+import { toIsoString } from '../time/utc-time.js';
+
 /** The UTC calendar day (YYYY-MM-DD) of an epoch-millisecond time: budgets roll over at 00:00 UTC. */
 let cachedDayIndex = Number.NaN;
 let cachedDay = '';
@@ -6,7 +8,7 @@ export function utcDay(epochMs: number): string {
   // Called several times per tick: format each day once.
   const dayIndex = Math.floor(epochMs / 86_400_000);
   if (dayIndex !== cachedDayIndex) {
-    cachedDay = new Date(epochMs).toISOString().slice(0, 10);
+    cachedDay = toIsoString(epochMs).slice(0, 10);
     cachedDayIndex = dayIndex;
   }
   return cachedDay;

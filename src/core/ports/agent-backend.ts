@@ -1,3 +1,4 @@
+import type { AbortSignalLike } from './abort-signal.js';
 import type { ExecutionPlan } from '../plan/execution-plan.js';
 import type { CommandEvidence, CommandRunner } from './command-runner.js';
 import type { Usage, Failure } from './usage.js';
@@ -75,7 +76,7 @@ export interface AgentRequestBase {
   maxTokens: number;
   /** The most model turns (tool-use round trips) this call may take; past it the backend stops with `max-turns`. */
   maxTurns: number;
-  signal?: AbortSignal;
+  signal?: AbortSignalLike;
 }
 
 /** Triage: read-only, no workspace; decides whether anything needs doing. */

@@ -1,3 +1,4 @@
+import type { AbortSignalLike } from './abort-signal.js';
 import type { CommandSpec } from '../plan/execution-plan.js';
 import type { Clock } from './clock.js';
 
@@ -10,7 +11,7 @@ export interface CommandRunOptions {
   /** Extra environment (already allowlisted by the caller). */
   env?: Record<string, string>;
   outputLimitBytes?: number;
-  signal?: AbortSignal;
+  signal?: AbortSignalLike;
 }
 
 export interface CommandEvidence {

@@ -13,6 +13,7 @@
  *   never raw library exceptions.
  */
 export * from './clock.js';
+export * from './abort-signal.js';
 export * from './usage.js';
 export * from './agent-backend.js';
 export * from './workspace.js';

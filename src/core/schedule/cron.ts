@@ -10,6 +10,7 @@
  */
 import { Cron } from 'croner';
 import type { CadenceRange } from './decide-due.js';
+import { dateAt } from '../time/utc-time.js';
 
 /** GitHub Actions runs scheduled workflows at most every 5 minutes. */
 export const MIN_CRON_PERIOD_MS = 5 * 60_000;
@@ -92,7 +93,7 @@ export function validateCron(expression: string): string | null {
  */
 export function cronFireTimes(expression: string, fromMs: number, count: number): number[] {
   const cron = new Cron(expression, { paused: true, timezone: 'Etc/UTC' });
-  return cron.nextRuns(count, new Date(fromMs)).map((date) => date.getTime());
+  return cron.nextRuns(count, dateAt(fromMs)).map((date) => date.getTime());
 }
 
 /** The longest gap between consecutive fires over the next `count` fires (for checks and docs). */

@@ -12,6 +12,8 @@
  * - `state-md` (STATE.md): whole-file. Only one side changed → that side;
  *   both → the one whose `Last run:` is later (ties: `prefer`).
  */
+import { parseTimestamp } from '../time/utc-time.js';
+
 export type MergeStrategy = 'jsonl' | 'run-log' | 'attempt-ledger' | 'state-md';
 
 export interface MergeInput {
@@ -60,7 +62,7 @@ export function lineTime(line: string): number | null {
     const value = JSON.parse(trimmed) as Record<string, unknown>;
     if (typeof value.at === 'number') return value.at;
     if (typeof value.run_id === 'string') {
-      const parsed = Date.parse(value.run_id);
+      const parsed = parseTimestamp(value.run_id);
       if (!Number.isNaN(parsed)) return parsed;
     }
     if (typeof value.startedAt === 'number') return value.startedAt;
@@ -178,6 +180,6 @@ function mergeWholeFile({ base, local, remote, prefer = 'local' }: MergeInput): 
 export function lastRunOf(text: string | null): number | null {
   const match = /^Last run:\s*(\S+)/m.exec(text ?? '');
   if (!match) return null;
-  const parsed = Date.parse(match[1]!);
+  const parsed = parseTimestamp(match[1]!);
   return Number.isNaN(parsed) ? null : parsed;
 }

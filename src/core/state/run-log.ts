@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { TickRecord } from '../ports/index.js';
 import { isoSecond } from './state-blocks.js';
+import { parseTimestamp } from '../time/utc-time.js';
 
 export const RUN_LOG_MARKER = '<!-- Loop appends below this line -->';
 
@@ -153,7 +154,7 @@ export function appendRunLogLine(text: string | null, line: RunLogLine, options:
     if (index <= markerIndex) return true;
     const entry = parseRunLogLine(candidate);
     if (!entry) return true;
-    const at = Date.parse(entry.run_id);
+    const at = parseTimestamp(entry.run_id);
     return Number.isNaN(at) || at >= cutoff;
   });
   // split() leaves one empty string after a final newline; drop it, then end with exactly our line.

@@ -4,6 +4,7 @@
  */
 import type { Finding, TickRecord } from '../ports/index.js';
 import { sanitizeInline } from './markdown-lines.js';
+import { parseTimestamp, toIsoString } from '../time/utc-time.js';
 
 export type OwnedBlockKind = 'waiting' | 'watch' | 'note';
 
@@ -104,12 +105,12 @@ export function renderNote(patternId: string, at: number, line: string): string 
 export function noteTime(contentLines: readonly string[]): number | null {
   for (const line of contentLines) {
     const match = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/.exec(line);
-    if (match) return Date.parse(match[0]);
+    if (match) return parseTimestamp(match[0]);
   }
   return null;
 }
 
 /** ISO-8601 UTC at second precision: `2026-09-15T08:00:39Z`. */
 export function isoSecond(epochMs: number): string {
-  return new Date(Math.floor(epochMs / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  return toIsoString(Math.floor(epochMs / 1000) * 1000).replace('.000Z', 'Z');
 }

@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import { LoopRuntimeError } from '../errors.js';
+import { parseTimestamp } from '../time/utc-time.js';
 
 export const DeliveryEntrySchema = z.looseObject({
   key: z.string().min(1),
@@ -114,13 +115,13 @@ export function sameReservation(current: DeliveryEntry | undefined, seen: Delive
  */
 export function existingDeliveryState(entry: DeliveryEntry, now: number, pendingTimeoutMs: number): 'delivered' | 'in-progress' | 'reconcile' {
   if (entry.kind !== 'pending') return 'delivered';
-  return now - Date.parse(entry.at) >= pendingTimeoutMs ? 'reconcile' : 'in-progress';
+  return now - parseTimestamp(entry.at) >= pendingTimeoutMs ? 'reconcile' : 'in-progress';
 }
 
 /** The `in-progress` failure message for a fresh pending record. */
 export function inProgressMessage(entry: DeliveryEntry, now: number, pendingTimeoutMs: number): string {
   const minutes = (ms: number) => `${Math.max(0, Math.round(ms / 60_000))} min`;
-  return `Another delivery of ${entry.key} (branch ${entry.branch}) started ${minutes(now - Date.parse(entry.at))} ago and has not finished; it may still be pushing, so nothing was pushed or opened for this tick. To fix: nothing — once the record is older than the lease timeout (${minutes(pendingTimeoutMs)}) the next delivery checks the remote and finishes or retries it.`;
+  return `Another delivery of ${entry.key} (branch ${entry.branch}) started ${minutes(now - parseTimestamp(entry.at))} ago and has not finished; it may still be pushing, so nothing was pushed or opened for this tick. To fix: nothing — once the record is older than the lease timeout (${minutes(pendingTimeoutMs)}) the next delivery checks the remote and finishes or retries it.`;
 }
 
 export interface PullRequestCaps {
@@ -145,7 +146,7 @@ export function pullRequestCapReason(ledger: DeliveryLedger, patternId: string, 
   }
   const hourAgo = now - 3_600_000;
   const lastHour = ledger.deliveries.filter(
-    (entry) => entry.pattern === patternId && (entry.kind === 'pull-request' || entry.kind === 'merged' || entry.kind === 'pending') && Date.parse(entry.at) > hourAgo,
+    (entry) => entry.pattern === patternId && (entry.kind === 'pull-request' || entry.kind === 'merged' || entry.kind === 'pending') && parseTimestamp(entry.at) > hourAgo,
   ).length;
   if (lastHour >= caps.maxPullRequestsPerHour) {
     return `${patternId} opened ${lastHour} loop pull request(s) in the last hour (cap ${caps.maxPullRequestsPerHour}).`;
@@ -155,7 +156,7 @@ export function pullRequestCapReason(ledger: DeliveryLedger, patternId: string, 
 
 /** Pull requests this ledger believes are open for a pattern (fallback when GitHub cannot be asked). */
 export function recordedPullRequests(ledger: DeliveryLedger, patternId: string, since: number): number {
-  return ledger.deliveries.filter((entry) => entry.pattern === patternId && entry.kind === 'pull-request' && Date.parse(entry.at) > since).length;
+  return ledger.deliveries.filter((entry) => entry.pattern === patternId && entry.kind === 'pull-request' && parseTimestamp(entry.at) > since).length;
 }
 
 /** `owner/repo` from a GitHub remote URL (https, ssh or scp-like), or null. */

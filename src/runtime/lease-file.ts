@@ -1,0 +1,58 @@
+/** File primitives for leases: whole-file exclusive creation, record parsing, liveness. */
+import { randomUUID } from 'node:crypto';
+import { link, open, unlink, utimes } from 'node:fs/promises';
+import type { LeaseRecord } from './lease.js';
+
+/**
+ * Creates `path` with `content` only if it does not exist, all or nothing:
+ * the content is written, fsynced and stamped with `at` (the lease clock) in
+ * a temporary file first, then hard-linked into place, which fails if the path
+ * exists. A reader never sees the lease empty or half written.
+ */
+export async function createExclusive(path: string, content: string, at: number): Promise<boolean> {
+  const temporary = `${path}.${randomUUID()}.tmp`;
+  const handle = await open(temporary, 'wx');
+  try {
+    try {
+      await handle.writeFile(content, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    const stamp = new Date(at);
+    await utimes(temporary, stamp, stamp);
+    await link(temporary, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    await unlink(temporary).catch(() => undefined);
+  }
+}
+
+/** A lease file's record, or null when it is not one (torn, foreign, empty). */
+export function parseRecord(text: string, defaultStaleMs: number): LeaseRecord | null {
+  try {
+    const value = JSON.parse(text) as Partial<LeaseRecord>;
+    if (typeof value.pid !== 'number' || typeof value.host !== 'string' || typeof value.token !== 'string' || typeof value.startedAt !== 'number') return null;
+    return { staleMs: defaultStaleMs, kind: 'loop', name: '', loop: '', ...value } as LeaseRecord;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a pid on this host is alive (EPERM: alive, not ours). */
+export function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A loop id as a file name. */
+export function safeName(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]/g, '_');
+}
