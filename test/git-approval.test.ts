@@ -20,6 +20,8 @@ loop-runtime:
   backend: mock
   backendOptions:
     targetPath: .env
+  verify:
+    - "true"
   delivery:
     mode: ${delivery}
 ---

@@ -43,7 +43,7 @@ describe('LoopEngine ports', () => {
 
   it('refuses a backend for another version, and checks optional ports when given', () => {
     const backend = Object.assign(new MockBackend(), { specificationVersion: String('agent-backend-v0') });
-    expect(() => new LoopEngine(plan, { ...createMemoryPorts({ plan }), backend })).toThrow(/needs "agent-backend-v1"/);
+    expect(() => new LoopEngine(plan, { ...createMemoryPorts({ plan }), backend })).toThrow(/needs "agent-backend-v2"/);
     const delivery: NonNullable<EnginePorts['delivery']> = { specificationVersion: 'delivery-v1', deliver: async () => ({ ok: false, reason: 'api', message: 'unused', retryable: false }) };
     Object.assign(delivery, { specificationVersion: 'delivery-v0' });
     expect(() => new LoopEngine(plan, { ...createMemoryPorts({ plan }), delivery })).toThrow(/the delivery port implements "delivery-v0"/);
