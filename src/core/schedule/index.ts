@@ -14,3 +14,5 @@ export { crontabLine, onCalendarFor, systemdUnits } from '../../ci/server-schedu
 export type { ServerScheduleOptions } from '../../ci/server-schedule.js';
 export { escapeData, renderCiSummary } from '../../ci/ci-summary.js';
 export type { CiSummary } from '../../ci/ci-summary.js';
+export { BACKEND_REQUIREMENTS } from '../../ci/workflow-install.js';
+export type { BackendRequirement, WorkflowInstall } from '../../ci/workflow-install.js';
