@@ -120,7 +120,7 @@ async function ciInit({ options, io }: CommandContext): Promise<CommandOutput> {
   const crontab = crontabLine(server);
   const systemd = systemdUnits(server);
   const schedules = plans.map((plan) => ({ loop: plan.pattern.id, cadence: plan.cadence.text, cron: cron ?? cronForCadence(plan.cadence, plan.pattern.id) }));
-  const json = { path: WORKFLOW_PATH, schedules, stateBranch, workflow, crontab, systemd };
+  const json = { path: WORKFLOW_PATH, schedules, stateBranch, install, workflow, crontab, systemd };
 
   if (options.printCron) return { exitCode: ExitCode.ok, json: { crontab }, text: crontab };
   if (options.printSystemd) return { exitCode: ExitCode.ok, json: { systemd }, text: `${systemd.service}\n${systemd.timer}` };
