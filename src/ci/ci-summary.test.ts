@@ -49,6 +49,8 @@ describe('renderCiSummary', () => {
     }
     expect(renderCiSummary({ error: { code: 'LEASE_HELD', message: 'busy' } }, { exitCode: 4 })).toMatchObject({ exitCode: 0, annotations: ['::warning title=loop-runtime LEASE_HELD::busy'] });
     expect(renderCiSummary(due([{ id: 'x', action: 'lease-held', exitCode: 4, message: 'busy' }], 4), { exitCode: 4 }).exitCode).toBe(0);
+    // An error whose code is a notice (a thrown PAUSED) agrees with the CLI's exit code.
+    expect(renderCiSummary(due([{ id: 'x', action: 'error', exitCode: 2, message: 'paused' }], 2), { exitCode: 2 })).toMatchObject({ exitCode: 0, annotations: ['::warning title=loop-runtime x::paused'] });
   });
 
   it('fails the job when a loop could not run: backend missing or logged out, circuit open, an unknown halt reason, no sandbox', () => {

@@ -105,7 +105,11 @@ function describe(tick: TickLike): string {
 /** What one row means for the job: its exit code and annotation level. */
 function classify(row: Row): { code: number; level: Level } {
   if (row.action === 'lease-held') return { code: ExitCode.leaseHeld, level: 'warning' };
-  if (row.action === 'error') return { code: isFailingExitCode(row.exitCode) ? row.exitCode : ExitCode.tickFailed, level: 'error' };
+  if (row.action === 'error') {
+    // The code of the error that stopped the tick (exitCodeFor); an error reported with 0 is still a failure.
+    const code = row.exitCode === ExitCode.ok ? ExitCode.tickFailed : row.exitCode;
+    return { code, level: isFailingExitCode(code) ? 'error' : 'warning' };
+  }
   const tick = row.tick;
   if (!tick) return { code: isFailingExitCode(row.exitCode) ? row.exitCode : ExitCode.ok, level: isFailingExitCode(row.exitCode) ? 'error' : null };
   switch (tick.kind) {
