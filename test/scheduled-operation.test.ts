@@ -151,17 +151,22 @@ describe('run --due and ci init', () => {
 
   it('ci init writes a valid workflow, refuses to overwrite it without --force, and prints server schedules', async () => {
     const dir = await repo({ 'ci-sweeper': '' });
-    const written = await runMain(dir, ['ci', 'init']);
+    // No package.json naming loop-runtime and no --package: nothing the workflow could install (exit 3, with the fix).
+    const unpinned = await runMain(dir, ['ci', 'init']);
+    expect(unpinned.code).toBe(3);
+    expect(unpinned.stderr).toContain('--package');
+    const pinned = ['--package', 'github:example/loop-runtime#0123456789abcdef0123456789abcdef01234567'];
+    const written = await runMain(dir, ['ci', 'init', ...pinned]);
     expect(written.code).toBe(0);
     const workflow = parse(await readFile(join(dir, '.github', 'workflows', 'loop-runtime.yml'), 'utf8')) as { jobs: Record<string, unknown> };
     expect(Object.keys(workflow.jobs)).toEqual(['ci-sweeper']);
-    const again = await runMain(dir, ['ci', 'init']);
+    const again = await runMain(dir, ['ci', 'init', ...pinned]);
     expect(again.code).toBe(3);
     expect(again.stderr).toContain('already exists');
-    expect((await runMain(dir, ['ci', 'init', '--force'])).code).toBe(0);
-    const cron = await runMain(dir, ['ci', 'init', '--print-cron']);
-    expect(cron.stdout).toMatch(/^\S+ \* \* \* \* cd .+ && CI=true npx --yes loop-runtime@\S+ run --due >> \.loop-runtime\/cron\.log 2>&1\n$/);
-    const dry = await runMain(dir, ['ci', 'init', '--dry-run']);
+    expect((await runMain(dir, ['ci', 'init', '--force', ...pinned])).code).toBe(0);
+    const cron = await runMain(dir, ['ci', 'init', '--print-cron', ...pinned]);
+    expect(cron.stdout).toMatch(/^\S+ \* \* \* \* cd .+ && mkdir -p \.loop-runtime && \{ CI=true npx --yes --package=github:example\/loop-runtime#0123456789abcdef0123456789abcdef01234567 loop-runtime run --due >> \.loop-runtime\/cron\.log 2>&1; .*\n$/);
+    const dry = await runMain(dir, ['ci', 'init', '--dry-run', ...pinned]);
     expect(dry.stdout).toContain('[Timer]');
     expect(dry.stdout).toContain('concurrency:');
   });

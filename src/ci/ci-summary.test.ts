@@ -1,44 +1,86 @@
 import { describe, expect, it } from 'vitest';
+import { ExitCode } from '../core/errors.js';
 import { escapeData, renderCiSummary } from './ci-summary.js';
 
 const tick = (kind: string, extra: object = {}) => ({ kind, tickId: 't1', patternId: 'ci-sweeper', tokens: 1200, ...extra });
+const due = (decisions: object[], exitCode = 0) => ({ mode: 'due', exitCode, decisions });
+const ticked = (id: string, tickResult: object, exitCode = 0) => ({ id, action: 'ticked', exitCode, tick: tickResult });
 
 describe('renderCiSummary', () => {
   it('renders a --due run as a table with an annotation per failure, escalation and skipped tick', () => {
-    const summary = renderCiSummary({
-      mode: 'due',
-      exitCode: 1,
-      decisions: [
-        { id: 'ci-sweeper', action: 'ticked', exitCode: 1, tick: tick('failed', { phase: 'triage', message: 'backend timed out\nafter 60s' }) },
-        { id: 'pr-babysitter', action: 'ticked', exitCode: 0, tick: tick('escalated', { item: { key: 'pr#4' }, reason: 'gate: auth path' }) },
-        { id: 'daily-triage', action: 'not-due', exitCode: 0, detail: 'next tick in 2h' },
-        { id: 'issue-triage', action: 'lease-held', exitCode: 4, message: 'A tick of issue-triage is already running' },
-        { id: 'changelog-drafter', action: 'ticked', exitCode: 0, tick: tick('noop', { summary: 'Probes found nothing: commits-since-last-tag: nothing.', tokens: 0 }) },
-      ],
-    });
+    const summary = renderCiSummary(
+      due(
+        [
+          ticked('ci-sweeper', tick('failed', { phase: 'triage', message: 'backend timed out\nafter 60s' }), 1),
+          ticked('pr-babysitter', tick('escalated', { item: { key: 'pr#4' }, reason: 'gate: auth path' })),
+          { id: 'daily-triage', action: 'not-due', exitCode: 0, detail: 'next tick in 2h' },
+          { id: 'issue-triage', action: 'lease-held', exitCode: 4, message: 'A tick of issue-triage is already running' },
+          ticked('changelog-drafter', tick('noop', { summary: 'Probes found nothing: commits-since-last-tag: nothing.', tokens: 0 })),
+        ],
+        1,
+      ),
+    );
     expect(summary.annotations).toEqual([
       '::error title=loop-runtime ci-sweeper::failed in triage: backend timed out%0Aafter 60s',
       '::warning title=loop-runtime pr-babysitter::escalated pr#4: gate: auth path',
-      '::notice title=loop-runtime issue-triage::skipped: A tick of issue-triage is already running',
+      '::warning title=loop-runtime issue-triage::skipped: A tick of issue-triage is already running',
     ]);
-    expect(summary.markdown).toContain('| ci-sweeper | failed | 1200 | failed in triage: backend timed out after 60s |');
+    expect(summary.markdown).toContain('| ci-sweeper | ✗ failed | 1200 | failed in triage: backend timed out after 60s |');
     expect(summary.markdown).toContain('| daily-triage | not-due | 0 | next tick in 2h |');
+    expect(summary.markdown).toContain('| issue-triage | ⚠ lease-held | 0 | skipped: A tick of issue-triage is already running |');
     expect(summary.markdown).toContain('Tokens this run: 2,400.');
+    expect(summary.markdown).toContain('**Result: failed (exit 1)**');
     expect(summary.exitCode).toBe(1);
   });
 
-  it('renders a single run <id> --json and lets halts pass the job with a warning', () => {
-    const summary = renderCiSummary({ pattern: { id: 'ci-sweeper' }, exitCode: 2, ticks: [tick('halted', { reason: 'budget-exhausted', message: 'Daily token cap reached' })] });
-    expect(summary.annotations).toEqual(['::warning title=loop-runtime ci-sweeper::halted: Daily token cap reached']);
-    expect(summary.exitCode).toBe(0);
+  it('passes the job with a warning and a summary line for a budget halt, an L0 halt, a pause and a held lease', () => {
+    const cases = [
+      tick('halted', { reason: 'budget-exhausted', message: 'Daily token cap reached' }),
+      tick('halted', { reason: 'level-l0', message: 'L0: nothing runs' }),
+      tick('paused', { source: 'file loop-pause-all' }),
+    ];
+    for (const halted of cases) {
+      const summary = renderCiSummary({ pattern: { id: 'ci-sweeper' }, exitCode: 2, ticks: [halted] }, { exitCode: 2 });
+      expect(summary.exitCode).toBe(0);
+      expect(summary.annotations).toHaveLength(1);
+      expect(summary.annotations[0]).toMatch(/^::warning title=loop-runtime ci-sweeper::(halted|paused)/);
+      expect(summary.markdown).toContain('**Result: ok, with notices**');
+      expect(summary.markdown).toMatch(/\| ci-sweeper \| ⚠ (halted|paused) \|/);
+    }
+    expect(renderCiSummary({ error: { code: 'LEASE_HELD', message: 'busy' } }, { exitCode: 4 })).toMatchObject({ exitCode: 0, annotations: ['::warning title=loop-runtime LEASE_HELD::busy'] });
+    expect(renderCiSummary(due([{ id: 'x', action: 'lease-held', exitCode: 4, message: 'busy' }], 4), { exitCode: 4 }).exitCode).toBe(0);
+    // An error whose code is a notice (a thrown PAUSED) agrees with the CLI's exit code.
+    expect(renderCiSummary(due([{ id: 'x', action: 'error', exitCode: 2, message: 'paused' }], 2), { exitCode: 2 })).toMatchObject({ exitCode: 0, annotations: ['::warning title=loop-runtime x::paused'] });
   });
 
-  it('turns errors, config problems and missing output into annotations and failing codes', () => {
-    expect(renderCiSummary({ error: { code: 'LEASE_HELD', message: 'busy' } })).toMatchObject({ exitCode: 0, annotations: ['::notice title=loop-runtime LEASE_HELD::busy'] });
+  it('fails the job when a loop could not run: backend missing or logged out, circuit open, an unknown halt reason, no sandbox', () => {
+    const missing = renderCiSummary(due([ticked('deps', tick('halted', { reason: 'backend-stopped', message: 'The Claude Code CLI "claude" was not found.' }), 5)], 5), { exitCode: 5 });
+    expect(missing.exitCode).toBe(ExitCode.needsHuman);
+    expect(missing.annotations).toEqual(['::error title=loop-runtime deps::could not run (backend-stopped): The Claude Code CLI "claude" was not found.']);
+    expect(missing.markdown).toContain('**Result: failed (exit 5)**');
+    // An older CLI exited 2 for every halt: the tick's JSON still decides.
+    expect(renderCiSummary(due([ticked('deps', tick('halted', { reason: 'circuit-open', message: 'open' }), 2)], 2), { exitCode: 2 }).exitCode).toBe(5);
+    expect(renderCiSummary({ pattern: { id: 'x' }, ticks: [tick('halted', { reason: 'some-new-reason', message: '?' })] }).exitCode).toBe(5);
+    expect(renderCiSummary(due([{ id: 'x', action: 'error', exitCode: 5, message: 'Cannot run commands without a sandbox' }], 5)).exitCode).toBe(5);
+    expect(renderCiSummary(due([{ id: 'x', action: 'error', exitCode: 0, message: 'boom' }])).exitCode).toBe(1);
+    expect(renderCiSummary({ error: { code: 'SANDBOX_UNAVAILABLE', message: 'no bwrap' } }, { exitCode: 5 })).toMatchObject({ exitCode: 5, annotations: ['::error title=loop-runtime SANDBOX_UNAVAILABLE::no bwrap'] });
+    expect(renderCiSummary({ error: { code: 'BACKEND_NOT_FOUND', message: 'no openai' } }).exitCode).toBe(3);
+  });
+
+  it('fails on a failing exit code even when the JSON looks fine, and on no JSON at all', () => {
+    const quiet = due([ticked('x', tick('noop', { summary: 'nothing' }))]);
+    expect(renderCiSummary(quiet, { exitCode: 0 }).exitCode).toBe(0);
+    expect(renderCiSummary(quiet, { exitCode: 5 }).exitCode).toBe(5);
+    expect(renderCiSummary(quiet, { exitCode: 139 }).exitCode).toBe(139);
     expect(renderCiSummary({ error: { code: 'INTERNAL', message: 'boom' } }, { exitCode: 1 }).exitCode).toBe(1);
+    expect(renderCiSummary(null)).toMatchObject({ exitCode: 1 });
+    expect(renderCiSummary(null, { exitCode: 2 })).toMatchObject({ exitCode: 1 });
+    expect(renderCiSummary(null, { exitCode: 5 })).toMatchObject({ exitCode: 5 });
+  });
+
+  it('turns config problems into file annotations and exit 3', () => {
     const config = renderCiSummary({ ok: false, issues: [{ file: 'LOOP.md', line: 3, column: 5, message: 'bad level', fix: 'use L2' }] });
     expect(config).toMatchObject({ exitCode: 3, annotations: ['::error file=LOOP.md,line=3,col=5,title=loop-runtime config::bad level To fix: use L2'] });
-    expect(renderCiSummary(null)).toMatchObject({ exitCode: 1 });
   });
 
   it('escapes workflow-command data', () => {

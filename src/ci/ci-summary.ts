@@ -1,14 +1,27 @@
 /**
  * Turns `loop-runtime run … --json` output into a GitHub job summary
- * (markdown for `$GITHUB_STEP_SUMMARY`) and workflow-command annotations
- * (`::error::` for failures, `::warning::` for escalations and halts,
- * `::notice::` for skipped ticks), plus the exit code the job should end
- * with. Pure: JSON in, text out.
+ * (markdown for `$GITHUB_STEP_SUMMARY`) and workflow-command annotations,
+ * plus the exit code the job should end with. Pure: JSON in, text out.
+ *
+ * The rule (the same one the systemd unit and the cron wrapper apply to the
+ * process exit code, see `isFailingExitCode`):
+ * - the job **fails** (`::error`) when a loop could not run or failed: a
+ *   failed tick (1), a config error (3), a halt a human must clear — backend
+ *   missing, logged out or out of quota, circuit breaker open (5) — no
+ *   sandbox (5), an internal error, or no JSON at all;
+ * - it **passes with a `::warning`** and a row in the summary for outcomes
+ *   that are the loop working as configured: budget exhausted, L0, kill
+ *   switch (2), another tick holding the lease (4), an escalation;
+ * - it passes quietly otherwise.
+ * The tick's JSON decides, not only its exit code: an older CLI that exits 2
+ * for a stopped backend still fails the job.
  */
+import { ExitCode, exitCodeForErrorCode, exitCodeForHalt, isFailingExitCode, mostSeriousExitCode } from '../core/errors.js';
+
 export interface CiSummary {
   markdown: string;
   annotations: string[];
-  /** 0 for ok, halted (2) and lease held (4) — expected outcomes; the tick's code otherwise. */
+  /** 0 when nothing failed (notices included); otherwise the most serious failing code (1, 3, 5). */
   exitCode: number;
 }
 
@@ -26,7 +39,6 @@ interface TickLike {
   commit?: { sha?: string; branch?: string };
   delivery?: { kind?: string; url?: string } | null;
   phase?: string;
-  budget?: { spentToday?: number; dailyTokenCap?: number };
 }
 
 interface Row {
@@ -36,6 +48,8 @@ interface Row {
   detail: string;
   exitCode: number;
 }
+
+type Level = 'error' | 'warning' | null;
 
 /** Escapes a workflow-command message (GitHub's rules: %, CR, LF). */
 export function escapeData(text: string): string {
@@ -57,12 +71,12 @@ function rowsOf(output: Record<string, unknown>): Row[] {
       action: String(decision.action ?? '?'),
       tick: (decision.tick as TickLike | undefined) ?? null,
       detail: String(decision.message ?? decision.detail ?? ''),
-      exitCode: typeof decision.exitCode === 'number' ? decision.exitCode : 0,
+      exitCode: typeof decision.exitCode === 'number' ? decision.exitCode : ExitCode.ok,
     }));
   }
   if (Array.isArray(output.ticks)) {
     const pattern = (output.pattern as { id?: string } | undefined)?.id ?? '?';
-    return (output.ticks as TickLike[]).map((tick) => ({ loop: pattern, action: 'ticked', tick, detail: '', exitCode: tick.kind === 'failed' ? 1 : 0 }));
+    return (output.ticks as TickLike[]).map((tick) => ({ loop: pattern, action: 'ticked', tick, detail: '', exitCode: ExitCode.ok }));
   }
   return [];
 }
@@ -78,7 +92,9 @@ function describe(tick: TickLike): string {
     case 'failed':
       return `failed in ${tick.phase ?? '?'}: ${tick.message ?? ''}`;
     case 'halted':
-      return `halted: ${tick.message ?? tick.reason ?? ''}`;
+      return exitCodeForHalt(tick.reason ?? '') === ExitCode.needsHuman
+        ? `could not run (${tick.reason ?? 'halted'}): ${tick.message ?? ''}`
+        : `halted (${tick.reason ?? '?'}): ${tick.message ?? ''}`;
     case 'paused':
       return `paused by ${tick.source ?? 'kill switch'}`;
     default:
@@ -86,48 +102,92 @@ function describe(tick: TickLike): string {
   }
 }
 
+/** What one row means for the job: its exit code and annotation level. */
+function classify(row: Row): { code: number; level: Level } {
+  if (row.action === 'lease-held') return { code: ExitCode.leaseHeld, level: 'warning' };
+  if (row.action === 'error') {
+    // The code of the error that stopped the tick (exitCodeFor); an error reported with 0 is still a failure.
+    const code = row.exitCode === ExitCode.ok ? ExitCode.tickFailed : row.exitCode;
+    return { code, level: isFailingExitCode(code) ? 'error' : 'warning' };
+  }
+  const tick = row.tick;
+  if (!tick) return { code: isFailingExitCode(row.exitCode) ? row.exitCode : ExitCode.ok, level: isFailingExitCode(row.exitCode) ? 'error' : null };
+  switch (tick.kind) {
+    case 'failed':
+      return { code: ExitCode.tickFailed, level: 'error' };
+    case 'halted': {
+      const code = exitCodeForHalt(tick.reason ?? '');
+      return { code, level: isFailingExitCode(code) ? 'error' : 'warning' };
+    }
+    case 'paused':
+      return { code: ExitCode.halted, level: 'warning' };
+    case 'escalated':
+      return { code: ExitCode.ok, level: 'warning' };
+    default:
+      return { code: ExitCode.ok, level: null };
+  }
+}
+
+function verdict(code: number, notices: number): string {
+  if (isFailingExitCode(code)) return `**Result: failed (exit ${code})** — a loop could not run or its tick failed; a human must look. See the rows and annotations.`;
+  if (notices > 0) return '**Result: ok, with notices** — halted on purpose, paused, escalated or skipped (budget, L0, kill switch, lease); not a failure.';
+  return '**Result: ok**';
+}
+
+function jobCode(derived: number, given: number | undefined): number {
+  const code = mostSeriousExitCode(given === undefined ? [derived] : [derived, given]);
+  return isFailingExitCode(code) ? code : ExitCode.ok;
+}
+
 /**
  * @example
  * ```ts
- * const summary = renderCiSummary(JSON.parse(text), { exitCode: 1 });
- * summary.annotations[0]; // → "::error title=loop-runtime ci-sweeper::failed in triage: …"
+ * const summary = renderCiSummary(JSON.parse(text), { exitCode: 5 });
+ * summary.annotations[0]; // → "::error title=loop-runtime ci-sweeper::could not run (backend-stopped): …"
+ * summary.exitCode;       // → 5
  * ```
  */
 export function renderCiSummary(output: unknown, options: { exitCode?: number } = {}): CiSummary {
   const annotations: string[] = [];
+  const given = options.exitCode;
   if (typeof output !== 'object' || output === null) {
     annotations.push('::error title=loop-runtime::no JSON output from the tick (see the step log)');
-    return { markdown: '### loop-runtime\n\nThe tick produced no JSON output; see the step log.\n', annotations, exitCode: options.exitCode || 1 };
+    const code = given !== undefined && isFailingExitCode(given) ? given : ExitCode.tickFailed;
+    return { markdown: `### loop-runtime\n\n${verdict(code, 0)}\n\nThe tick produced no JSON output; see the step log.\n`, annotations, exitCode: code };
   }
   const record = output as Record<string, unknown>;
   const error = record.error as { code?: string; message?: string } | undefined;
   if (error) {
-    const held = error.code === 'LEASE_HELD';
-    annotations.push(`::${held ? 'notice' : 'error'} title=${escapeProperty(`loop-runtime ${error.code ?? 'error'}`)}::${escapeData(error.message ?? '')}`);
-    return { markdown: `### loop-runtime\n\n**${error.code ?? 'error'}**: ${cell(error.message ?? '')}\n`, annotations, exitCode: held ? 0 : (options.exitCode ?? 1) || 1 };
+    const code = exitCodeForErrorCode(error.code ?? 'INTERNAL');
+    const final = jobCode(code, given);
+    annotations.push(`::${isFailingExitCode(code) ? 'error' : 'warning'} title=${escapeProperty(`loop-runtime ${error.code ?? 'error'}`)}::${escapeData(error.message ?? '')}`);
+    return { markdown: `### loop-runtime\n\n${verdict(final, 1)}\n\n**${error.code ?? 'error'}**: ${cell(error.message ?? '')}\n`, annotations, exitCode: final };
   }
   if (Array.isArray(record.issues)) {
     const issues = record.issues as Array<{ file?: string; line?: number; column?: number; message?: string; fix?: string }>;
     for (const issue of issues) {
       annotations.push(`::error file=${escapeProperty(issue.file ?? '')},line=${issue.line ?? 0},col=${issue.column ?? 0},title=loop-runtime config::${escapeData(`${issue.message ?? ''} To fix: ${issue.fix ?? ''}`)}`);
     }
-    return { markdown: `### loop-runtime\n\nConfiguration problems: ${issues.length}. See the annotations.\n`, annotations, exitCode: 3 };
+    return { markdown: `### loop-runtime\n\n${verdict(ExitCode.configError, 0)}\n\nConfiguration problems: ${issues.length}. See the annotations.\n`, annotations, exitCode: ExitCode.configError };
   }
   const rows = rowsOf(record);
-  const lines = ['### loop-runtime', '', '| loop | outcome | tokens | detail |', '|---|---|---|---|'];
+  const table = ['| loop | outcome | tokens | detail |', '|---|---|---|---|'];
+  const codes: number[] = [];
+  let notices = 0;
   for (const row of rows) {
     const tick = row.tick;
-    const title = `title=${escapeProperty(`loop-runtime ${row.loop}`)}`;
     const outcome = tick ? (tick.kind ?? row.action) : row.action;
-    const detail = tick ? describe(tick) : row.detail;
-    lines.push(`| ${cell(row.loop)} | ${cell(outcome)} | ${tick?.tokens ?? 0} | ${cell(detail)} |`);
-    if (row.action === 'lease-held') annotations.push(`::notice ${title}::${escapeData(`skipped: ${row.detail}`)}`);
-    else if (row.action === 'error' || tick?.kind === 'failed') annotations.push(`::error ${title}::${escapeData(detail)}`);
-    else if (tick && ['escalated', 'halted', 'paused'].includes(tick.kind ?? '')) annotations.push(`::warning ${title}::${escapeData(detail)}`);
+    const detail = tick ? describe(tick) : row.action === 'lease-held' ? `skipped: ${row.detail}` : row.detail;
+    const { code, level } = classify(row);
+    codes.push(code);
+    if (level === 'warning') notices += 1;
+    table.push(`| ${cell(row.loop)} | ${level === 'error' ? '✗ ' : level === 'warning' ? '⚠ ' : ''}${cell(outcome)} | ${tick?.tokens ?? 0} | ${cell(detail)} |`);
+    if (level) annotations.push(`::${level} title=${escapeProperty(`loop-runtime ${row.loop}`)}::${escapeData(detail)}`);
   }
-  if (rows.length === 0) lines.push('| — | nothing configured | 0 | |');
+  if (rows.length === 0) table.push('| — | nothing configured | 0 | |');
+  const recorded = typeof record.exitCode === 'number' ? record.exitCode : undefined;
+  const final = jobCode(mostSeriousExitCode(recorded === undefined ? codes : [...codes, recorded]), given);
   const spent = rows.reduce((total, row) => total + (row.tick?.tokens ?? 0), 0);
-  lines.push('', `Tokens this run: ${spent.toLocaleString('en-US')}.`, '');
-  const code = options.exitCode ?? (typeof record.exitCode === 'number' ? record.exitCode : 0);
-  return { markdown: lines.join('\n'), annotations, exitCode: code === 2 || code === 4 ? 0 : code };
+  const markdown = ['### loop-runtime', '', verdict(final, notices), '', ...table, '', `Tokens this run: ${spent.toLocaleString('en-US')}.`, ''].join('\n');
+  return { markdown, annotations, exitCode: final };
 }

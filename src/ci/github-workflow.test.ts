@@ -3,14 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { DEFAULT_PROBES } from '../core/schedule/default-probes.js';
 import { githubWorkflow, permissionsFor, type WorkflowLoop } from './github-workflow.js';
-import { crontabLine, onCalendarFor, systemdUnits } from './server-schedule.js';
 
 const MINUTE = 60_000;
 const probeCommands = (id: string) => (DEFAULT_PROBES[id] ?? []).map((probe) => probe.command);
 const LOOPS: WorkflowLoop[] = [
-  { id: 'ci-sweeper', cadence: { text: '5m-15m', minIntervalMs: 5 * MINUTE, maxIntervalMs: 15 * MINUTE }, backend: 'claude-code', delivery: 'pull-request', timeoutMs: 30 * MINUTE, probeCommands: probeCommands('ci-sweeper') },
-  { id: 'daily-triage', cadence: { text: '1d-2h', minIntervalMs: 120 * MINUTE, maxIntervalMs: 1440 * MINUTE }, backend: 'openai', delivery: 'local', timeoutMs: 20 * MINUTE, probeCommands: [] },
-  { id: 'dependency-sweeper', cadence: { text: '6h-1d', minIntervalMs: 360 * MINUTE, maxIntervalMs: 1440 * MINUTE }, backend: 'ollama', delivery: 'push', timeoutMs: 20 * MINUTE, probeCommands: probeCommands('dependency-sweeper') },
+  { id: 'ci-sweeper', cadence: { text: '5m-15m', minIntervalMs: 5 * MINUTE, maxIntervalMs: 15 * MINUTE }, backend: 'claude-code', delivery: 'pull-request', timeoutMs: 30 * MINUTE, probeCommands: probeCommands('ci-sweeper'), sandbox: true },
+  { id: 'daily-triage', cadence: { text: '1d-2h', minIntervalMs: 120 * MINUTE, maxIntervalMs: 1440 * MINUTE }, backend: 'openai', delivery: 'local', timeoutMs: 20 * MINUTE, probeCommands: [], sandbox: false },
+  { id: 'dependency-sweeper', cadence: { text: '6h-1d', minIntervalMs: 360 * MINUTE, maxIntervalMs: 1440 * MINUTE }, backend: 'ollama', delivery: 'push', timeoutMs: 20 * MINUTE, probeCommands: probeCommands('dependency-sweeper'), sandbox: false },
 ];
 
 /** The workflow linter, when the project has it installed (devDependency @action-validator/core). */
@@ -29,11 +28,11 @@ interface Job {
   concurrency: { group: string; 'cancel-in-progress': boolean };
   permissions: Record<string, string>;
   env?: Record<string, string>;
-  steps: Array<{ run?: string; uses?: string; if?: string }>;
+  steps: Array<{ name?: string; run?: string; uses?: string; if?: string }>;
 }
 
 describe('githubWorkflow', () => {
-  const text = githubWorkflow({ loops: LOOPS, install: { kind: 'project', lockfile: true } });
+  const text = githubWorkflow({ loops: LOOPS, install: { loopRuntime: { kind: 'project' }, project: { lockfile: true }, dependencies: ['loop-runtime'] } });
   const workflow = parse(text) as { on: { schedule: Array<{ cron: string }> }; permissions: object; jobs: Record<string, Job> };
 
   it('matches the golden file', async () => {
@@ -69,38 +68,41 @@ describe('githubWorkflow', () => {
     expect(workflow.jobs['dependency-sweeper']!.env).toBeUndefined();
   });
 
-  it('pulls state before the tick and always pushes it and renders the summary after', () => {
+  it('installs loop-runtime from the project (npm ci), then the agent CLI and bubblewrap the loop needs, then pulls state, ticks, pushes, summarizes', () => {
     const runs = workflow.jobs['ci-sweeper']!.steps.map((step) => `${step.if ? `[${step.if}] ` : ''}${step.run ?? step.uses}`);
     expect(runs.slice(2)).toEqual([
       'npm ci',
-      'npx loop-runtime state pull',
-      'set +e\nnpx loop-runtime run ci-sweeper --due --json > "$RUNNER_TEMP/loop-runtime.json"\necho "exit-code=$?" >> "$GITHUB_OUTPUT"',
-      '[always()] npx loop-runtime state push',
-      '[always()] npx loop-runtime ci summary "$RUNNER_TEMP/loop-runtime.json" --exit-code "$TICK_EXIT_CODE"',
+      'npm install --global --no-audit --no-fund @anthropic-ai/claude-code@2',
+      'sudo apt-get update -qq\nsudo apt-get install -y -qq bubblewrap\nif [ -e /proc/sys/kernel/apparmor_restrict_unprivileged_userns ]; then sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0; fi',
+      'npx --no loop-runtime state pull',
+      'set +e\nif [ "$GITHUB_EVENT_NAME" = schedule ]; then due=--due; else due=; fi\nnpx --no loop-runtime run ci-sweeper $due --json > "$RUNNER_TEMP/loop-runtime.json"\necho "exit-code=$?" >> "$GITHUB_OUTPUT"',
+      '[always()] npx --no loop-runtime state push',
+      '[always()] npx --no loop-runtime ci summary "$RUNNER_TEMP/loop-runtime.json" --exit-code "$TICK_EXIT_CODE"',
     ]);
   });
 
-  it('without a state branch or a project dependency: no state steps, a pinned npx package', () => {
-    const bare = parse(githubWorkflow({ loops: LOOPS.slice(1, 2), install: { kind: 'npx', spec: 'loop-runtime@0.1.0' }, stateBranch: null })) as { jobs: Record<string, Job> };
+  it('installs only what each backend needs: the openai SDK beside loop-runtime, nothing for ollama; bubblewrap only with verification commands', () => {
+    const runsOf = (id: string) => workflow.jobs[id]!.steps.map((step) => step.run ?? step.uses ?? '');
+    expect(runsOf('daily-triage')[2]).toBe('npm ci\nnpm install --no-save openai@6');
+    expect(runsOf('daily-triage').some((run) => /claude-code|bubblewrap/.test(run))).toBe(false);
+    const installSteps = workflow.jobs['dependency-sweeper']!.steps.filter((step) => step.name?.startsWith('Install'));
+    expect(installSteps.map((step) => step.run)).toEqual(['npm ci']);
+    const hasOpenai = parse(githubWorkflow({ loops: [LOOPS[1]!], install: { loopRuntime: { kind: 'project' }, project: { lockfile: true }, dependencies: ['loop-runtime', 'openai'] } })) as { jobs: Record<string, Job> };
+    expect(hasOpenai.jobs['daily-triage']!.steps[2]!.run).toBe('npm ci');
+  });
+
+  it('never names a registry version of loop-runtime: a pinned --package installs outside the checkout and goes on PATH', () => {
+    const spec = 'github:example/loop-runtime#0123456789abcdef0123456789abcdef01234567';
+    const text = githubWorkflow({ loops: LOOPS.slice(1, 2), install: { loopRuntime: { kind: 'package', spec }, project: null }, stateBranch: null });
+    expect(text).not.toMatch(/loop-runtime@\d/);
+    const bare = parse(text) as { jobs: Record<string, Job> };
     const steps = bare.jobs['daily-triage']!.steps.map((step) => step.run ?? step.uses);
     expect(steps.some((step) => step?.includes('state'))).toBe(false);
-    expect(steps).toContain('npx --yes loop-runtime@0.1.0 ci summary "$RUNNER_TEMP/loop-runtime.json" --exit-code "$TICK_EXIT_CODE"');
-  });
-});
-
-describe('server schedules', () => {
-  const options = { root: '/srv/my app', periodMs: 5 * MINUTE, command: 'npx loop-runtime', timeoutMs: 30 * MINUTE };
-  it('prints a crontab line that runs run --due in the repository', () => {
-    expect(crontabLine(options)).toMatch(/^\S+ \* \* \* \* cd '\/srv\/my app' && CI=true npx loop-runtime run --due >> \.loop-runtime\/cron\.log 2>&1$/);
-  });
-
-  it('prints a oneshot service and a persistent timer', () => {
-    const { service, timer } = systemdUnits(options);
-    expect(service).toContain('ExecStart=/usr/bin/env npx loop-runtime run --due');
-    expect(service).toContain('SuccessExitStatus=2 4');
-    expect(timer).toMatch(/OnCalendar=\*-\*-\* \*:\d\d\/5:00/);
-    expect(timer).toContain('Persistent=true');
-    expect(onCalendarFor(24 * 60 * MINUTE)).toMatch(/^\*-\*-\* \d\d:\d\d:00$/);
-    expect(onCalendarFor(6 * 60 * MINUTE)).toMatch(/^\*-\*-\* \d\d\/6:\d\d:00$/);
+    expect(steps[2]).toBe(`npm install --no-save --no-package-lock --no-audit --no-fund --prefix "$RUNNER_TEMP/loop-runtime" ${spec} openai@6\necho "$RUNNER_TEMP/loop-runtime/node_modules/.bin" >> "$GITHUB_PATH"`);
+    expect(steps).toContain('loop-runtime ci summary "$RUNNER_TEMP/loop-runtime.json" --exit-code "$TICK_EXIT_CODE"');
+    const withProject = parse(githubWorkflow({ loops: LOOPS.slice(2), install: { loopRuntime: { kind: 'package', spec: 'https://example.test/loop-runtime 1.tgz' }, project: { lockfile: false } } })) as { jobs: Record<string, Job> };
+    const installs = withProject.jobs['dependency-sweeper']!.steps.slice(2, 4).map((step) => step.run);
+    expect(installs[0]).toBe('npm install');
+    expect(installs[1]).toContain(`--prefix "$RUNNER_TEMP/loop-runtime" 'https://example.test/loop-runtime 1.tgz'\n`);
   });
 });

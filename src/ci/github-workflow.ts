@@ -1,20 +1,28 @@
 /**
  * The GitHub Actions workflow `loop-runtime ci init` writes. Pure: loops in,
- * YAML text out (golden-tested).
+ * YAML text out (golden-tested, and executed step by step in
+ * test/ci-workflow-run.test.ts).
  *
  * One job per loop, each with
  * - its own cron (the loop's short end, see cron.ts) and an `if:` so only the
- *   schedule that fired runs that job; `workflow_dispatch` runs them all;
+ *   schedule that fired runs that job; `workflow_dispatch` runs them all, and
+ *   ticks each now instead of asking whether it is due;
  * - a `concurrency` group per loop with `cancel-in-progress: false` (a
  *   running tick is never killed; the next one queues);
  * - least-privilege `permissions` (the workflow grants nothing by default);
  * - only the secrets its backend needs;
+ * - installs: loop-runtime as the project pins it, the backend's agent CLI or
+ *   SDK, bubblewrap when the loop has verification commands (workflow-install.ts);
  * - state pull → `run <id> --due --json` → state push (always) → job summary
- *   and annotations via `loop-runtime ci summary`.
+ *   and annotations via `loop-runtime ci summary`, whose exit code fails the
+ *   job when a loop could not run (see ci-summary.ts).
  */
 import { Document, isMap, isScalar, isSeq, Scalar } from 'yaml';
 import type { DeliveryMode } from '../core/plan/execution-plan.js';
 import { cronForCadence } from '../core/schedule/cron.js';
+import { agentCliStep, BACKEND_REQUIREMENTS, loopRuntimeCommand, loopRuntimeInstallSteps, sandboxStep, sdksFor, type WorkflowInstall } from './workflow-install.js';
+
+export { loopRuntimeCommand } from './workflow-install.js';
 
 export interface WorkflowLoop {
   id: string;
@@ -24,33 +32,27 @@ export interface WorkflowLoop {
   timeoutMs: number;
   /** Probe commands, to grant the read scopes `gh` needs. */
   probeCommands: readonly string[];
+  /** True when the loop runs verification commands, which run only inside bubblewrap. */
+  sandbox: boolean;
 }
 
 export interface WorkflowOptions {
   loops: readonly WorkflowLoop[];
   /** The state branch (default "loop-runtime-state"); null keeps no state between runs. */
   stateBranch?: string | null;
-  /** How to get loop-runtime: the project's own dependency (`npm ci`) or a pinned npx package. */
-  install: { kind: 'project'; lockfile: boolean } | { kind: 'npx'; spec: string };
+  /** How loop-runtime and the project's dependencies get onto the runner. */
+  install: WorkflowInstall;
   nodeVersion?: string;
   /** Override every loop's cron. */
   cron?: string;
 }
 
 /** Secrets each built-in backend needs, as environment variable names. */
-export const BACKEND_SECRETS: Readonly<Record<string, readonly string[]>> = {
-  'claude-code': ['ANTHROPIC_API_KEY'],
-  openai: ['OPENAI_API_KEY'],
-  ollama: [],
-  mock: [],
-};
+export const BACKEND_SECRETS: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+  Object.entries(BACKEND_REQUIREMENTS).map(([name, requirement]) => [name, requirement.secrets]),
+);
 
 export const WORKFLOW_PATH = '.github/workflows/loop-runtime.yml';
-
-/** The command prefix that runs loop-runtime in the workflow. */
-export function loopRuntimeCommand(install: WorkflowOptions['install']): string {
-  return install.kind === 'project' ? 'npx loop-runtime' : `npx --yes ${install.spec}`;
-}
 
 /** Least-privilege permissions for one loop's job. */
 export function permissionsFor(loop: WorkflowLoop, stateBranch: string | null): Record<string, 'read' | 'write'> {
@@ -83,8 +85,8 @@ function jobId(id: string): string {
  *
  * @example
  * ```ts
- * const yaml = githubWorkflow({ loops: [{ id: 'ci-sweeper', cadence, backend: 'claude-code', delivery: 'pull-request', timeoutMs: 1_800_000, probeCommands: [] }],
- *   install: { kind: 'project', lockfile: true } });
+ * const yaml = githubWorkflow({ loops: [{ id: 'ci-sweeper', cadence, backend: 'claude-code', delivery: 'pull-request', timeoutMs: 1_800_000, probeCommands: [], sandbox: true }],
+ *   install: { loopRuntime: { kind: 'project' }, project: { lockfile: true } } });
  * ```
  */
 export function githubWorkflow(options: WorkflowOptions): string {
@@ -100,23 +102,29 @@ export function githubWorkflow(options: WorkflowOptions): string {
   for (const loop of options.loops) {
     const cron = options.cron ?? cronForCadence(loop.cadence, loop.id);
     const env = environmentFor(loop);
+    const lockfile = options.install.project?.lockfile ?? false;
     const steps: Record<string, unknown>[] = [
       { uses: 'actions/checkout@v4' },
-      {
-        uses: 'actions/setup-node@v4',
-        with: { 'node-version': options.nodeVersion ?? '20', ...(options.install.kind === 'project' && options.install.lockfile ? { cache: 'npm' } : {}) },
-      },
+      { uses: 'actions/setup-node@v4', with: { 'node-version': options.nodeVersion ?? '20', ...(lockfile ? { cache: 'npm' } : {}) } },
+      ...loopRuntimeInstallSteps(options.install, sdksFor([loop.backend], options.install)),
     ];
-    if (options.install.kind === 'project') steps.push({ run: options.install.lockfile ? 'npm ci' : 'npm install' });
+    const cli = agentCliStep(loop.backend);
+    if (cli) steps.push(cli);
+    if (loop.sandbox) steps.push(sandboxStep());
     if (stateBranch) steps.push({ name: 'Pull loop state', run: `${command} state pull${stateFlag}` });
     steps.push({
-      name: `Tick ${loop.id} if due`,
+      name: `Tick ${loop.id} (if due; now when run by hand)`,
       id: 'tick',
-      run: ['set +e', `${command} run ${loop.id} --due --json > "$RUNNER_TEMP/loop-runtime.json"`, 'echo "exit-code=$?" >> "$GITHUB_OUTPUT"'].join('\n'),
+      run: [
+        'set +e',
+        'if [ "$GITHUB_EVENT_NAME" = schedule ]; then due=--due; else due=; fi',
+        `${command} run ${loop.id} $due --json > "$RUNNER_TEMP/loop-runtime.json"`,
+        'echo "exit-code=$?" >> "$GITHUB_OUTPUT"',
+      ].join('\n'),
     });
     if (stateBranch) steps.push({ name: 'Push loop state', if: 'always()', run: `${command} state push${stateFlag}` });
     steps.push({
-      name: 'Summary and annotations',
+      name: 'Summary and annotations (fails the job when the loop could not run)',
       if: 'always()',
       env: { TICK_EXIT_CODE: '${{ steps.tick.outputs.exit-code }}' },
       run: `${command} ci summary "$RUNNER_TEMP/loop-runtime.json" --exit-code "$TICK_EXIT_CODE"`,
@@ -141,8 +149,10 @@ export function githubWorkflow(options: WorkflowOptions): string {
   const document = new Document(workflow);
   document.commentBefore = [
     ' Written by `loop-runtime ci init`. Regenerate with `loop-runtime ci init --force` after changing cadences or backends.',
-    ' Each loop has its own job, schedule and concurrency group; `run --due` decides whether a tick is due',
-    ' (short end of the cadence while there is work, backing off toward the long end on no-ops).',
+    ' Each loop has its own job, schedule and concurrency group; on a schedule `run --due` decides whether a tick is due',
+    ' (short end of the cadence while there is work, backing off toward the long end on no-ops); "Run workflow" ticks now.',
+    ' The summary step fails the job when a loop could not run (backend missing or logged out, no sandbox, circuit open,',
+    ' config or internal error); a budget halt, kill-switch pause or held lease is a warning, not a failure.',
     stateBranch ? ` State (budget, attempts, run log, leases' history) persists on the branch "${stateBranch}".` : ' No state branch: budgets and attempts start fresh on every run.',
   ].join('\n');
   const schedule = document.getIn(['on', 'schedule'], true);

@@ -2,7 +2,13 @@
  * Schedules for servers: a crontab line and a systemd service + timer pair
  * that wake `loop-runtime run --due` as often as the most frequent loop's
  * short end. Pure text.
+ *
+ * Both apply the rule `ci summary` applies in GitHub Actions: exit 0, 2
+ * (budget, L0, kill switch) and 4 (lease held) are a normal night; 1, 3 and
+ * 5 (a loop could not run: backend missing or logged out, no sandbox,
+ * circuit open) are failures — a failed unit, or the only runs cron mails.
  */
+import { NOTICE_EXIT_CODES } from '../core/errors.js';
 import { cronForPeriod } from '../core/schedule/cron.js';
 
 export interface ServerScheduleOptions {
@@ -10,7 +16,7 @@ export interface ServerScheduleOptions {
   root: string;
   /** The shortest `minIntervalMs` across the loops. */
   periodMs: number;
-  /** The command prefix, e.g. "npx loop-runtime". */
+  /** The command prefix, e.g. "npx --no loop-runtime". */
   command: string;
   /** The longest tick timeout, for the service's start timeout. */
   timeoutMs: number;
@@ -21,15 +27,24 @@ function shellQuote(text: string): string {
 }
 
 /**
+ * A crontab line whose command is a small sh wrapper: everything the run
+ * prints goes to `.loop-runtime/cron.log`; only a failing exit code prints a
+ * line (and the log's tail), so cron mails only then, and the line exits
+ * with that code. No `%` (cron turns it into a newline).
+ *
  * @example
  * ```ts
- * crontabLine({ root: '/srv/app', periodMs: 300_000, command: 'npx loop-runtime', timeoutMs: 1_800_000 });
- * // → "*\/5 * * * * cd /srv/app && CI=true npx loop-runtime run --due >> .loop-runtime/cron.log 2>&1"
+ * crontabLine({ root: '/srv/app', periodMs: 300_000, command: 'npx --no loop-runtime', timeoutMs: 1_800_000 });
+ * // → "*\/5 * * * * cd /srv/app && mkdir -p .loop-runtime && { CI=true npx --no loop-runtime run --due >> … 2>&1; code=$?; case $code in 0|2|4) ;; *) echo …; exit $code;; esac; }"
  * ```
  */
 export function crontabLine(options: ServerScheduleOptions): string {
   const cron = cronForPeriod(options.periodMs, 'loop-runtime');
-  return `${cron} cd ${shellQuote(options.root)} && CI=true ${options.command} run --due >> .loop-runtime/cron.log 2>&1`;
+  const log = '.loop-runtime/cron.log';
+  const notices = ['0', ...NOTICE_EXIT_CODES.map(String)].join('|');
+  const failure = `echo "loop-runtime run --due exited $code: a loop could not run or its tick failed. Last lines of ${log}:"; tail -n 20 ${log}; exit $code`;
+  const command = `cd ${shellQuote(options.root)} && mkdir -p .loop-runtime && { CI=true ${options.command} run --due >> ${log} 2>&1; code=$?; case $code in ${notices}) ;; *) ${failure};; esac; }`;
+  return `${cron} ${command.replace(/%/g, '\\%')}`;
 }
 
 /** A systemd OnCalendar= expression firing at least every `periodMs` (5 minutes to a day). */
@@ -45,12 +60,13 @@ export function onCalendarFor(periodMs: number): string {
 }
 
 /**
- * A oneshot service and its timer. Exit codes 2 (halted) and 4 (a tick was
- * already running) count as success: they are expected, not failures.
+ * A oneshot service and its timer. Exit codes 2 (halted on purpose: budget,
+ * L0, kill switch) and 4 (a tick was already running) count as success; 1, 3
+ * and 5 (a loop could not run and needs a human) fail the unit.
  *
  * @example
  * ```ts
- * const { service, timer } = systemdUnits({ root: '/srv/app', periodMs: 300_000, command: 'npx loop-runtime', timeoutMs: 1_800_000 });
+ * const { service, timer } = systemdUnits({ root: '/srv/app', periodMs: 300_000, command: 'npx --no loop-runtime', timeoutMs: 1_800_000 });
  * ```
  */
 export function systemdUnits(options: ServerScheduleOptions): { service: string; timer: string } {
@@ -68,7 +84,9 @@ export function systemdUnits(options: ServerScheduleOptions): { service: string;
     '# API keys for the backends (ANTHROPIC_API_KEY=…, OPENAI_API_KEY=…), readable by root only:',
     'EnvironmentFile=-/etc/loop-runtime.env',
     `ExecStart=/usr/bin/env ${options.command} run --due`,
-    'SuccessExitStatus=2 4',
+    '# 2 = halted on purpose (budget, L0, kill switch), 4 = another tick held the lease: not failures.',
+    '# 1 = a tick failed, 3 = config error, 5 = a loop could not run (backend missing/logged out, no sandbox, circuit open): the unit fails.',
+    `SuccessExitStatus=${NOTICE_EXIT_CODES.join(' ')}`,
     `TimeoutStartSec=${Math.ceil(options.timeoutMs / 1000) + 600}`,
     '',
   ].join('\n');

@@ -58,19 +58,67 @@ export function isLoopRuntimeError(value: unknown): value is LoopRuntimeError {
   return value instanceof LoopRuntimeError;
 }
 
-/** Documented process exit codes. */
+/**
+ * Documented process exit codes. CI and schedulers read them by one rule:
+ * 0, 2 and 4 are outcomes a scheduled run may end with (green, with a notice
+ * for 2 and 4); 1, 3 and 5 fail the job, the unit or the cron mail.
+ */
 export const ExitCode = {
   ok: 0,
+  /** A tick failed (backend or workspace error that may pass on the next tick). */
   tickFailed: 1,
+  /** Halted on purpose: budget exhausted, kill switch, L0. A notice, not a failure. */
   halted: 2,
   configError: 3,
+  /** Another tick of the same loop holds the lease. A notice, not a failure. */
   leaseHeld: 4,
+  /** The loop could not run and a human must act: backend missing or logged out, quota, no sandbox, circuit open. */
+  needsHuman: 5,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
+/** Exit codes a scheduled run may end with without failing (systemd SuccessExitStatus, cron wrapper, `ci summary`). */
+export const NOTICE_EXIT_CODES: readonly number[] = [ExitCode.halted, ExitCode.leaseHeld];
+
+/** True for exit codes that must fail a scheduled job: anything but 0 and the notices. */
+export function isFailingExitCode(code: number): boolean {
+  return code !== ExitCode.ok && !NOTICE_EXIT_CODES.includes(code);
+}
+
+/** Halt reasons that are the loop working as configured (cap reached, draft level). Any other reason needs a human. */
+export const NOTICE_HALT_REASONS: readonly string[] = ['budget-exhausted', 'level-l0'];
+
+/**
+ * The exit code for a halted tick. Fails closed: a reason not known to be a
+ * notice (backend-stopped, circuit-open, or one added later) is `needsHuman`.
+ *
+ * @example
+ * ```ts
+ * exitCodeForHalt('budget-exhausted'); // → 2
+ * exitCodeForHalt('backend-stopped');  // → 5
+ * ```
+ */
+export function exitCodeForHalt(reason: string): ExitCode {
+  return NOTICE_HALT_REASONS.includes(reason) ? ExitCode.halted : ExitCode.needsHuman;
+}
+
+/** Most serious first: what a run of several loops exits with. Unknown non-zero codes rank as failures. */
+const SEVERITY: readonly number[] = [ExitCode.needsHuman, ExitCode.configError, ExitCode.tickFailed, ExitCode.halted, ExitCode.leaseHeld, ExitCode.ok];
+
+/** The most serious of several exit codes (an unknown non-zero code outranks every known one). */
+export function mostSeriousExitCode(codes: readonly number[]): number {
+  const unknown = codes.find((code) => !SEVERITY.includes(code));
+  if (unknown !== undefined) return unknown;
+  return SEVERITY.find((code) => codes.includes(code)) ?? ExitCode.ok;
+}
+
 export function exitCodeFor(error: unknown): ExitCode {
-  if (!isLoopRuntimeError(error)) return ExitCode.tickFailed;
-  switch (error.code) {
+  return isLoopRuntimeError(error) ? exitCodeForErrorCode(error.code) : ExitCode.tickFailed;
+}
+
+/** The exit code for an error code, also as read back from `--json` output (`{ error: { code } }`); unknown codes are 1. */
+export function exitCodeForErrorCode(code: string): ExitCode {
+  switch (code) {
     case 'CONFIG_INVALID':
     case 'PATTERN_NOT_FOUND':
     case 'BACKEND_NOT_FOUND':
@@ -78,8 +126,9 @@ export function exitCodeFor(error: unknown): ExitCode {
       return ExitCode.configError;
     case 'BUDGET_EXHAUSTED':
     case 'PAUSED':
-    case 'SANDBOX_UNAVAILABLE':
       return ExitCode.halted;
+    case 'SANDBOX_UNAVAILABLE':
+      return ExitCode.needsHuman;
     case 'LEASE_HELD':
       return ExitCode.leaseHeld;
     default:

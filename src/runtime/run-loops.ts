@@ -7,7 +7,7 @@ import type { Level } from '../core/config/schemas.js';
 import type { Diagnostic } from '../core/config/diagnostics.js';
 import type { TickResult } from '../core/engine/tick-result.js';
 import { runLogOutcome } from '../core/engine/tick-result.js';
-import { ExitCode, isLoopRuntimeError } from '../core/errors.js';
+import { ExitCode, exitCodeFor, exitCodeForHalt, isLoopRuntimeError, mostSeriousExitCode } from '../core/errors.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import type { DueDecision } from '../core/schedule/decide-due.js';
 import type { AgentBackend, Clock } from '../core/ports/index.js';
@@ -63,18 +63,16 @@ export interface TickOptions {
   backend?: AgentBackend;
 }
 
+/** 1 for a failed tick, 5 for a halt a human must clear (backend stopped, circuit open), 2 for budget/L0/kill switch. */
 export function exitCodeForTicks(ticks: readonly TickResult[]): number {
-  if (ticks.some((tick) => tick.kind === 'failed')) return ExitCode.tickFailed;
-  if (ticks.some((tick) => tick.kind === 'halted' || tick.kind === 'paused')) return ExitCode.halted;
-  return ExitCode.ok;
+  return mostSeriousExitCode(
+    ticks.map((tick) => (tick.kind === 'failed' ? ExitCode.tickFailed : tick.kind === 'halted' ? exitCodeForHalt(tick.reason) : tick.kind === 'paused' ? ExitCode.halted : ExitCode.ok)),
+  );
 }
 
-/** Most serious first: a failed tick, a halt, a held lease, then success. */
+/** Most serious first: needs a human, config error, a failed tick, a halt, a held lease, then success. */
 export function exitCodeForDue(reports: readonly DueLoopReport[]): number {
-  for (const code of [ExitCode.tickFailed, ExitCode.halted, ExitCode.leaseHeld]) {
-    if (reports.some((report) => report.exitCode === code)) return code;
-  }
-  return ExitCode.ok;
+  return mostSeriousExitCode(reports.map((report) => report.exitCode));
 }
 
 /**
@@ -173,7 +171,7 @@ export async function tickDueLoops(project: LoadedProject, selection: DueSelecti
       const message = redact(error instanceof Error ? error.message : String(error));
       const held = isLoopRuntimeError(error) && error.code === 'LEASE_HELD';
       progress(`${decision.id}: ${held ? 'skipped, lease held' : 'error'} — ${message}`);
-      reports.push({ ...base, action: held ? 'lease-held' : 'error', exitCode: held ? ExitCode.leaseHeld : ExitCode.tickFailed, message });
+      reports.push({ ...base, action: held ? 'lease-held' : 'error', exitCode: held ? ExitCode.leaseHeld : exitCodeFor(error), message });
     }
   }
   const summary: DueRunSummary = { mode: 'due', at: new Date(now).toISOString(), dryRun: options.dryRun, decisions: reports, exitCode: exitCodeForDue(reports) };

@@ -10,7 +10,8 @@ import { dirname, join, resolve } from 'node:path';
 import { formatDiagnostic } from '../../core/config/diagnostics.js';
 import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
-import type { WorkflowLoop, WorkflowOptions } from '../../ci/github-workflow.js';
+import type { WorkflowLoop } from '../../ci/github-workflow.js';
+import type { WorkflowInstall } from '../../ci/workflow-install.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 
 export async function ciCommand(context: CommandContext): Promise<CommandOutput> {
@@ -29,6 +30,7 @@ export function workflowLoopFromPlan(plan: ExecutionPlan): WorkflowLoop {
     delivery: plan.delivery.mode,
     timeoutMs: plan.timeoutMs,
     probeCommands: plan.earlyExit.probes.map((probe) => probe.command),
+    sandbox: plan.phases.verify.enabled && plan.phases.verify.commands.length > 0,
   };
 }
 
@@ -40,15 +42,45 @@ async function readJson(path: string): Promise<Record<string, unknown> | null> {
   }
 }
 
-async function installFor(root: string, packageRoot: string): Promise<WorkflowOptions['install']> {
+async function exists(path: string): Promise<boolean> {
+  return readFile(path).then(() => true, () => false);
+}
+
+/**
+ * How the workflow gets loop-runtime: the project's own dependency when it
+ * has one, else the pinned `--package` spec. loop-runtime is not on the npm
+ * registry, so there is no registry version to fall back to.
+ */
+async function installFor(root: string, packageSpec: unknown): Promise<WorkflowInstall> {
   const manifest = await readJson(join(root, 'package.json'));
-  const dependencies = { ...(manifest?.dependencies as object | undefined), ...(manifest?.devDependencies as object | undefined) };
-  if ('loop-runtime' in dependencies) {
-    const lockfile = (await readFile(join(root, 'package-lock.json')).then(() => true, () => false)) || (await readFile(join(root, 'npm-shrinkwrap.json')).then(() => true, () => false));
-    return { kind: 'project', lockfile };
+  const dependencies = Object.keys({
+    ...(manifest?.dependencies as object | undefined),
+    ...(manifest?.devDependencies as object | undefined),
+    ...(manifest?.optionalDependencies as object | undefined),
+  });
+  const lockfile = (await exists(join(root, 'package-lock.json'))) || (await exists(join(root, 'npm-shrinkwrap.json')));
+  const project = manifest ? { lockfile } : null;
+  if (packageSpec !== undefined) {
+    if (typeof packageSpec !== 'string' || packageSpec.trim() === '' || /[\s'"`$\\]/.test(packageSpec)) {
+      throw new LoopRuntimeError('USAGE', `--package ${JSON.stringify(packageSpec)} is not a package spec.`, {
+        fix: 'pass a pinned git URL or tarball, e.g. --package github:<owner>/loop-runtime#<commit> or --package https://…/loop-runtime-0.1.0.tgz.',
+      });
+    }
+    return { loopRuntime: { kind: 'package', spec: packageSpec }, project, dependencies };
   }
-  const ours = await readJson(join(packageRoot, 'package.json'));
-  return { kind: 'npx', spec: `loop-runtime@${typeof ours?.version === 'string' ? ours.version : 'latest'}` };
+  if (dependencies.includes('loop-runtime') || manifest?.name === 'loop-runtime') return { loopRuntime: { kind: 'project' }, project, dependencies };
+  throw new LoopRuntimeError(
+    'USAGE',
+    `${manifest ? 'package.json does not list loop-runtime in dependencies or devDependencies' : 'This repository has no package.json'}, and loop-runtime is not published on the npm registry, so the workflow would have nothing to install.`,
+    {
+      fix: 'add it as a devDependency pinned to a git commit or tarball (`npm install --save-dev github:<owner>/loop-runtime#<commit>`, then commit package.json and package-lock.json), or pass --package <git-url-or-tarball> to `ci init`.',
+    },
+  );
+}
+
+/** The command a server runs: the project's installed copy, or the pinned package through npx. */
+function serverCommand(install: WorkflowInstall, shellWord: (text: string) => string): string {
+  return install.loopRuntime.kind === 'project' ? 'npx --no loop-runtime' : `npx --yes --package=${shellWord(install.loopRuntime.spec)} loop-runtime`;
 }
 
 async function ciInit({ options, io }: CommandContext): Promise<CommandOutput> {
@@ -73,21 +105,22 @@ async function ciInit({ options, io }: CommandContext): Promise<CommandOutput> {
     const problem = validateCron(cron);
     if (problem) throw new LoopRuntimeError('USAGE', `--cron ${JSON.stringify(cron)} is not a cron expression: ${problem}.`, { fix: 'pass five fields, e.g. --cron "*/15 * * * *".' });
   }
-  const { githubWorkflow, loopRuntimeCommand, WORKFLOW_PATH } = await import('../../ci/github-workflow.js');
+  const { githubWorkflow, WORKFLOW_PATH } = await import('../../ci/github-workflow.js');
+  const { BACKEND_REQUIREMENTS, shellWord } = await import('../../ci/workflow-install.js');
   const { crontabLine, systemdUnits } = await import('../../ci/server-schedule.js');
-  const install = await installFor(project.root, project.packageRoot);
+  const install = await installFor(project.root, options.package);
   const stateBranch = options.state === false ? null : typeof options.stateBranch === 'string' ? options.stateBranch : 'loop-runtime-state';
   const workflow = githubWorkflow({ loops: plans.map(workflowLoopFromPlan), install, stateBranch, ...(cron ? { cron } : {}) });
   const server = {
     root: project.root,
     periodMs: Math.min(...plans.map((plan) => plan.cadence.minIntervalMs)),
-    command: install.kind === 'project' ? 'npx loop-runtime' : loopRuntimeCommand(install),
+    command: serverCommand(install, shellWord),
     timeoutMs: Math.max(...plans.map((plan) => plan.timeoutMs)),
   };
   const crontab = crontabLine(server);
   const systemd = systemdUnits(server);
   const schedules = plans.map((plan) => ({ loop: plan.pattern.id, cadence: plan.cadence.text, cron: cron ?? cronForCadence(plan.cadence, plan.pattern.id) }));
-  const json = { path: WORKFLOW_PATH, schedules, stateBranch, workflow, crontab, systemd };
+  const json = { path: WORKFLOW_PATH, schedules, stateBranch, install, workflow, crontab, systemd };
 
   if (options.printCron) return { exitCode: ExitCode.ok, json: { crontab }, text: crontab };
   if (options.printSystemd) return { exitCode: ExitCode.ok, json: { systemd }, text: `${systemd.service}\n${systemd.timer}` };
@@ -102,11 +135,21 @@ async function ciInit({ options, io }: CommandContext): Promise<CommandOutput> {
   }
   await mkdir(dirname(target), { recursive: true });
   await writeFile(target, workflow, 'utf8');
-  const secrets = [...new Set(plans.flatMap((plan) => ({ 'claude-code': ['ANTHROPIC_API_KEY'], openai: ['OPENAI_API_KEY'] })[plan.backend.name as 'openai'] ?? []))];
+  const secrets = [...new Set(plans.flatMap((plan) => BACKEND_REQUIREMENTS[plan.backend.name]?.secrets ?? []))];
+  const installs = plans.map((plan) => {
+    const requirement = BACKEND_REQUIREMENTS[plan.backend.name];
+    const parts = [requirement?.cli ? `${requirement.cli.spec} (global)` : null, requirement?.sdk ? requirement.sdk.spec : null, workflowLoopFromPlan(plan).sandbox ? 'bubblewrap' : null];
+    const what = parts.filter((part) => part !== null).join(', ');
+    return `  ${plan.pattern.id} (${plan.backend.name}): ${what || 'nothing beyond loop-runtime'}`;
+  });
   const text = [
     `Wrote ${WORKFLOW_PATH}: ${schedules.map((entry) => `${entry.loop} at "${entry.cron}"`).join(', ')}.`,
+    install.loopRuntime.kind === 'project' ? 'loop-runtime comes from this project\'s dependencies (npm ci).' : `loop-runtime comes from ${install.loopRuntime.spec}.`,
+    'Each job also installs:',
+    ...installs,
     stateBranch ? `State persists on the branch "${stateBranch}" (created by the first run).` : 'No state branch: budgets and attempts start fresh on every run.',
     secrets.length ? `Add these repository secrets: ${secrets.join(', ')}.` : 'No secrets needed for these backends.',
+    'A job fails when its loop could not run (backend missing or logged out, no sandbox, circuit open); budget halts, pauses and held leases are warnings.',
   ].join('\n');
   return { exitCode: ExitCode.ok, json: { ...json, written: true }, text };
 }
@@ -122,7 +165,7 @@ async function ciSummary({ args, options, io }: CommandContext): Promise<Command
     output = null;
   }
   const given = options.exitCode === undefined || options.exitCode === '' ? undefined : Number(options.exitCode);
-  const summary = renderCiSummary(output, Number.isInteger(given) ? { exitCode: given! } : {});
+  const summary = renderCiSummary(output, given !== undefined && Number.isInteger(given) ? { exitCode: given } : {});
   const summaryPath = io.env.GITHUB_STEP_SUMMARY;
   if (summaryPath) await appendFile(summaryPath, `${summary.markdown}\n`, 'utf8');
   const text = [...summary.annotations, ...(summaryPath ? [] : [summary.markdown])].join('\n');

@@ -95,6 +95,7 @@ export const commands: CommandDefinition[] = [
       { flags: '--cron <expr>', description: 'ci init: use this schedule for every loop instead of one derived from cadences' },
       { flags: '--state-branch <name>', description: 'ci init: the state branch (default: loop-runtime-state)' },
       { flags: '--no-state', description: 'ci init: keep no state between runs (not recommended)' },
+      { flags: '--package <spec>', description: 'ci init: install loop-runtime from this pinned git URL or tarball (when the project does not depend on it)' },
       { flags: '--exit-code <n>', description: 'ci summary: the exit code of the run that wrote the file' },
     ],
     examples: ['loop-runtime ci init', 'loop-runtime ci init --dry-run', 'loop-runtime ci summary result.json --exit-code 0'],

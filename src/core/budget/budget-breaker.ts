@@ -11,7 +11,6 @@
  */
 import type { AgentRole, BudgetLedger, CloseResult, OpenReservation, Usage } from '../ports/index.js';
 import { totalTokens } from '../ports/index.js';
-import { MemoryBudgetLedger } from '../../adapters/budget-ledger/memory-budget-ledger.js';
 import { utcDay } from './utc-day.js';
 
 export type BudgetState = 'ok' | 'degraded' | 'exhausted';
@@ -49,8 +48,8 @@ export interface ReconciledReservation {
 }
 
 export interface BudgetBreakerOptions {
-  /** Durable spend storage (budget-ledger-v2); defaults to memory. */
-  ledger?: BudgetLedger;
+  /** Durable spend storage (budget-ledger-v2): the file ledger in production, `MemoryBudgetLedger` in tests. */
+  ledger: BudgetLedger;
   /** From this fraction of the cap on, ticks only report. Default 0.8. */
   degradeAtFraction?: number;
   /**
@@ -89,11 +88,11 @@ export class BudgetBreaker {
   private readonly totals = new Map<string, DayTotals>();
   private readonly outstanding = new Map<string, Reservation>();
 
-  constructor(dailyTokenCap: number, options: BudgetBreakerOptions = {}) {
+  constructor(dailyTokenCap: number, options: BudgetBreakerOptions) {
     if (!Number.isFinite(dailyTokenCap) || dailyTokenCap <= 0) {
       throw new RangeError(`dailyTokenCap must be a positive number of tokens, got ${dailyTokenCap}.`);
     }
-    const ledger = options.ledger ?? new MemoryBudgetLedger();
+    const ledger = options.ledger;
     if (ledger.specificationVersion !== 'budget-ledger-v2') {
       throw new TypeError(`The budget ledger implements "${String(ledger.specificationVersion)}", but this breaker needs "budget-ledger-v2".`);
     }

@@ -24,6 +24,3 @@ export {
   runLogLineFromTick,
 } from './run-log.js';
 export type { AppendRunLogOptions, RunLogEntry, RunLogLine } from './run-log.js';
-export { MemoryStateWriter } from '../../adapters/state-writer/memory-state-writer.js';
-export type { MemoryStateWriterOptions } from '../../adapters/state-writer/memory-state-writer.js';
-export { MemoryKillSwitch } from '../../adapters/kill-switch/memory-kill-switch.js';

@@ -1,0 +1,158 @@
+/**
+ * The workflow `ci init` writes, executed: a scratch team repository (real
+ * git, real loop-init scaffolding, loop-runtime as a devDependency) gets its
+ * workflow from the real `ci init`, and each job's `run:` steps execute in
+ * order with bash in a fresh shallow clone, as on a hosted runner
+ * (test/ci/actions-runner.ts: RUNNER_TEMP, GITHUB_OUTPUT, GITHUB_PATH,
+ * GITHUB_STEP_SUMMARY, CI=true, `if: always()`).
+ *
+ * What stands in for what cannot run here, and nothing else:
+ * - `uses:` steps are not run: the clone is the checkout, and node is present.
+ * - `npm ci` runs for real, offline (`npm_config_offline=true`): the scratch
+ *   repository depends on an `npm pack` tarball of this checkout, with a lock
+ *   file naming loop-runtime's dependencies by registry URL and integrity so
+ *   npm takes their tarballs from this machine's npm cache
+ *   (test/ci/scratch-project.ts explains why a bare `file:` spec is not enough).
+ * - `sudo`, `apt-get` and `npm install --global` are PATH shims that record
+ *   the call and install nothing (the runner is root; this test must not
+ *   install packages). So `claude` stays missing: exactly the failure CI must show.
+ * - Loops that should tick use the mock backend (LOOP.md `backend: mock`);
+ *   probes are `echo work`, so no probe touches the network.
+ *
+ * Needs `dist/` (built by `npm test`; run `npx tsc -p tsconfig.build.json`).
+ */
+import { execFile } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { validateWorkflow } from '@action-validator/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { runJob, type JobResult, type WorkflowJob } from './ci/actions-runner.js';
+import { checkout, packCheckout, scratchRepository } from './ci/scratch-project.js';
+
+const run = promisify(execFile);
+const WORK_PROBE = '      probes: [{ name: work, command: "echo work", found: non-empty }]\n';
+const LOOPS = [
+  '    daily-triage: { backend: mock }\n',
+  `    ci-sweeper:\n      backend: mock\n      dailyTokenCap: 10\n${WORK_PROBE}`,
+  `    dependency-sweeper:\n      backend: claude-code\n      verify: ["node --version"]\n${WORK_PROBE}`,
+].join('');
+
+let root: string;
+let origin: string;
+let workflowText: string;
+let jobs: Record<string, WorkflowJob>;
+let runnerEnv: Record<string, string>;
+let clones = 0;
+
+async function shim(directory: string, name: string, body: string): Promise<void> {
+  await writeFile(join(directory, name), `#!/bin/sh\n${body}\n`);
+  await chmod(join(directory, name), 0o755);
+}
+
+/** One job on a fresh runner: a new shallow clone, its own log of shimmed calls. */
+async function runner(id: string, event: 'schedule' | 'workflow_dispatch'): Promise<JobResult & { calls: string[] }> {
+  const index = (clones += 1);
+  const calls = join(root, `calls-${index}.log`);
+  await writeFile(calls, '');
+  const cwd = await checkout(origin, join(root, `runner-${index}`));
+  const result = await runJob(jobs[id]!, { cwd, env: { ...runnerEnv, GITHUB_EVENT_NAME: event, RUNNER_CALLS: calls } });
+  return { ...result, calls: (await readFile(calls, 'utf8')).split('\n').filter(Boolean) };
+}
+
+const explain = (result: JobResult) => result.steps.map((step) => `--- ${step.label} (${step.status} ${step.exitCode})\n${step.output}`).join('\n');
+
+const ranOrSkippedUses = (result: JobResult) => result.steps.map((step) => `${step.status}:${step.exitCode ?? '-'}`);
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'ci-workflow-run-'));
+  await mkdir(join(root, 'pkg'));
+  const tarball = await packCheckout(join(root, 'pkg'));
+  ({ origin } = await scratchRepository(root, tarball, LOOPS));
+  const work = join(root, 'work');
+  // As a team would: install the devDependency, then run the installed copy.
+  const offline = { ...process.env, CI: 'true', npm_config_offline: 'true', npm_config_update_notifier: 'false' };
+  await run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: work, env: offline });
+  const cli = (...args: string[]) => run('npx', ['--no', 'loop-runtime', ...args], { cwd: work, env: offline });
+  await cli('ci', 'init');
+  workflowText = await readFile(join(work, '.github', 'workflows', 'loop-runtime.yml'), 'utf8');
+  jobs = (parse(workflowText) as { jobs: Record<string, WorkflowJob> }).jobs;
+  const git = (...args: string[]) => run('git', args, { cwd: work });
+  await git('add', '-A');
+  await git('-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', 'commit', '--quiet', '-m', 'ci init');
+  await git('push', '--quiet', 'origin', 'main');
+  // An earlier tick on another machine spent past ci-sweeper's 10-token cap and pushed its state.
+  await cli('run', 'ci-sweeper', '--backend', 'mock');
+  await cli('state', 'push');
+
+  const shims = join(root, 'shims');
+  await mkdir(shims);
+  const realNpm = join(dirname(process.execPath), 'npm');
+  await shim(shims, 'sudo', 'echo "sudo $*" >> "$RUNNER_CALLS"');
+  await shim(shims, 'apt-get', 'echo "apt-get $*" >> "$RUNNER_CALLS"');
+  await shim(shims, 'npm', `case " $* " in *" --global "*|*" -g "*) echo "npm $*" >> "$RUNNER_CALLS"; exit 0;; esac\nexec '${realNpm}' "$@"`);
+  const emptyGitConfig = join(root, 'gitconfig');
+  await writeFile(emptyGitConfig, '');
+  await mkdir(join(root, 'tmp'));
+  runnerEnv = {
+    PATH: [shims, dirname(process.execPath), '/usr/bin', '/bin'].join(':'),
+    HOME: process.env.HOME ?? root,
+    TMPDIR: join(root, 'tmp'),
+    LANG: 'C.UTF-8',
+    CI: 'true',
+    GITHUB_ACTIONS: 'true',
+    // Hosted runners have no git identity; loop-runtime must not need one.
+    GIT_CONFIG_GLOBAL: emptyGitConfig,
+    GIT_CONFIG_NOSYSTEM: '1',
+    npm_config_offline: 'true',
+    npm_config_update_notifier: 'false',
+    NO_COLOR: '1',
+  };
+  const claude = await run('sh', ['-c', 'command -v claude || true'], { env: runnerEnv });
+  expect(claude.stdout.trim(), 'the runner PATH must not hold a claude binary').toBe('');
+}, 120_000);
+
+afterAll(async () => {
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+describe('the generated workflow, executed step by step', () => {
+  it('is a valid workflow (@action-validator/core) with one job per configured loop', () => {
+    expect(validateWorkflow(workflowText).errors).toEqual([]);
+    expect(Object.keys(jobs)).toEqual(['daily-triage', 'ci-sweeper', 'dependency-sweeper']);
+    for (const job of Object.values(jobs)) {
+      expect(job.steps.filter((step) => step.uses).map((step) => step.uses)).toEqual(['actions/checkout@v4', 'actions/setup-node@v4']);
+    }
+    expect(workflowText).not.toMatch(/loop-runtime@\d/);
+  });
+
+  it.concurrent('a quiet run: every step runs, the job is green, the summary says ok', async () => {
+    const result = await runner('daily-triage', 'schedule');
+    expect(ranOrSkippedUses(result), explain(result)).toEqual(['uses-skipped:-', 'uses-skipped:-', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0']);
+    expect(result.failed).toBe(false);
+    expect(result.calls).toEqual([]);
+    expect(result.summary).toContain('**Result: ok**');
+    expect(result.summary).toMatch(/\| daily-triage \| report \| \d+ \|/);
+  });
+
+  it.concurrent('a budget halt (spend pulled from the state branch, "Run workflow" ticks now): green, with a warning and a summary line', async () => {
+    const result = await runner('ci-sweeper', 'workflow_dispatch');
+    expect(ranOrSkippedUses(result), explain(result)).toEqual(['uses-skipped:-', 'uses-skipped:-', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0']);
+    expect(result.failed).toBe(false);
+    expect(result.steps.at(-1)!.output).toMatch(/^::warning title=loop-runtime ci-sweeper::halted \(budget-exhausted\): Daily token cap reached/m);
+    expect(result.summary).toContain('**Result: ok, with notices**');
+    expect(result.summary).toMatch(/\| ci-sweeper \| ⚠ halted \| 0 \| halted \(budget-exhausted\)/);
+  });
+
+  it.concurrent('a loop whose backend is not installed turns the job red, after installing what it needs and writing the summary', async () => {
+    const result = await runner('dependency-sweeper', 'schedule');
+    expect(result.calls).toContain('npm install --global --no-audit --no-fund @anthropic-ai/claude-code@2');
+    expect(result.calls).toContain('sudo apt-get install -y -qq bubblewrap');
+    expect(ranOrSkippedUses(result), explain(result)).toEqual(['uses-skipped:-', 'uses-skipped:-', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:5']);
+    expect(result.steps.at(-1)!.output).toContain('::error title=loop-runtime dependency-sweeper::could not run (backend-stopped): The Claude Code CLI "claude" was not found.');
+    expect(result.failed).toBe(true);
+    expect(result.summary).toContain('**Result: failed (exit 5)**');
+  });
+});
