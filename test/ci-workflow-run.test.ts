@@ -83,8 +83,12 @@ beforeAll(async () => {
   await git('add', '-A');
   await git('-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', 'commit', '--quiet', '-m', 'ci init');
   await git('push', '--quiet', 'origin', 'main');
-  // An earlier tick on another machine spent past ci-sweeper's 10-token cap and pushed its state.
-  await cli('run', 'ci-sweeper', '--backend', 'mock');
+  // An earlier tick on another machine spent past ci-sweeper's 10-token cap and pushed its state
+  // (a settled spend line in the journal, as a real tick writes it).
+  const now = Date.now();
+  const spend = { at: now, day: new Date(now).toISOString().slice(0, 10), patternId: 'ci-sweeper', tickId: 'tick-earlier', phase: 'triage', tokens: 2220, costUsd: null };
+  await mkdir(join(work, '.loop-runtime'), { recursive: true });
+  await writeFile(join(work, '.loop-runtime', 'spend.jsonl'), `${JSON.stringify(spend)}\n`);
   await cli('state', 'push');
 
   const shims = join(root, 'shims');

@@ -98,6 +98,12 @@ export class MockBackend implements AgentBackend {
     if (scenario === 'error' && request.role === 'implement') {
       return failure('error', 'mock backend: scripted implementer error', false, usage);
     }
+    const scripted = usage.inputTokens + usage.outputTokens;
+    if (scenario !== 'over-budget' && scripted > request.maxTokens) {
+      // Like a real agent stopped at its reservation: the spend is the reservation, the answer is a budget failure.
+      const message = `mock backend: the ${request.role} call needs ${scripted} tokens but its reservation is ${request.maxTokens}; stopped at the reservation.`;
+      return failure('budget', message, false, { ...usage, inputTokens: request.maxTokens, outputTokens: 0 });
+    }
     switch (request.role) {
       case 'triage':
         return { ok: true, role: 'triage', output: this.triage(scenario), usage };

@@ -25,8 +25,10 @@ function headline(tick: TickResult): string {
   }
 }
 
-function details(tick: TickResult): string[] {
+function details(tick: TickResult, dryRun: boolean): string[] {
   const lines: string[] = [];
+  // A reason the steps already carry is not printed again.
+  const shown = (text: string) => text !== '' && lines.some((line) => line.includes(text));
   for (const step of tick.steps) {
     lines.push(step.note);
     if (step.phase === 'implement' && (tick.kind === 'proposed' || tick.kind === 'escalated' || tick.kind === 'rejected') && tick.changes.length) {
@@ -35,9 +37,13 @@ function details(tick: TickResult): string[] {
   }
   if (tick.kind === 'proposed' || ((tick.kind === 'escalated' || tick.kind === 'rejected') && tick.verification)) {
     const verification = tick.verification!;
-    lines.push(`verifier verdict: ${verification.verdict} — ${verification.reasons.join('; ')}`);
+    const reasons = verification.reasons.join('; ');
+    if (!shown(reasons)) lines.push(`verifier verdict: ${verification.verdict} — ${reasons}`);
   }
-  if (tick.kind === 'escalated') lines.push(`waiting on human: ${tick.reason}`);
+  if (tick.kind === 'escalated') {
+    const where = dryRun ? 'a real run keeps the worktree for `loop-runtime inbox`' : 'see `loop-runtime inbox`';
+    lines.push(shown(tick.reason) ? `waiting on a human (${where})` : `waiting on a human: ${tick.reason} (${where})`);
+  }
   if (tick.kind === 'failed' || tick.kind === 'halted') lines.push(tick.message);
   return lines;
 }
@@ -48,7 +54,7 @@ export function renderRun(summary: RunSummary): string {
   out.push(`Ran ${summary.ticks.length} tick(s) of ${pc.bold(summary.pattern.name)} [${summary.level}] via ${summary.backend} backend${mode}:`);
   summary.ticks.forEach((tick, index) => {
     out.push(`  tick ${index + 1}: ${headline(tick)} — ${number(tick.tokens)} tokens`);
-    for (const line of details(tick)) out.push(`           ${pc.dim('·')} ${line}`);
+    for (const line of details(tick, summary.dryRun)) out.push(`           ${pc.dim('·')} ${line}`);
   });
   for (const note of summary.notes ?? []) out.push(pc.dim(`note: ${note}`));
   const { spentToday, dailyTokenCap } = summary.budget;
