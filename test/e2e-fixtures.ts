@@ -115,3 +115,18 @@ export async function runLogLines(root: string, file = 'loop-run-log.md'): Promi
 export function git(root: string, ...args: string[]): string {
   return sh(root, args);
 }
+
+/** The worktree the CLI created for an attempt, read from what Claude tells the model about its cwd. */
+export function worktreeOf(request: { body: unknown }): string {
+  const match = /(\/[^\s"'\\]*\/\.loop-worktrees\/[A-Za-z0-9._-]+)/.exec(JSON.stringify(request.body));
+  if (!match?.[1]) throw new Error('the implementer request does not mention a .loop-worktrees directory');
+  return match[1];
+}
+
+/** Triage's answer for BUGGY_ADD_PROJECT: act on bug#1 in src/add.mjs. */
+export const ADD_BUG_TRIAGE = JSON.stringify({
+  decision: 'act',
+  summary: 'add() subtracts; its test fails.',
+  findings: [{ severity: 'high', summary: 'add() returns a - b', itemKey: 'bug#1' }],
+  items: [{ key: 'bug#1', title: 'add() subtracts instead of adding', paths: ['src/add.mjs'] }],
+});

@@ -17,8 +17,7 @@ import { loadProject, resolvePlan } from '../src/project/load-project.js';
 import { createLoopRuntime } from '../src/runtime/create-runtime.js';
 import { recordPorts, replayPorts, type ReplayHistory } from '../src/testing/replay.js';
 import { startFakeAnthropicServer, text, toolUse, type AnthropicStep } from './fakes/fake-anthropic-server.js';
-import type { RecordedRequest } from './fakes/http-fake.js';
-import { BUGGY_ADD_PROJECT, CLAUDE, makeLoopRepo } from './e2e-fixtures.js';
+import { ADD_BUG_TRIAGE, BUGGY_ADD_PROJECT, CLAUDE, makeLoopRepo, worktreeOf } from './e2e-fixtures.js';
 import { cleanupTempDirs } from './git-fixtures.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'replay');
@@ -29,23 +28,10 @@ afterAll(async () => {
   await cleanupTempDirs();
 });
 
-function worktreeOf(request: RecordedRequest): string {
-  const match = /(\/[^\s"'\\]*\/\.loop-worktrees\/[A-Za-z0-9._-]+)/.exec(JSON.stringify(request.body));
-  if (!match?.[1]) throw new Error('the implementer request does not mention a .loop-worktrees directory');
-  return match[1];
-}
-
-const TRIAGE = JSON.stringify({
-  decision: 'act',
-  summary: 'add() subtracts; its test fails.',
-  findings: [{ severity: 'high', summary: 'add() returns a - b', itemKey: 'bug#1' }],
-  items: [{ key: 'bug#1', title: 'add() subtracts instead of adding', paths: ['src/add.mjs'] }],
-});
-
 /** Triage acts; the implementer edits `to`; the checker says `verdict`. */
 function script(to: string, verdict: string): AnthropicStep[] {
   return [
-    text(TRIAGE, { input: 1200, output: 80 }),
+    text(ADD_BUG_TRIAGE, { input: 1200, output: 80 }),
     // Claude's Edit tool refuses a file it has not read in this session.
     (request) => toolUse('Read', { file_path: join(worktreeOf(request), 'src/add.mjs') }, { input: 1500, output: 30 }),
     (request) => toolUse('Edit', { file_path: join(worktreeOf(request), 'src/add.mjs'), old_string: 'a - b', new_string: to }, { input: 1700, output: 40 }),

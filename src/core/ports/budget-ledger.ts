@@ -1,17 +1,5 @@
 import type { AgentRole } from './agent-backend.js';
 
-/** Spend recorded without a reservation (imports, tools that log their own spend, v1 journal lines). */
-export interface SpendEntry {
-  at: number;
-  /** UTC day, YYYY-MM-DD. */
-  day: string;
-  patternId: string;
-  tickId: string;
-  phase: AgentRole;
-  tokens: number;
-  costUsd: number | null;
-}
-
 /** What a phase asks to hold before its backend is called. */
 export interface ReservationRequest {
   at: number;
@@ -22,6 +10,11 @@ export interface ReservationRequest {
   phase: AgentRole;
   /** The most the phase may spend; counted as spent until the reservation is closed. */
   tokens: number;
+}
+
+/** Spend recorded without a reservation (imports, tools that log their own spend, v1 journal lines): the tokens are spent. */
+export interface SpendEntry extends ReservationRequest {
+  costUsd: number | null;
 }
 
 /** A reservation the ledger has durably journalled. `id` is unique across processes. */
