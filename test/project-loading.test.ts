@@ -312,7 +312,8 @@ describe('CLI: list, plan, validate', () => {
     const human = await cli(['plan', 'daily-triage', '--level', 'l3', '--cwd', root]);
     expect(human.code).toBe(0);
     expect(human.stdout).toContain('level       L3 (from cli)');
-    expect(human.stdout).toMatch(/merge on/);
+    // L3 allows merges, but nothing merges until delivery.autoMerge is on: the plan says exactly that.
+    expect(human.stdout).toMatch(/merge off \(L3 allows it; delivery.autoMerge is off\)/);
     expect((await cli(['plan', 'nope', '--cwd', root])).code).toBe(3);
     expect((await cli(['plan', 'daily-triage', '--level', 'L7', '--cwd', root])).code).toBe(3);
   });

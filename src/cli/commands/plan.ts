@@ -32,6 +32,14 @@ function duration(ms: number): string {
 
 const onOff = (enabled: boolean) => (enabled ? pc.green('on ') : pc.dim('off'));
 
+/** What the verifier runs, and what happens without evidence (never an approval). */
+function verifyLine(plan: ExecutionPlan): string {
+  const { verify } = plan.phases;
+  const checker = verify.checker ? ' + checker agent (can only lower a verdict)' : '';
+  if (verify.commands.length > 0) return `${verify.commands.map((command) => command.command).join(', ')}${checker}`;
+  return `${pc.yellow('no commands')}${checker}: changes are escalated to a human, never approved — set \`verify:\` in the loop-runtime block`;
+}
+
 /** Human rendering of a plan: what may run, within what limits, delivered how. */
 export function renderPlan(plan: ExecutionPlan): string {
   const { phases, budget, delivery } = plan;
@@ -42,8 +50,8 @@ export function renderPlan(plan: ExecutionPlan): string {
     `  cadence     ${plan.cadence.text} (every ${duration(plan.cadence.minIntervalMs)}–${duration(plan.cadence.maxIntervalMs)})   timeout ${duration(plan.timeoutMs)}`,
     `  budget      ${count(plan.dailyTokenCap)} tokens/day (${budget.capSource}); report-only from ${Math.round(budget.degradeAtFraction * 100)}%`,
     `              reserve triage ${count(budget.reserve.triage)} · implement ${count(budget.reserve.implement)} · check ${count(budget.reserve.check)}`,
-    `  phases      triage ${onOff(phases.triage.enabled)}  workspace ${onOff(phases.workspace.enabled)}  implement ${onOff(phases.implement.enabled)}  verify ${onOff(phases.verify.enabled)}  commit ${onOff(phases.commit.enabled)}  merge ${onOff(phases.merge.enabled)}`,
-    `  verify      ${list(phases.verify.commands.map((command) => command.command))}${phases.verify.checker ? ' + checker agent' : ''}`,
+    `  phases      triage ${onOff(phases.triage.enabled)}  workspace ${onOff(phases.workspace.enabled)}  implement ${onOff(phases.implement.enabled)}  verify ${onOff(phases.verify.enabled)}  commit ${onOff(phases.commit.enabled)}  merge ${onOff(phases.merge.enabled && delivery.autoMerge)}${phases.merge.enabled && !delivery.autoMerge ? pc.dim(' (L3 allows it; delivery.autoMerge is off)') : ''}`,
+    `  verify      ${verifyLine(plan)}`,
     `  protected   ${list(phases.verify.protectedPaths)}`,
     `  gate        ${plan.gate.source}: ${plan.gate.denylist.length} denylist glob(s), max ${plan.gate.maxFiles ?? 'unlimited'} file(s), auto-merge allowlist ${list(plan.gate.autoMergeAllowlist)}`,
     `  attempts    ${plan.attempts.maxPerItem} per item · stop after the same error ${plan.attempts.sameErrorLimit}× or ${plan.attempts.consecutiveFailureLimit} failures in a row · ${plan.attempts.maxIterations} turns per agent call`,
