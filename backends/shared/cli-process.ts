@@ -7,7 +7,7 @@
  * abort). Mapping lines and exit codes to an AgentResult stays in each backend.
  */
 import { execa } from 'execa';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -138,9 +138,14 @@ export interface IsolatedHome {
   remove(): Promise<void>;
 }
 
-/** Creates a fresh, empty home under the OS temp dir (mode 0700 via mkdtemp). */
-export async function createIsolatedHome(prefix: string): Promise<IsolatedHome> {
-  const home = await mkdtemp(path.join(tmpdir(), `${prefix}-`));
+/**
+ * Creates a fresh, empty home (mode 0700 via mkdtemp) under `parent`, by
+ * default the OS temp dir. Some CLIs refuse parts of their home under the temp
+ * dir (codex will not install its sandbox helper there): give those a parent.
+ */
+export async function createIsolatedHome(prefix: string, parent: string = tmpdir()): Promise<IsolatedHome> {
+  await mkdir(parent, { recursive: true, mode: 0o700 });
+  const home = await mkdtemp(path.join(parent, `${prefix}-`));
   return { path: home, remove: () => rm(home, { recursive: true, force: true }) };
 }
 
