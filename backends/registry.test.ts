@@ -38,6 +38,14 @@ describe('resolveBackend', () => {
     expect((await resolveBackend('mock', {}, { root })).specificationVersion).toBe('agent-backend-v2');
   });
 
+  it('resolves codex, and loads opencode / gemini-cli lazily from their folders (BACKEND_NOT_FOUND while absent)', async () => {
+    expect((await resolveBackend('codex', { model: null }, { root })).name).toBe('codex');
+    for (const name of ['opencode', 'gemini-cli', 'gemini']) {
+      const code = await codeOf(resolveBackend(name, {}, { root }));
+      expect(['resolved', 'BACKEND_NOT_FOUND']).toContain(code);
+    }
+  });
+
   it('asks for a model where one is required', async () => {
     expect(await codeOf(resolveBackend('openai', { model: null }, { root }))).toBe('CONFIG_INVALID');
   });

@@ -12,13 +12,23 @@ import type { AgentBackend } from '../src/core/ports/index.js';
 import { MOCK_SCENARIOS, type MockBackendOptions } from './mock/mock-backend.js';
 import { LoopRuntimeError } from '../src/core/errors.js';
 
-export const BUILT_IN_BACKENDS = ['claude-code', 'openai', 'ollama', 'mock'] as const;
+export const BUILT_IN_BACKENDS = ['claude-code', 'codex', 'opencode', 'gemini-cli', 'openai', 'ollama', 'mock'] as const;
 export type BuiltInBackendName = (typeof BUILT_IN_BACKENDS)[number];
 
 export interface BackendContext {
   /** The project root: the cwd for roles without a workspace, and where plugin paths resolve. */
   root: string;
 }
+
+/**
+ * Built-in CLI backends that live in their own folder and export
+ * `createBackend(settings, context)`; imported lazily by path.
+ */
+const CLI_BACKEND_MODULES: Readonly<Record<string, string>> = {
+  opencode: './opencode/index.js',
+  'gemini-cli': './gemini-cli/index.js',
+  gemini: './gemini-cli/index.js',
+};
 
 /** What a third-party backend module must export. */
 export interface BackendPluginModule {
@@ -118,6 +128,19 @@ function mockOptions(settings: Record<string, unknown>): MockBackendOptions {
   });
 }
 
+/** Loads a built-in CLI backend module by its path relative to this file (not a literal import: the folder may be absent). */
+async function loadCliBackend(name: string, relative: string, settings: Record<string, unknown>, context: BackendContext): Promise<AgentBackend> {
+  let module: Record<string, unknown>;
+  try {
+    module = (await import(relative)) as Record<string, unknown>;
+  } catch (error) {
+    throw notFound(name, `its module ${relative} could not be imported (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`, error);
+  }
+  const factory = module['createBackend'];
+  if (typeof factory !== 'function') throw notFound(name, `its module ${relative} does not export createBackend(settings, context)`);
+  return assertAgentBackend(name, await factory({ projectRoot: context.root, ...settings }, context));
+}
+
 /**
  * Resolves a backend by name.
  *
@@ -145,11 +168,17 @@ export async function resolveBackend(name: string, settings: Record<string, unkn
       const { createOllamaBackend } = await import('./ollama/index.js');
       return createOllamaBackend({ projectRoot: context.root, ...options, model });
     }
+    case 'codex': {
+      const { createCodexBackend } = await import('./codex/index.js');
+      return createCodexBackend({ projectRoot: context.root, ...options });
+    }
     case 'mock': {
       const { createMockBackend } = await import('./mock/index.js');
       return createMockBackend(mockOptions(options));
     }
   }
+  const builtIn = CLI_BACKEND_MODULES[name];
+  if (builtIn !== undefined) return loadCliBackend(name, builtIn, options, context);
   let module: Record<string, unknown>;
   try {
     module = await importPlugin(name, context.root);

@@ -2,7 +2,7 @@
  * Every backend against the one AgentBackend contract: the mock, and the real
  * clients against local fakes of their model APIs — the real `claude` binary
  * (isolated HOME, retries off), the official OpenAI SDK, and Ollama's native
- * API. Each harness only translates the suite's model script into its fake's
+ * API, the real `codex` binary against a fake Responses API. Each harness only translates the suite's model script into its fake's
  * wire-level steps.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll } from 'vitest';
 import { createClaudeCodeBackend } from '../../backends/claude-code/index.js';
+import { createCodexBackend } from '../../backends/codex/index.js';
 import { MockBackend, type MockScenario } from '../../backends/mock/index.js';
 import { createOllamaBackend } from '../../backends/ollama/index.js';
 import { createOpenAIBackend } from '../../backends/openai/index.js';
@@ -19,8 +20,10 @@ import { anthropicErrors, startFakeAnthropicServer, text, toolUse, type Anthropi
 import { startFakeOllamaServer, type OllamaStep } from '../fakes/fake-ollama-server.js';
 import { startFakeOpenAIServer, type OpenAIStep } from '../fakes/fake-openai-server.js';
 import type { FakeServer } from '../fakes/http-fake.js';
+import { startFakeResponsesServer, type ResponsesStep } from '../fakes/fake-responses-server.js';
 
 const CLAUDE = path.resolve('node_modules/.bin/claude');
+const CODEX = path.resolve('node_modules/.bin/codex');
 const FOREVER = 40;
 const bodies = (server: FakeServer) => () => server.requests.map((request) => JSON.stringify(request.body));
 
@@ -146,3 +149,41 @@ describeAgentBackendConformance('claude-code (real CLI, fake Messages API)', asy
     close: () => server.close(),
   };
 }, { cases: ['roles', 'read-only', 'budget', 'abort', 'untrusted-input'], roles: ['check'] });
+
+// ----------------------------------------------------------------- codex
+
+function codexSteps(script: ModelScript): ResponsesStep[] {
+  // Without a shell Codex's only tool is apply_patch; a patch on a missing file fails and the model goes on.
+  const probe = (index: number, usage?: { input: number; output: number }): ResponsesStep => ({
+    patch: `*** Begin Patch\n*** Update File: missing-${index}.txt\n@@\n-a\n+b\n*** End Patch\n`,
+    ...(usage ? { usage } : {}),
+  });
+  switch (script.kind) {
+    case 'answer':
+      return [
+        ...(script.write ? [{ patch: `*** Begin Patch\n*** Add File: ${script.write.path}\n${script.write.content.split('\n').filter(Boolean).map((line) => `+${line}`).join('\n')}\n*** End Patch\n` }] : []),
+        { text: script.text },
+      ];
+    case 'tools-forever':
+      return Array.from({ length: FOREVER }, (_, index) => probe(index));
+    case 'expensive':
+      return Array.from({ length: FOREVER }, (_, index) => probe(index, { input: script.tokensPerCall - 1000, output: 1000 }));
+    case 'refuse':
+      return [{ error: { status: 401, message: 'Incorrect API key provided: sk-te***.', code: 'invalid_api_key' } }];
+  }
+}
+
+// The real binary starts in ~0.3 s; every case runs.
+describeAgentBackendConformance('codex (real CLI, fake Responses API)', async ({ script, root }) => {
+  const server = await startFakeResponsesServer(codexSteps(script));
+  const backend = createCodexBackend({
+    binary: CODEX, baseUrl: `${server.url}/v1`, model: 'fake-codex', maxRetries: 0, projectRoot: root, timeoutMs: 20_000, killGraceMs: 500,
+    env: { OPENAI_API_KEY: 'sk-test' },
+  });
+  return {
+    backend,
+    modelCalls: () => server.modelRequests().length,
+    modelRequests: () => server.modelRequests().map((request) => JSON.stringify(request.body)),
+    close: () => server.close(),
+  };
+});
