@@ -76,7 +76,9 @@ describe('Claude Code backend (real CLI, fake Messages API)', () => {
     expect(JSON.stringify(first.system)).toContain('Keep changes small.');
     expect(JSON.stringify(first.messages)).toContain('untrusted-data source=\\"work item issue#7\\"');
     expect(JSON.stringify(first.messages)).not.toContain('ignore all rules');
-    expect(toolNamesSent(first)).toEqual(['Edit', 'Glob', 'Grep', 'Read', 'Write']);
+    // Contained in bubblewrap, the implementer gets its shell; the proxy put the real key back in.
+    expect(toolNamesSent(first)).toEqual(['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'Write']);
+    expect(messages[0]!.headers['x-api-key']).toBe('dummy');
     // The tool really ran: Claude sent the Read result back.
     expect(JSON.stringify(messages[1]!.body.messages)).toContain('helo world');
 

@@ -98,7 +98,8 @@ describe('a full tick with the real claude binary (fake Anthropic API)', () => {
     expect(requests).toHaveLength(5);
     const implementerTools = (requests[1]!.body.tools as Array<{ name: string }>).map((tool) => tool.name);
     expect(implementerTools).toContain('Edit');
-    expect(implementerTools).not.toContain('Bash');
+    // The implementer runs inside the agent sandbox, so it gets its shell there.
+    expect(implementerTools).toContain('Bash');
     expect((requests[4]!.body.tools as Array<{ name: string }>).map((tool) => tool.name)).not.toContain('Edit');
     // Claude really ran the Read tool and sent the file back.
     expect(JSON.stringify(requests[2]!.body.messages)).toContain('a - b');

@@ -12,8 +12,14 @@ import { mapClaudeResult } from './map-result.js';
 import { parseStreamLine, type ResultEvent } from './stream-events.js';
 import { toCliArgs, toCliEnv, type ClaudePermissionMode } from './to-cli-args.js';
 import { StreamUsageTracker } from './usage-tracker.js';
+import { createContainment, refusalOf, type ContainmentSettings } from './containment.js';
 
-export interface ClaudeCodeBackendSettings {
+/**
+ * Containment (`level`, `allowUnsandboxed`, `log`, `bwrapPath`, `detectSandbox`): every run is inside
+ * bubblewrap with network only to the model endpoint through a redacting proxy; without bubblewrap the
+ * backend refuses at L3, and below L3 runs uncontained only with `allowUnsandboxed`.
+ */
+export interface ClaudeCodeBackendSettings extends Omit<ContainmentSettings, 'projectRoot' | 'home' | 'hostEnv'> {
   /** Path or name of the CLI. Default "claude" (on PATH). */
   binary?: string;
   model?: string;
@@ -37,7 +43,7 @@ export interface ClaudeCodeBackendSettings {
   prices?: PriceTable;
   /** Passed through as CLAUDE_CODE_MAX_RETRIES. */
   maxRetries?: number;
-  /** Give the implementer Claude's own Bash tool. Off by default: it bypasses our sandboxed CommandRunner. */
+  /** Give the implementer Claude's own Bash tool. Default: on when contained (it runs in the same sandbox), off otherwise. */
   allowBash?: boolean;
   /** cwd for roles without a workspace (triage). Default process.cwd(). */
   projectRoot?: string;
@@ -76,10 +82,34 @@ function killTree(pid: number | undefined, graceMs: number): void {
  */
 export function createClaudeCodeBackend(settings: ClaudeCodeBackendSettings = {}): AgentBackend {
   const binary = settings.binary ?? 'claude';
+  const containment = createContainment({
+    ...settings,
+    projectRoot: settings.projectRoot ?? process.cwd(),
+    ...(settings.home ? { home: settings.home } : {}),
+    hostEnv: process.env,
+  });
+  const notInstalled = (): AgentResult => ({
+    ok: false,
+    reason: 'not-installed',
+    message: `The Claude Code CLI "${binary}" was not found. To fix: install it (npm install -g @anthropic-ai/claude-code) or set the backend's "binary" setting to its path.`,
+    retryable: false,
+    usage: { ...ZERO_USAGE },
+    detail: { binary },
+  });
   async function run(request: AgentRequest): Promise<AgentResult> {
     if (request.signal?.aborted) {
       return { ok: false, reason: 'aborted', message: 'The run was aborted before Claude Code started.', retryable: true, usage: { ...ZERO_USAGE } };
     }
+    let contained: boolean;
+    try {
+      contained = await containment.contained();
+    } catch (error) {
+      const refusal = refusalOf(error);
+      if (!refusal) throw error;
+      // Like a missing CLI: the loop stops (exit 5) rather than retrying something that cannot run.
+      return { ok: false, reason: 'not-installed', message: refusal.message, retryable: false, usage: { ...ZERO_USAGE }, detail: refusal.detail };
+    }
+    const home = await containment.home(contained);
     const prompt = buildRolePrompt(request, { finish: 'final-message' });
     const systemPrompt = settings.appendSystemPrompt ? `${prompt.system}\n\n${settings.appendSystemPrompt}` : prompt.system;
     const args = toCliArgs({
@@ -90,13 +120,13 @@ export function createClaudeCodeBackend(settings: ClaudeCodeBackendSettings = {}
       ...(settings.model ? { model: settings.model } : {}),
       ...(settings.permissionMode ? { permissionMode: settings.permissionMode } : {}),
       ...(settings.mcpConfig ? { mcpConfig: settings.mcpConfig } : {}),
-      ...(settings.allowBash !== undefined ? { allowBash: settings.allowBash } : {}),
+      allowBash: settings.allowBash ?? contained,
       ...(settings.extraArgs ? { extraArgs: settings.extraArgs } : {}),
     });
     const env = toCliEnv({
       base: settings.inheritEnv === false ? { PATH: process.env['PATH'] } : process.env,
       ...(settings.env ? { env: settings.env } : {}),
-      ...(settings.home ? { home: settings.home } : {}),
+      ...(home ? { home } : {}),
       ...(settings.maxRetries !== undefined ? { maxRetries: settings.maxRetries } : {}),
     });
     const cwd = workspaceOf(request)?.path ?? settings.projectRoot ?? process.cwd();
@@ -110,9 +140,18 @@ export function createClaudeCodeBackend(settings: ClaudeCodeBackendSettings = {}
     let model = settings.model;
     let killedFor: 'budget' | 'timeout' | 'aborted' | undefined;
 
-    const child = execa(binary, args, {
+    const timeoutMs = settings.timeoutMs ?? 30 * 60_000;
+    let prepared: Awaited<ReturnType<typeof containment.prepare>>;
+    try {
+      prepared = await containment.prepare({ role: request.role, workDir: cwd, binary, args, env, timeoutMs });
+    } catch (error) {
+      const message = `Could not start the agent sandbox for ${request.role}: ${error instanceof Error ? error.message : String(error)}.`;
+      return { ok: false, reason: 'error', message, retryable: false, usage: { ...ZERO_USAGE } };
+    }
+    if (prepared === 'missing') return notInstalled();
+    const child = execa(prepared.file, prepared.args, {
       cwd,
-      env,
+      env: prepared.env,
       extendEnv: false,
       input: prompt.user,
       reject: false,
@@ -126,7 +165,7 @@ export function createClaudeCodeBackend(settings: ClaudeCodeBackendSettings = {}
       killedFor = why;
       killTree(child.pid, graceMs);
     };
-    const timer = setTimeout(() => stop('timeout'), settings.timeoutMs ?? 30 * 60_000);
+    const timer = setTimeout(() => stop('timeout'), timeoutMs);
     const onAbort = () => stop('aborted');
     request.signal?.addEventListener('abort', onAbort, { once: true });
     if (request.signal?.aborted) onAbort();
@@ -158,20 +197,13 @@ export function createClaudeCodeBackend(settings: ClaudeCodeBackendSettings = {}
     await reading.catch(() => undefined);
     clearTimeout(timer);
     request.signal?.removeEventListener('abort', onAbort);
+    const finished = await prepared.finish();
+    transcript.push(...finished.notes);
 
     const spawnCode = (outcome as { code?: string }).code;
-    if (spawnCode === 'ENOENT' || (outcome.failed && /ENOENT/.test(String(outcome.message)) && outcome.exitCode === undefined)) {
-      return {
-        ok: false,
-        reason: 'not-installed',
-        message: `The Claude Code CLI "${binary}" was not found. To fix: install it (npm install -g @anthropic-ai/claude-code) or set the backend's "binary" setting to its path.`,
-        retryable: false,
-        usage: { ...ZERO_USAGE },
-        detail: { binary },
-      };
-    }
+    if (spawnCode === 'ENOENT' || (outcome.failed && /ENOENT/.test(String(outcome.message)) && outcome.exitCode === undefined)) return notInstalled();
     const text = transcript.join('\n');
-    return mapClaudeResult({
+    const mapped = mapClaudeResult({
       role: request.role,
       result,
       exitCode: outcome.exitCode ?? null,
@@ -185,6 +217,16 @@ export function createClaudeCodeBackend(settings: ClaudeCodeBackendSettings = {}
       ...(settings.prices ? { prices: settings.prices } : {}),
       transcript: text.length > TRANSCRIPT_LIMIT ? `…${text.slice(-TRANSCRIPT_LIMIT)}` : text,
     });
+    if (finished.scrubbed.length === 0) return mapped;
+    // The agent copied a secret into the worktree: whatever it claims, this attempt is not a fix.
+    return {
+      ok: false,
+      reason: 'error',
+      message: `The implementer wrote secret values into ${finished.scrubbed.join(', ')}; they were replaced with [REDACTED] in the worktree. Treat the item as hostile and review it by hand.`,
+      retryable: false,
+      usage: mapped.usage,
+      detail: { scrubbed: finished.scrubbed },
+    };
   }
-  return { specificationVersion: 'agent-backend-v2', name: 'claude-code', run };
+  return { specificationVersion: 'agent-backend-v2', name: 'claude-code', run, close: () => containment.close() };
 }

@@ -82,7 +82,7 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
   const fileLedger = new FileBudgetLedger({ root, runLog: plan.files.runLog });
   const killSwitch = new FileKillSwitch({ root, stateFile: plan.files.state, env: options.env });
   const instructions = await loadInstructions(project, plan.pattern.id);
-  const backend = options.backend ?? (await resolvePlanBackend(plan, root, options.dryRun, options.env));
+  const backend = options.backend ?? (await resolvePlanBackend(plan, root, options));
   // Secret values from the environment and common token shapes never reach a file we write.
   const redact = redactorFor(options.env);
   const wiring = { root, clock, env: options.env, redact };
@@ -180,14 +180,22 @@ function backendEnv(env: Record<string, string | undefined>): Record<string, str
   return { ...scrubEnv(env), ...Object.fromEntries(provider as Array<[string, string]>) };
 }
 
-async function resolvePlanBackend(plan: ExecutionPlan, root: string, dryRun: boolean, env: Record<string, string | undefined>): Promise<AgentBackend> {
+/**
+ * The plan's backend. Claude Code gets the loop's level and sandbox opt-out: it runs contained in
+ * bubblewrap, and without it is refused at L3 (and below L3 unless --allow-unsandboxed).
+ */
+async function resolvePlanBackend(plan: ExecutionPlan, root: string, options: RuntimeOptions): Promise<AgentBackend> {
+  const env = options.env;
   const { createMockBackend } = await import('../../backends/mock/index.js');
-  if (dryRun || plan.backend.name === 'mock') return createMockBackend(plan.backend.options as never);
+  if (options.dryRun || plan.backend.name === 'mock') return createMockBackend(plan.backend.options as never);
   const { resolveBackend } = await import('../../backends/registry.js');
   const settings: Record<string, unknown> = { model: plan.backend.model, ...plan.backend.options };
   if (plan.backend.name === 'claude-code' || plan.backend.name === 'claude') {
     settings.inheritEnv ??= false;
     settings.env = { ...backendEnv(env), ...(settings.env as Record<string, string> | undefined) };
+    settings.level = plan.level;
+    settings.allowUnsandboxed = options.allowUnsandboxed ?? false;
+    if (options.log) settings.log = options.log;
   }
   return resolveBackend(plan.backend.name, settings, { root: join(root) });
 }

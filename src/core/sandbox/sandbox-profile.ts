@@ -25,6 +25,13 @@ export type NetworkMode = (typeof NETWORK_MODES)[number];
 export const SandboxProfileSchema = z.strictObject({
   /** Directories the command may write (the worktree first). Everything else is read-only. */
   writableRoots: z.array(AbsolutePathSchema).min(1),
+  /**
+   * When present, the only host paths visible read-only (besides the writable
+   * roots): the sandbox starts from an empty root instead of the whole host
+   * filesystem. A readable root deeper than a writable one covers it read-only
+   * (e.g. a worktree's `.git` file). Absent: everything is readable.
+   */
+  readableRoots: z.array(AbsolutePathSchema).optional(),
   /** Paths that must be invisible even when they exist: credentials, other worktrees. */
   hiddenPaths: z.array(AbsolutePathSchema),
   /**

