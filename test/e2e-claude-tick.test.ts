@@ -11,8 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropicServer, text, toolUse, type AnthropicStep } from './fakes/fake-anthropic-server.js';
-import type { RecordedRequest } from './fakes/http-fake.js';
-import { BUGGY_ADD_PROJECT, CLAUDE, git, makeLoopRepo, NO_NETWORK_PROBE, readText, runCli, runLogLines, spendEntries } from './e2e-fixtures.js';
+import { ADD_BUG_TRIAGE, BUGGY_ADD_PROJECT, CLAUDE, git, makeLoopRepo, NO_NETWORK_PROBE, readText, runCli, runLogLines, spendEntries, worktreeOf } from './e2e-fixtures.js';
 import { cleanupTempDirs, fingerprint } from './git-fixtures.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -21,24 +20,10 @@ afterAll(async () => {
   await cleanupTempDirs();
 });
 
-/** The worktree the CLI created for this attempt, read from what Claude tells the model about its cwd. */
-function worktreeOf(request: RecordedRequest): string {
-  const match = /(\/[^\s"'\\]*\/\.loop-worktrees\/[A-Za-z0-9._-]+)/.exec(JSON.stringify(request.body));
-  if (!match?.[1]) throw new Error('the implementer request does not mention a .loop-worktrees directory');
-  return match[1];
-}
-
-const TRIAGE = JSON.stringify({
-  decision: 'act',
-  summary: 'add() subtracts; its test fails.',
-  findings: [{ severity: 'high', summary: 'add() returns a - b', itemKey: 'bug#1' }],
-  items: [{ key: 'bug#1', title: 'add() subtracts instead of adding', paths: ['src/add.mjs'] }],
-});
-
 /** Triage, then an implementer that reads `file` and replaces `from` with `to`, then an approving checker. */
 function script(file: string, from: string, to: string, summary: string): AnthropicStep[] {
   return [
-    text(TRIAGE, { input: 1200, output: 80 }),
+    text(ADD_BUG_TRIAGE, { input: 1200, output: 80 }),
     (request) => toolUse('Read', { file_path: join(worktreeOf(request), file) }, { input: 1500, output: 30 }),
     (request) => toolUse('Edit', { file_path: join(worktreeOf(request), file), old_string: from, new_string: to }, { input: 1700, output: 40 }),
     text(summary, { input: 1800, output: 20 }),
