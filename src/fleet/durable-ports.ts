@@ -7,11 +7,13 @@
  * answer back instead of calling again. Time and ids come from the steps too
  * (a step clock and ids derived from the workflow id), so a replay takes the
  * same path. The workspace and command runner stay local: a worktree lives on
- * one machine's disk and is prepared again by the worker that resumes.
+ * one machine's disk and is prepared again by the worker that resumes, and
+ * the implementer's checkpoint carries the text of the files it changed so
+ * its edits are restored there (binary files are not carried).
  */
 import { BudgetBreaker } from '../core/budget/budget-breaker.js';
 import type { EnginePorts } from '../core/engine/engine-ports.js';
-import type { BudgetLedger, Clock, IdGenerator, ItemLeaseResult, ItemLeases } from '../core/ports/index.js';
+import type { AgentBackend, AgentResult, BudgetLedger, Clock, IdGenerator, ItemLeaseResult, ItemLeases, Workspace, WorkspaceHandle } from '../core/ports/index.js';
 
 /** Runs `body` as one durable step named `name` (DBOS.runStep in a fleet worker; a plain call in tests). */
 export type StepRunner = <T>(name: string, body: () => Promise<T>) => Promise<T>;
@@ -74,6 +76,55 @@ function durableItems(items: ItemLeases, step: StepRunner): ItemLeases {
   };
 }
 
+/** The text of every file the implementer changed (null: deleted), so a worker that resumes can restore its edits. */
+type EditSnapshot = Record<string, string | null>;
+
+async function snapshotEdits(workspace: Workspace, handle: WorkspaceHandle): Promise<EditSnapshot> {
+  const changed = await workspace.changes(handle);
+  const files = workspace.files?.(handle);
+  if (!changed.ok || !files) return {};
+  const snapshot: EditSnapshot = {};
+  for (const file of changed.changes.files) {
+    if (!file.binary) snapshot[file.path] = await files.read(file.path);
+    if (file.from) snapshot[file.from] = null;
+  }
+  return snapshot;
+}
+
+async function restoreEdits(workspace: Workspace, handle: WorkspaceHandle, snapshot: EditSnapshot): Promise<void> {
+  const files = workspace.files?.(handle);
+  if (!files) return;
+  for (const [path, text] of Object.entries(snapshot)) {
+    if (text !== null) await files.write(path, text);
+    else await files.remove?.(path);
+  }
+}
+
+/**
+ * The implementer's answer is checkpointed with the edits it made: writing
+ * them back is idempotent, so it is done on every run of the step's
+ * workflow — a no-op where they already are, the restore on a worker that
+ * resumes after the implement step completed elsewhere.
+ */
+function durableBackend(backend: AgentBackend, workspace: Workspace, step: StepRunner): AgentBackend {
+  const plain = durablePort(backend, 'backend', step);
+  return new Proxy(plain, {
+    get(target, property, receiver) {
+      if (property !== 'run') return Reflect.get(target, property, receiver);
+      const run: AgentBackend['run'] = async (request) => {
+        if (request.role !== 'implement') return target.run(request);
+        const answer = await step('backend.run', async (): Promise<{ result: AgentResult; edits: EditSnapshot }> => {
+          const result = await backend.run(request);
+          return { result, edits: await snapshotEdits(workspace, request.workspace) };
+        });
+        await restoreEdits(workspace, request.workspace, answer.edits);
+        return answer.result;
+      };
+      return run;
+    },
+  });
+}
+
 export interface DurablePortsOptions {
   /** The workflow id: tick ids derive from it. */
   workflowId: string;
@@ -102,7 +153,7 @@ export function durablePorts(ports: EnginePorts, runStep: StepRunner, options: D
   const ledger = durablePort(options.budgetLedger, 'budget', step);
   const durable: EnginePorts = {
     ...ports,
-    backend: durablePort(ports.backend, 'backend', step),
+    backend: durableBackend(ports.backend, ports.workspace, step),
     state: durablePort(ports.state, 'state', step),
     attempts: durablePort(ports.attempts, 'attempts', step),
     killSwitch: durablePort(ports.killSwitch, 'killSwitch', step),
