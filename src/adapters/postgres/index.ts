@@ -4,3 +4,4 @@ export { PostgresAttemptLedger, type PostgresAttemptLedgerOptions } from './post
 export { PostgresItemLeases, PostgresLoopLeases, type PostgresLeasesOptions, type PostgresLeaseResult } from './postgres-leases.js';
 export { PostgresRunHistory, toRunHistoryEntry, type RunHistoryEntry, type RunHistoryQuery } from './postgres-run-history.js';
 export { describeDatabase } from './pg-errors.js';
+export { PostgresDeliveryLedger } from './postgres-delivery-ledger.js';
