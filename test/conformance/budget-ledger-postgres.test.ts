@@ -57,7 +57,7 @@ describe('PostgresBudgetLedger shared by a fleet', () => {
     }
   });
 
-  it('reports an unreachable store as BUDGET_LEDGER_UNREADABLE naming the database and the fix, never as 0', async () => {
+  it('refuses to open a missing database (STATE_FAILED) and reports a damaged store as BUDGET_LEDGER_UNREADABLE, naming the database and the fix, never as 0', async () => {
     const url = cluster.url('missing_database');
     const error: unknown = await PostgresDatabase.open({ url }).then(
       () => null,
