@@ -30,6 +30,15 @@ import {
 } from '../../core/workspace/delivery-ledger.js';
 import type { GitHubClient } from './delivery-github-types.js';
 
+/**
+ * Where the dedupe ledger lives when not in deliveries.json (the fleet
+ * store): a read-modify-write under the store's own lock; a ledger that
+ * cannot be read throws `STATE_FAILED`.
+ */
+export interface DeliveryLedgerStore {
+  update<T>(change: (ledger: DeliveryLedger) => { ledger: DeliveryLedger; result: T }): Promise<T>;
+}
+
 /** Called after the dedupe key is recorded and before the push (fault injection: a throw here is a crash mid-delivery). */
 export type BeforePushHook = (branch: string) => Promise<void> | void;
 

@@ -8,7 +8,7 @@
 import type { Clock, Delivery, DeliveryFailure, DeliveryRequest, DeliveryResult } from '../../core/ports/index.js';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
 import { formatDeliveryLedger, parseDeliveryLedger, type DeliveryLedger } from '../../core/workspace/delivery-ledger.js';
-import { deliverThroughLedger, type BeforePushHook } from './delivery-flow.js';
+import { deliverThroughLedger, type BeforePushHook, type DeliveryLedgerStore } from './delivery-flow.js';
 import type { FoundPullRequest, GitHubClient } from './delivery-github-types.js';
 
 export interface MemoryPullRequest {
@@ -53,6 +53,8 @@ export interface MemoryDeliveryOptions {
   pendingTimeoutMs?: number;
   /** Fault injection: runs after the dedupe key is recorded, before the push. A throw is a crash. */
   beforePush?: BeforePushHook;
+  /** Keeps the dedupe ledger here instead of in `store.ledgerText` (e.g. the fleet store). */
+  ledger?: DeliveryLedgerStore;
 }
 
 const LEDGER_NAME = 'deliveries.json (in memory)';
@@ -87,6 +89,7 @@ export class MemoryDelivery implements Delivery {
         github: settings.mode === 'pull-request' ? memoryGitHub(store) : null,
         baseBranch: settings.baseBranch ?? 'main',
         updateLedger: async <T>(change: (ledger: DeliveryLedger) => { ledger: DeliveryLedger; result: T }) => {
+          if (this.options.ledger) return this.options.ledger.update(change);
           const { ledger, result } = change(parseDeliveryLedger(store.ledgerText, LEDGER_NAME));
           store.ledgerText = formatDeliveryLedger(ledger);
           return result;

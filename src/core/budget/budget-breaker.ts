@@ -108,26 +108,32 @@ export class BudgetBreaker {
     return this.describe(totals);
   }
 
-  /** Grants a reservation and journals it (durably) before resolving, or refuses it as data. */
+  /**
+   * Grants a reservation and journals it (durably) before resolving, or
+   * refuses it as data. A ledger with `openWithinCap` (shared by several
+   * processes) decides the cap atomically itself, so the grant holds across
+   * every process writing to it.
+   */
   async reserve(request: { patternId: string; tickId: string; phase: AgentRole; tokens: number; now: number }): Promise<ReserveResult> {
     const totals = await this.totalsFor(request.patternId, utcDay(request.now), false);
     const tokens = Math.max(0, Math.ceil(request.tokens));
-    if (totals.spent + totals.reserved + tokens > this.dailyTokenCap) {
-      const status = this.describe(totals);
-      return {
-        ok: false,
-        status,
-        message:
-          `The ${request.phase} phase needs a reservation of ${tokens.toLocaleString('en-US')} tokens, but ` +
-          `${status.spent.toLocaleString('en-US')} are spent and ${status.reserved.toLocaleString('en-US')} reserved ` +
-          `of the ${this.dailyTokenCap.toLocaleString('en-US')} daily cap.`,
-      };
-    }
+    if (totals.spent + totals.reserved + tokens > this.dailyTokenCap) return this.refusal(request.phase, tokens, totals);
     // Held before the await, so a concurrent reserve in this process sees it.
     totals.reserved += tokens;
     let opened: OpenReservation;
     try {
-      opened = await this.ledger.open({ at: request.now, day: totals.day, patternId: request.patternId, tickId: request.tickId, phase: request.phase, tokens });
+      const asked = { at: request.now, day: totals.day, patternId: request.patternId, tickId: request.tickId, phase: request.phase, tokens };
+      if (this.ledger.openWithinCap) {
+        const capped = await this.ledger.openWithinCap(asked, this.dailyTokenCap);
+        if (!capped.ok) {
+          totals.reserved = Math.max(0, totals.reserved - tokens);
+          totals.spent = Math.max(0, capped.spent - totals.reserved);
+          return this.refusal(request.phase, tokens, totals);
+        }
+        opened = capped.reservation;
+      } else {
+        opened = await this.ledger.open(asked);
+      }
     } catch (error) {
       totals.reserved = Math.max(0, totals.reserved - tokens);
       throw error;
@@ -135,6 +141,18 @@ export class BudgetBreaker {
     const reservation: Reservation = { id: opened.id, patternId: request.patternId, tickId: request.tickId, phase: request.phase, tokens, day: totals.day };
     this.outstanding.set(reservation.id, reservation);
     return { ok: true, reservation };
+  }
+
+  private refusal(phase: AgentRole, tokens: number, totals: DayTotals): ReserveResult {
+    const status = this.describe(totals);
+    return {
+      ok: false,
+      status,
+      message:
+        `The ${phase} phase needs a reservation of ${tokens.toLocaleString('en-US')} tokens, but ` +
+        `${status.spent.toLocaleString('en-US')} are spent and ${status.reserved.toLocaleString('en-US')} reserved ` +
+        `of the ${this.dailyTokenCap.toLocaleString('en-US')} daily cap.`,
+    };
   }
 
   /**

@@ -83,4 +83,15 @@ export interface BudgetLedger {
   spentOn(day: string, patternId: string): Promise<number>;
   /** Records spend that had no reservation; durable when it resolves. */
   record(entry: SpendEntry): Promise<void>;
+  /**
+   * Optional capability of ledgers shared by several processes (the fleet
+   * store): opens the reservation only if the loop's spend on the day plus
+   * it stays within `cap`, decided atomically against every writer. When
+   * present, the BudgetBreaker reserves through it, so N workers can never
+   * together pass the cap.
+   */
+  openWithinCap?(request: ReservationRequest, cap: number): Promise<CappedOpenResult>;
 }
+
+/** `spent`: the loop's spend on the day (settled plus open) when the reservation was refused. */
+export type CappedOpenResult = { ok: true; reservation: OpenReservation } | { ok: false; spent: number };

@@ -1,0 +1,122 @@
+/**
+ * Item and loop leases on Postgres: one row per (scope, kind, key), taken
+ * with a single `INSERT … ON CONFLICT DO UPDATE … WHERE stale`, so exactly
+ * one acquirer wins, a lease older than `staleMs` by the injected clock is
+ * taken over, and a release deletes only the row carrying its own token.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Clock, ItemLeaseResult, ItemLeases } from '../../core/ports/index.js';
+import type { PostgresDatabase } from './postgres-database.js';
+
+export interface PostgresLeasesOptions {
+  database: PostgresDatabase;
+  clock: Clock;
+  scope?: string;
+  /** A lease older than this may be taken over (default 15 minutes, as the file leases). */
+  staleMs?: number;
+}
+
+export type PostgresLeaseResult =
+  | { ok: true; token: string; refresh(): Promise<boolean>; release(): Promise<void> }
+  | { ok: false; holder: string; tickId: string; message: string };
+
+class LeaseTable {
+  constructor(
+    private readonly options: PostgresLeasesOptions,
+    private readonly kind: 'item' | 'loop',
+  ) {}
+
+  async acquire(key: string, holder: string, tickId: string): Promise<PostgresLeaseResult> {
+    const { database, clock } = this.options;
+    const scope = this.options.scope ?? 'default';
+    const staleMs = this.options.staleMs ?? 15 * 60_000;
+    const token = randomUUID();
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const now = clock.now();
+      const won = await database.query<{ token: string }>(
+        'STATE_FAILED',
+        `take the ${this.kind} lease ${key}`,
+        `INSERT INTO loop_runtime_leases (scope, kind, key, holder, tick_id, since, token) VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (scope, kind, key) DO UPDATE SET holder = excluded.holder, tick_id = excluded.tick_id, since = excluded.since, token = excluded.token
+         WHERE loop_runtime_leases.since < $6 - $8::bigint RETURNING token`,
+        [scope, this.kind, key, holder, tickId, now, token, staleMs],
+      );
+      if (won.length > 0) return this.held(scope, key, token);
+      const current = await database.query<{ holder: string; tick_id: string }>(
+        'STATE_FAILED',
+        `read the ${this.kind} lease ${key}`,
+        'SELECT holder, tick_id FROM loop_runtime_leases WHERE scope = $1 AND kind = $2 AND key = $3',
+        [scope, this.kind, key],
+      );
+      const row = current[0];
+      // Released between the two statements: try again.
+      if (!row) continue;
+      return { ok: false, holder: row.holder, tickId: row.tick_id, message: `${this.kind === 'item' ? 'Item' : 'Loop'} ${key} is held by ${row.holder} (tick ${row.tick_id}) in the fleet store.` };
+    }
+    return { ok: false, holder: 'unknown', tickId: 'unknown', message: `The ${this.kind} lease ${key} kept changing hands; another worker is taking it.` };
+  }
+
+  private held(scope: string, key: string, token: string): PostgresLeaseResult {
+    const { database, clock } = this.options;
+    let released = false;
+    return {
+      ok: true,
+      token,
+      refresh: async () => {
+        const rows = await database.query('STATE_FAILED', `refresh the ${this.kind} lease ${key}`, 'UPDATE loop_runtime_leases SET since = $5 WHERE scope = $1 AND kind = $2 AND key = $3 AND token = $4 RETURNING key', [
+          scope,
+          this.kind,
+          key,
+          token,
+          clock.now(),
+        ]);
+        return rows.length > 0;
+      },
+      release: async () => {
+        if (released) return;
+        released = true;
+        // Only our own row: a lease taken over after ours went stale stays with its new holder.
+        await database.query('STATE_FAILED', `release the ${this.kind} lease ${key}`, 'DELETE FROM loop_runtime_leases WHERE scope = $1 AND kind = $2 AND key = $3 AND token = $4', [scope, this.kind, key, token]);
+      },
+    };
+  }
+}
+
+/**
+ * item-leases-v1 shared by every worker.
+ *
+ * @example
+ * ```ts
+ * const items = new PostgresItemLeases({ database, clock: systemClock, scope: 'acme/demo' });
+ * const lease = await items.acquire({ itemKey: 'issue#7', patternId: 'issue-triage', tickId });
+ * ```
+ */
+export class PostgresItemLeases implements ItemLeases {
+  readonly specificationVersion = 'item-leases-v1' as const;
+  private readonly table: LeaseTable;
+
+  constructor(options: PostgresLeasesOptions) {
+    this.table = new LeaseTable(options, 'item');
+  }
+
+  async acquire(request: { itemKey: string; patternId: string; tickId: string }): Promise<ItemLeaseResult> {
+    const result = await this.table.acquire(request.itemKey, request.patternId, request.tickId);
+    return result.ok ? { ok: true, release: result.release } : { ok: false, holder: result.holder, message: result.message };
+  }
+}
+
+/**
+ * One tick per loop fleet-wide: the loop lease. A holder refreshes it while
+ * its tick runs; one that stops refreshing for `staleMs` is taken over.
+ */
+export class PostgresLoopLeases {
+  private readonly table: LeaseTable;
+
+  constructor(options: PostgresLeasesOptions) {
+    this.table = new LeaseTable(options, 'loop');
+  }
+
+  acquire(request: { patternId: string; holder: string; tickId: string }): Promise<PostgresLeaseResult> {
+    return this.table.acquire(request.patternId, request.holder, request.tickId);
+  }
+}

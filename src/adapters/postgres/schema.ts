@@ -1,0 +1,48 @@
+/**
+ * The fleet store's schema. Each migration is idempotent (IF NOT EXISTS) and
+ * recorded in `loop_runtime_schema_version`; every store applies them at
+ * start under a transaction-scoped advisory lock, so workers starting at once
+ * never race. A database newer than this code is refused, never downgraded.
+ */
+export const SCHEMA_VERSION = 1;
+
+/** Key of the advisory lock migrations run under ("loop-runtime schema"). */
+export const MIGRATION_LOCK_KEY = 0x6c72_7363;
+
+export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly string[] }> = [
+  {
+    version: 1,
+    statements: [
+      `CREATE TABLE IF NOT EXISTS loop_runtime_budget_days (
+         scope text NOT NULL, day text NOT NULL, pattern_id text NOT NULL,
+         PRIMARY KEY (scope, day, pattern_id))`,
+      `CREATE TABLE IF NOT EXISTS loop_runtime_budget_entries (
+         seq bigserial PRIMARY KEY,
+         scope text NOT NULL, id text NOT NULL,
+         day text NOT NULL, pattern_id text NOT NULL, tick_id text NOT NULL, phase text NOT NULL,
+         at bigint NOT NULL, tokens bigint NOT NULL CHECK (tokens >= 0),
+         state text NOT NULL CHECK (state IN ('open', 'settled', 'reconciled', 'recorded')),
+         spent bigint CHECK (spent >= 0), cost_usd double precision, closed_at bigint, reason text,
+         UNIQUE (scope, id))`,
+      `CREATE INDEX IF NOT EXISTS loop_runtime_budget_entries_day ON loop_runtime_budget_entries (scope, day, pattern_id)`,
+      `CREATE TABLE IF NOT EXISTS loop_runtime_attempts (
+         seq bigserial PRIMARY KEY, scope text NOT NULL,
+         pattern_id text, item_key text NOT NULL, tick_id text NOT NULL, at bigint NOT NULL,
+         outcome text NOT NULL CHECK (outcome IN ('success', 'failure', 'noop')), error text, tokens_used bigint NOT NULL)`,
+      `CREATE INDEX IF NOT EXISTS loop_runtime_attempts_scope ON loop_runtime_attempts (scope, seq)`,
+      `CREATE TABLE IF NOT EXISTS loop_runtime_leases (
+         scope text NOT NULL, kind text NOT NULL CHECK (kind IN ('item', 'loop')), key text NOT NULL,
+         holder text NOT NULL, tick_id text NOT NULL, since bigint NOT NULL, token text NOT NULL,
+         PRIMARY KEY (scope, kind, key))`,
+      `CREATE TABLE IF NOT EXISTS loop_runtime_delivery_ledgers (
+         scope text PRIMARY KEY, ledger text NOT NULL)`,
+      `CREATE TABLE IF NOT EXISTS loop_runtime_runs (
+         scope text NOT NULL, tick_id text NOT NULL, pattern_id text NOT NULL,
+         started_at bigint NOT NULL, finished_at bigint NOT NULL, kind text NOT NULL,
+         verdict text, commit_sha text, pull_request text, tokens bigint NOT NULL DEFAULT 0,
+         phases jsonb NOT NULL DEFAULT '[]', record jsonb NOT NULL,
+         PRIMARY KEY (scope, tick_id))`,
+      `CREATE INDEX IF NOT EXISTS loop_runtime_runs_pattern ON loop_runtime_runs (scope, pattern_id, started_at DESC)`,
+    ],
+  },
+];

@@ -1,0 +1,194 @@
+/**
+ * A fleet worker: runs ticks as DBOS workflows on the fleet's Postgres.
+ *
+ * - Each tick is the workflow `loop-runtime.tick` with id
+ *   `tick:<scope>:<pattern>:<slot>`: one tick per loop and slot, however
+ *   many workers enqueue it.
+ * - Ticks go through one partitioned queue keyed by `<scope>/<pattern>` with
+ *   a partition concurrency of 1: at most one tick per loop runs fleet-wide
+ *   (a dead worker's tick still counts until it is recovered).
+ * - Every port call is a durable step (`durablePorts`): a tick interrupted at
+ *   any point resumes on another worker from its last completed step.
+ * - Recovery across machines: DBOS's open-source runtime only recovers its
+ *   own executor's workflows at launch. Each worker therefore holds a
+ *   session-level advisory lock on its executor id for as long as it lives;
+ *   a worker whose lock can be taken is dead (Postgres ends a session whose
+ *   client is gone), and the sweeper hands its pending workflows back to
+ *   their queue with DBOS's own `recoverPendingWorkflows`.
+ */
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
+import pg from 'pg';
+import { LoopEngine } from '../core/engine/loop-engine.js';
+import type { EnginePorts } from '../core/engine/engine-ports.js';
+import type { TickResult } from '../core/engine/tick-result.js';
+import { LoopRuntimeError } from '../core/errors.js';
+import type { ExecutionPlan } from '../core/plan/execution-plan.js';
+import type { BudgetLedger, Clock } from '../core/ports/index.js';
+import type { PostgresRunHistory } from '../adapters/postgres/index.js';
+import { describeDatabase } from '../adapters/postgres/pg-errors.js';
+import { durablePorts } from './durable-ports.js';
+
+export const TICK_WORKFLOW = 'loop-runtime.tick';
+export const TICK_QUEUE = 'loop-runtime-ticks';
+
+/** A tick to run: the workflow's input, recorded by the engine on enqueue. */
+export interface FleetTickInput {
+  scope: string;
+  patternId: string;
+  /** The schedule slot (e.g. an ISO time): one tick per loop and slot. */
+  slot: string;
+  startedAt: number;
+}
+
+/** What a worker builds for one tick from its own configuration. */
+export interface WiredTick {
+  plan: ExecutionPlan;
+  ports: EnginePorts;
+  /** The ledger under `ports.budget` (the fleet store's). */
+  budgetLedger: BudgetLedger;
+  /** The real clock each durable step reads when it finishes. */
+  clock: Clock;
+  history?: PostgresRunHistory;
+}
+
+export type TickWiring = (input: FleetTickInput) => Promise<WiredTick>;
+
+export interface FleetWorkerOptions {
+  databaseUrl: string;
+  /** Unique per worker process (host name + pid is a good default). */
+  executorId: string;
+  wire: TickWiring;
+  /** How often to look for dead workers' ticks (default 5 s). */
+  recoveryIntervalMs?: number;
+  /** All workers of a fleet must share it (default `loop-runtime`). */
+  applicationVersion?: string;
+  logLevel?: string;
+  /** Called after every recovery sweep with the dead executors whose ticks it handed back. */
+  onSweep?: (recovered: string[]) => void;
+}
+
+export function tickWorkflowId(input: Pick<FleetTickInput, 'scope' | 'patternId' | 'slot'>): string {
+  return `tick:${input.scope}:${input.patternId}:${input.slot}`;
+}
+
+let wiring: TickWiring | null = null;
+
+async function runTick(input: FleetTickInput): Promise<TickResult> {
+  if (!wiring) throw new LoopRuntimeError('INTERNAL', 'A tick workflow ran in a process that is not a fleet worker.');
+  const wired = await wiring(input);
+  const workflowId = DBOS.workflowID ?? tickWorkflowId(input);
+  const ports = durablePorts(wired.ports, (name, body) => DBOS.runStep(body, { name }), { workflowId, startedAt: input.startedAt, clock: wired.clock, budgetLedger: wired.budgetLedger });
+  const result = await new LoopEngine(wired.plan, ports).tick();
+  const history = wired.history;
+  if (history) await DBOS.runStep(() => history.record(result), { name: 'history.record' });
+  return result;
+}
+
+const tickWorkflow = DBOS.registerWorkflow(runTick, { name: TICK_WORKFLOW });
+
+function executorLockKey(executorId: string): string {
+  return `loop-runtime-executor:${executorId}`;
+}
+
+/**
+ * One per process (DBOS is a process-wide runtime).
+ *
+ * @example
+ * ```ts
+ * const worker = await FleetWorker.start({ databaseUrl, executorId: `${hostname()}-${process.pid}`, wire });
+ * await worker.enqueueTick({ scope: 'acme/demo', patternId: 'daily-triage', slot: '2026-11-23T08:00Z', startedAt: Date.now() });
+ * ```
+ */
+export class FleetWorker {
+  private sweeping: NodeJS.Timeout | null = null;
+
+  private constructor(
+    readonly executorId: string,
+    private readonly liveness: pg.Client,
+    private readonly databaseUrl: string,
+  ) {}
+
+  static async start(options: FleetWorkerOptions): Promise<FleetWorker> {
+    if (wiring) throw new LoopRuntimeError('USAGE', 'A fleet worker is already running in this process.', { fix: 'start one worker per process.' });
+    const database = describeDatabase(options.databaseUrl);
+    const liveness = new pg.Client({ connectionString: options.databaseUrl });
+    liveness.on('error', () => undefined);
+    try {
+      await liveness.connect();
+      // Held for the life of this process: the proof, to every other worker, that our ticks are not abandoned.
+      await liveness.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [executorLockKey(options.executorId)]);
+    } catch (cause) {
+      await liveness.end().catch(() => undefined);
+      throw new LoopRuntimeError('STATE_FAILED', `The fleet worker cannot reach its database at ${database}.`, {
+        cause,
+        retryable: true,
+        fix: 'start PostgreSQL or correct LOOP_RUNTIME_DATABASE_URL.',
+      });
+    }
+    wiring = options.wire;
+    DBOS.setConfig({
+      name: 'loop-runtime',
+      systemDatabaseUrl: options.databaseUrl,
+      executorID: options.executorId,
+      applicationVersion: options.applicationVersion ?? 'loop-runtime',
+      logLevel: options.logLevel ?? 'warn',
+    });
+    await DBOS.launch();
+    await DBOS.registerQueue(TICK_QUEUE, { partitionConcurrency: 1, minPollingIntervalMs: 100, onConflict: 'always_update' });
+    const worker = new FleetWorker(options.executorId, liveness, options.databaseUrl);
+    const interval = options.recoveryIntervalMs ?? 5_000;
+    const sweep = async () => options.onSweep?.(await worker.recoverDeadWorkers());
+    // A sweep that fails (database restarting) is simply tried again at the next interval.
+    worker.sweeping = setInterval(() => void sweep().catch(() => undefined), interval);
+    return worker;
+  }
+
+  /** Enqueues the tick of one loop and slot; a second enqueue of the same slot is the same tick. */
+  async enqueueTick(input: FleetTickInput): Promise<string> {
+    const workflowID = tickWorkflowId(input);
+    await DBOS.startWorkflow(tickWorkflow, { workflowID, queueName: TICK_QUEUE, enqueueOptions: { queuePartitionKey: `${input.scope}/${input.patternId}` } })(input);
+    return workflowID;
+  }
+
+  /** Waits for a tick's result, whichever worker runs it. */
+  async result(workflowId: string): Promise<TickResult | null> {
+    return DBOS.getResult<TickResult>(workflowId);
+  }
+
+  /**
+   * Hands the pending ticks of every dead worker back to the queue. A worker
+   * is dead when its liveness lock can be taken. Returns the executor ids
+   * recovered.
+   */
+  async recoverDeadWorkers(): Promise<string[]> {
+    const pending = await this.liveness.query<{ executor_id: string }>(
+      `SELECT DISTINCT executor_id FROM dbos.workflow_status WHERE status = 'PENDING' AND executor_id <> $1`,
+      [this.executorId],
+    );
+    const recovered: string[] = [];
+    for (const { executor_id: executorId } of pending.rows) {
+      const key = executorLockKey(executorId);
+      const taken = await this.liveness.query<{ taken: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS taken', [key]);
+      if (!taken.rows[0]?.taken) continue;
+      try {
+        await DBOSExecutor.globalInstance?.recoverPendingWorkflows([executorId]);
+        recovered.push(executorId);
+      } finally {
+        await this.liveness.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]);
+      }
+    }
+    return recovered;
+  }
+
+  async stop(): Promise<void> {
+    if (this.sweeping) clearInterval(this.sweeping);
+    await DBOS.shutdown();
+    await this.liveness.end().catch(() => undefined);
+    wiring = null;
+  }
+
+  get database(): string {
+    return describeDatabase(this.databaseUrl);
+  }
+}

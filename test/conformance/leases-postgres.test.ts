@@ -1,0 +1,107 @@
+/**
+ * Item leases, loop leases and the attempt ledger of the fleet store against
+ * their conformance suites on a real private Postgres (a second OS process
+ * included), plus the run history.
+ */
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresAttemptLedger, PostgresDatabase, PostgresItemLeases, PostgresLoopLeases, PostgresRunHistory } from '../../src/adapters/postgres/index.js';
+import type { TickResult } from '../../src/core/engine/tick-result.js';
+import { describeAttemptLedgerConformance, describeItemLeasesConformance } from '../../src/testing/conformance/index.js';
+import { FixedClock } from '../../src/testing/fixed-clock.js';
+import { startPgCluster, type PgCluster } from '../pg-cluster.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const VITE_NODE = join(ROOT, 'node_modules', '.bin', 'vite-node');
+const CHILD = join(import.meta.dirname, 'postgres-lease-child.ts');
+
+let cluster: PgCluster;
+beforeAll(async () => {
+  cluster = await startPgCluster();
+}, 30_000);
+afterAll(async () => cluster?.stop());
+
+describeAttemptLedgerConformance('PostgresAttemptLedger', async () => {
+  const url = await cluster.createDatabase('attempts');
+  const opened: PostgresDatabase[] = [];
+  const open = async () => {
+    const database = await PostgresDatabase.open({ url });
+    opened.push(database);
+    return new PostgresAttemptLedger({ database, scope: 'acme/demo' });
+  };
+  return { ledger: await open(), second: open, reopen: open, cleanup: async () => void (await Promise.all(opened.map((database) => database.close()))) };
+});
+
+describeItemLeasesConformance('PostgresItemLeases', {
+  async create({ staleMs }) {
+    const url = await cluster.createDatabase('items');
+    const clock = new FixedClock('2026-11-23T08:00:00Z');
+    const database = await PostgresDatabase.open({ url });
+    return {
+      participant: () => new PostgresItemLeases({ database, clock, scope: 'acme/demo', staleMs }),
+      advance: (ms) => clock.advance(ms),
+      async acquireInOtherProcess(request) {
+        const result = await execa(VITE_NODE, [CHILD, url, String(clock.now()), request.itemKey, request.patternId, request.tickId], { cwd: ROOT, reject: false, timeout: 30_000 });
+        if (result.exitCode !== 0) throw new Error(`lease child failed (exit ${String(result.exitCode)}): ${String(result.stderr)}`);
+        return JSON.parse(String(result.stdout).trim().split('\n').pop() ?? '{}') as { ok: boolean; holder?: string };
+      },
+      dispose: () => database.close(),
+    };
+  },
+});
+
+describe('PostgresLoopLeases', () => {
+  it('gives exactly one of many racing workers the loop, and an expired lease to the next', async () => {
+    const url = await cluster.createDatabase('loops');
+    const clock = new FixedClock('2026-11-23T08:00:00Z');
+    const databases = await Promise.all(Array.from({ length: 6 }, () => PostgresDatabase.open({ url, maxConnections: 1 })));
+    try {
+      const workers = databases.map((database) => new PostgresLoopLeases({ database, clock, scope: 'acme/demo', staleMs: 60_000 }));
+      const results = await Promise.all(workers.map((leases, index) => leases.acquire({ patternId: 'daily-triage', holder: `worker-${index}`, tickId: `t${index}` })));
+      const winners = results.filter((result) => result.ok);
+      expect(winners).toHaveLength(1);
+      const winner = winners[0]!;
+      clock.advance(50_000);
+      expect(winner.ok && (await winner.refresh())).toBe(true);
+      clock.advance(50_000);
+      // Refreshed 50 s ago: still held.
+      expect((await workers[0]!.acquire({ patternId: 'daily-triage', holder: 'late', tickId: 'x' })).ok).toBe(false);
+      clock.advance(20_000);
+      const taken = await workers[1]!.acquire({ patternId: 'daily-triage', holder: 'worker-next', tickId: 't9' });
+      expect(taken.ok).toBe(true);
+      // The old holder has lost it: its refresh says so and its release frees nothing.
+      expect(winner.ok && (await winner.refresh())).toBe(false);
+      if (winner.ok) await winner.release();
+      expect(await workers[2]!.acquire({ patternId: 'daily-triage', holder: 'third', tickId: 't10' })).toMatchObject({ ok: false, holder: 'worker-next' });
+      // Other loops are independent.
+      expect((await workers[2]!.acquire({ patternId: 'ci-sweeper', holder: 'third', tickId: 't11' })).ok).toBe(true);
+    } finally {
+      await Promise.all(databases.map((database) => database.close()));
+    }
+  });
+});
+
+describe('PostgresRunHistory', () => {
+  it('keeps one row per tick with phases, verdict, commit and pull request, newest first', async () => {
+    const database = await PostgresDatabase.open({ url: await cluster.createDatabase('runs') });
+    try {
+      const history = new PostgresRunHistory({ database, scope: 'acme/demo' });
+      const base = { patternId: 'daily-triage', level: 'L2', tokens: 1200, budget: { spentToday: 1200, dailyTokenCap: 100_000 }, steps: [{ phase: 'triage' as const, tokens: 1200, note: 'one item' }] };
+      const noop: TickResult = { ...base, tickId: 't1', startedAt: 1_000, finishedAt: 2_000, kind: 'noop', summary: 'nothing to do' };
+      const failed: TickResult = { ...base, tickId: 't2', startedAt: 3_000, finishedAt: 4_000, kind: 'failed', phase: 'implement', message: 'backend died', retryable: true };
+      await history.record(noop);
+      await history.record(failed);
+      await history.record(failed);
+      const rows = await history.list({ patternId: 'daily-triage' });
+      expect(rows.map((row) => [row.tickId, row.kind, row.tokens])).toEqual([
+        ['t2', 'failed', 1200],
+        ['t1', 'noop', 1200],
+      ]);
+      expect(rows[0]?.phases).toEqual(base.steps);
+      expect(await new PostgresRunHistory({ database, scope: 'acme/other' }).list()).toEqual([]);
+    } finally {
+      await database.close();
+    }
+  });
+});
