@@ -18,6 +18,8 @@ export interface GeminiReply {
   usage?: { input?: number; output?: number; cached?: number };
   /** Stream the parts, then keep the connection open without a final chunk (a model still generating). */
   hang?: boolean;
+  /** Keep streaming text chunks, each adding this many output tokens to usageMetadata, until the client goes away. */
+  runawayOutputPerChunk?: number;
 }
 
 export interface GeminiErrorReply {
@@ -65,6 +67,18 @@ function stream(response: http.ServerResponse, reply: GeminiReply, model: string
     if (reply.hang || index < last) chunk({ ...candidate([part]), usageMetadata: usageMetadata({ ...reply.usage, output: 1 }) });
     else chunk({ ...candidate([part], 'STOP'), usageMetadata: usageMetadata(reply.usage) });
   });
+  if (reply.runawayOutputPerChunk) {
+    let output = 0;
+    const next = () => {
+      if (response.destroyed || response.writableEnded) return;
+      output += reply.runawayOutputPerChunk ?? 0;
+      chunk({ ...candidate([{ text: 'more words '.repeat(20) }]), usageMetadata: usageMetadata({ ...reply.usage, output }) });
+      setTimeout(next, 2);
+    };
+    response.on('close', () => response.end());
+    next();
+    return;
+  }
   if (reply.hang) {
     // Report the full usage mid-stream, as Gemini does on every chunk, and never finish.
     chunk({ ...candidate([{ text: '…' }]), usageMetadata: usageMetadata(reply.usage) });
