@@ -7,7 +7,8 @@
  * proposed, not accepted); revert rate = reverted / (merged + reverted);
  * escalation rate and no-op rate are shares of ticks; cost per merged change
  * is everything the loop spent in the window divided by its accepted
- * changes — what one landed change really cost, failures included.
+ * changes — what one landed change really cost, failures included. The
+ * median time to merge is over accepted changes (opened → merged).
  */
 import { parseTimestamp, toIsoString } from '../time/utc-time.js';
 import type { ChecksState, TrackedChange } from './outcome-record.js';
@@ -115,7 +116,7 @@ export function computeLoopMetrics(input: MetricsInput): LoopMetrics {
 
 function timeToMerge(change: TrackedChange): number[] {
   const observation = change.observation;
-  if (!observation?.mergedAt || (change.state !== 'merged' && change.state !== 'reverted')) return [];
+  if (!observation?.mergedAt || change.state !== 'merged') return [];
   const opened = observation.openedAt ? parseTimestamp(observation.openedAt) : parseTimestamp(change.proposal.at);
   const mergedAt = parseTimestamp(observation.mergedAt);
   return Number.isNaN(opened) || Number.isNaN(mergedAt) ? [] : [Math.max(0, mergedAt - opened)];
