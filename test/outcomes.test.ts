@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRuntime, type Runtime } from '../src/runtime/runtime.js';
 import { FixedClock } from '../src/testing/index.js';
+import { renderLoopMetrics } from '../src/cli/commands/metrics.js';
 import { OUTCOMES_FILE } from '../src/runtime/outcomes/outcome-store.js';
 import { cleanupTempDirs, makeRepo, sh, writeFiles } from './git-fixtures.js';
 import { startFakeGitHub, type FakeGitHub } from './fakes/fake-github-server.js';
@@ -154,6 +155,9 @@ describe('outcomes, metrics and autonomy', () => {
     expect(loop.level).toBe('L1');
     expect(loop.promotion.recommended).toBe(false);
     expect(loop.promotion.blockers.join('; ')).toContain('no loop-audit score');
+    // The README shows this very output.
+    const readme = await readFile(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+    expect(readme).toContain(renderLoopMetrics(loop).join('\n'));
   });
 
   it('runs the next tick at the demoted level', async () => {

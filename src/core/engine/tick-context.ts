@@ -67,7 +67,8 @@ export class TickContext {
     const tokens = this.plan.budget.reserve[request.role];
     const grant = await this.ports.budget.reserve({ patternId: this.plan.pattern.id, tickId: this.tickId, phase: request.role, tokens, now: this.clock.now() });
     if (!grant.ok) return { kind: 'unaffordable', message: grant.message };
-    const startedAt = this.clock.now();
+    // The clock is read for events only when someone observes: a recorded tick replays call for call without one.
+    const startedAt = this.observer ? this.clock.now() : 0;
     this.observer?.({ type: 'phase-start', tickId: this.tickId, phase: request.role, at: startedAt });
     const full: AgentRequest = {
       ...request,
