@@ -93,6 +93,8 @@ export async function tickUnderLease(project: LoadedProject, plan: ExecutionPlan
   const progress = (line: string) => options.progress?.(redact(line));
   try {
     const { createLoopRuntime } = await import('./create-runtime.js');
+    const { telemetryObserver } = await import('./outcomes/telemetry.js');
+    const telemetry = telemetryObserver(plan);
     const notes: string[] = [];
     const runtime = await createLoopRuntime(project, plan, {
       dryRun: options.dryRun,
@@ -105,6 +107,7 @@ export async function tickUnderLease(project: LoadedProject, plan: ExecutionPlan
         progress(line);
       },
       observer: (event) => {
+        telemetry(event);
         if (event.type === 'phase-end') progress(`  ${event.phase}: ${event.note ?? ''}`);
         else if (event.type === 'tick-start') progress(`${plan.pattern.id}: tick ${event.tickId} started`);
       },
@@ -113,6 +116,13 @@ export async function tickUnderLease(project: LoadedProject, plan: ExecutionPlan
       ticks = await runtime.engine.ticks(count);
     } finally {
       await runtime.close();
+    }
+    if (!options.dryRun) {
+      // Every delivered change is followed from here on (outcomes sync, metrics, autonomy).
+      const { recordProposals } = await import('./outcomes/record-proposals.js');
+      await recordProposals(project.root, plan, ticks).catch((error: unknown) => {
+        notes.push(`outcomes: the delivered change was not recorded for outcome tracking: ${error instanceof Error ? error.message : String(error)}`);
+      });
     }
     const last = ticks[ticks.length - 1]!;
     const summary: RunSummary = {

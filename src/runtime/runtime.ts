@@ -19,6 +19,7 @@ import type { LoadedProject } from '../project/load-project.js';
 import type { ApproveResult, InboxItem, RejectResult } from './git-approval.js';
 import type { LoopStatusReport } from './loop-status.js';
 import type { DueRunSummary, RunSummary } from './run-loops.js';
+import type { MetricsResult, OutcomesSyncResult, PromoteResult } from './outcomes/outcomes-facade.js';
 
 export interface OpenRuntimeOptions {
   cwd: string;
@@ -55,6 +56,12 @@ export interface Runtime {
   reject(idOrItemKey: string): Promise<RejectResult>;
   /** Spend, pause state and last runs per configured loop. */
   status(): Promise<LoopStatusReport>;
+  /** Follows every delivered change (git ancestry, reverts, pull requests) and applies each loop's `autonomy:` policy. No model call. */
+  outcomesSync(id?: string): Promise<Planned<OutcomesSyncResult>>;
+  /** Acceptance, reverts, escalations, cost per merged change… per loop since `since` (epoch ms), with a promotion recommendation. */
+  metrics(id: string | undefined, request: { since: number; audit?: boolean }): Promise<Planned<MetricsResult>>;
+  /** Raises a loop one level in its LOOP.md — only with `yes`; otherwise returns the evidence to confirm. */
+  promote(id: string, request?: { yes?: boolean }): Promise<Planned<PromoteResult>>;
 }
 
 /** Loads the repository's configuration and returns the runtime over it, or the configuration's issues. */
@@ -78,10 +85,11 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     project,
     async run(id, request = {}) {
       const backend = backendOverride(request);
-      const resolved = await resolvePlan(project, id, { ...(request.level ? { level: request.level } : {}), ...(backend ? { backend } : {}) });
+      const current = request.dryRun ? project : await checkOutcomesBeforeTick(project, [id]);
+      const resolved = await resolvePlan(current, id, { ...(request.level ? { level: request.level } : {}), ...(backend ? { backend } : {}) });
       if (!resolved.ok) return resolved;
       const { tickUnderLease } = await import('./run-loops.js');
-      const summary = await tickUnderLease(project, resolved.plan, request.ticks ?? 1, tickOptions(request));
+      const summary = await tickUnderLease(current, resolved.plan, request.ticks ?? 1, tickOptions(request));
       if (request.dryRun && request.backendName && request.backendName !== 'mock') {
         summary.notes.unshift(`dry-run: rehearsed with the mock backend; --backend ${request.backendName} applies to runs without --dry-run.`);
       }
@@ -90,8 +98,9 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     async runDue(request = {}) {
       const backend = backendOverride(request);
       const { tickDueLoops } = await import('./run-loops.js');
+      const current = request.dryRun ? project : await checkOutcomesBeforeTick(project, request.id ? [request.id] : project.configuredLoops);
       const due = await tickDueLoops(
-        project,
+        current,
         { ...(request.id ? { id: request.id } : {}), ...(request.level ? { level: request.level } : {}), ...(backend ? { backendName: backend } : {}) },
         tickOptions(request),
       );
@@ -103,7 +112,14 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     },
     async approve(idOrItemKey, approval = {}) {
       const { approveChange } = await import('./git-approval.js');
-      return approveChange(project, idOrItemKey, { ...decisions, yes: Boolean(approval.yes) });
+      const result = await approveChange(project, idOrItemKey, { ...decisions, yes: Boolean(approval.yes) });
+      if (result.status === 'applied') {
+        // A human's approval delivers a change like a tick does: its fate counts for the loop.
+        const resolved = await resolvePlan(project, result.pattern);
+        const { recordApproval } = await import('./outcomes/record-proposals.js');
+        if (resolved.ok) await recordApproval(project.root, resolved.plan, result, options.clock.now()).catch(() => undefined);
+      }
+      return result;
     },
     async reject(idOrItemKey) {
       const { rejectChange } = await import('./git-approval.js');
@@ -113,6 +129,43 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       const { loopStatus } = await import('./loop-status.js');
       return loopStatus(project, options);
     },
+    async outcomesSync(id) {
+      const { configuredPlans, outcomesSync } = await import('./outcomes/outcomes-facade.js');
+      const { plans, issues } = await configuredPlans(project, id);
+      if (plans.length === 0 && issues.length > 0) return { ok: false, issues };
+      return { ok: true, value: await outcomesSync(project, plans, decisions), warnings: issues };
+    },
+    async metrics(id, request) {
+      const { configuredPlans, loopMetrics } = await import('./outcomes/outcomes-facade.js');
+      const { plans, issues } = await configuredPlans(project, id);
+      if (plans.length === 0 && issues.length > 0) return { ok: false, issues };
+      return { ok: true, value: await loopMetrics(project, plans, request.since, { ...decisions, ...(request.audit === false ? { audit: false } : {}) }), warnings: issues };
+    },
+    async promote(id, request = {}) {
+      const { configuredPlans, promoteLoop } = await import('./outcomes/outcomes-facade.js');
+      const { plans, issues } = await configuredPlans(project, id);
+      if (!plans[0]) return { ok: false, issues };
+      return { ok: true, value: await promoteLoop(project, plans[0], { ...decisions, yes: Boolean(request.yes) }), warnings: issues };
+    },
   };
+
+  /**
+   * The cheap check at the start of a tick: follow the loops' delivered changes and apply their autonomy
+   * policy (no model call). A level change is written to LOOP.md, so the project is read again and this
+   * very tick runs at the new level.
+   */
+  async function checkOutcomesBeforeTick(current: LoadedProject, ids: readonly string[]): Promise<LoadedProject> {
+    const { configuredPlans, outcomesSync } = await import('./outcomes/outcomes-facade.js');
+    const known = ids.filter((loop) => current.patterns.some((pattern) => pattern.id === loop));
+    const plans = (await Promise.all(known.map((loop) => configuredPlans(current, loop)))).flatMap((result) => result.plans);
+    const result = await outcomesSync(current, plans, decisions);
+    for (const check of result.checks) {
+      if (check.syncError) options.progress?.(`${check.pattern}: outcomes not checked — ${check.syncError}`);
+      if (check.change) options.progress?.(`${check.pattern}: level ${check.change.from} → ${check.change.to} (${check.change.reason})`);
+    }
+    if (!result.checks.some((check) => check.change)) return current;
+    const reloaded = await loadProject(options.cwd);
+    return reloaded.ok ? reloaded.project : current;
+  }
   return { ok: true, runtime };
 }

@@ -34,6 +34,7 @@ export function testPlan(): ExecutionPlan {
     },
     files: { state: 'STATE.md', runLog: 'loop-run-log.md', ledger: 'loop-ledger.json' },
     timeoutMs: 600_000,
+    autonomy: null,
   } as ExecutionPlan;
 }
 

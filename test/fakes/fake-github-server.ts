@@ -17,6 +17,12 @@ export interface FakePullRequest {
   draft: boolean;
   state: 'open' | 'closed';
   merged: boolean;
+  /** Outcome tracking: times, the landing commit and check runs (defaults keep delivery tests unchanged). */
+  createdAt?: string;
+  mergedAt?: string;
+  mergeCommitSha?: string;
+  headSha?: string;
+  checkRuns?: Array<{ status: string; conclusion: string | null }>;
 }
 
 export interface FakeGitHub extends FakeServer {
@@ -35,9 +41,11 @@ export async function startFakeGitHub(repository = 'acme/demo'): Promise<FakeGit
     html_url: htmlUrl(pull.number),
     state: pull.state,
     draft: pull.draft,
-    merged_at: pull.merged ? '2026-05-01T10:00:00Z' : null,
+    merged_at: pull.merged ? (pull.mergedAt ?? '2026-05-01T10:00:00Z') : null,
+    created_at: pull.createdAt ?? '2026-05-01T09:00:00Z',
+    merge_commit_sha: pull.mergeCommitSha ?? null,
     title: pull.title,
-    head: { ref: pull.head, label: `${owner}:${pull.head}` },
+    head: { ref: pull.head, label: `${owner}:${pull.head}`, sha: pull.headSha ?? `head-${pull.number}` },
     base: { ref: pull.base },
   });
   const add = (fields: Omit<FakePullRequest, 'number'>) => {
@@ -74,6 +82,17 @@ export async function startFakeGitHub(repository = 'acme/demo'): Promise<FakeGit
       }
       const pull = add({ head: body.head, base: body.base, title: body.title, body: body.body, draft: body.draft ?? false, state: 'open', merged: false });
       return sendJson(response, 201, toJson(pull));
+    }
+    const single = new RegExp(`^${prefix}/(\\d+)$`).exec(url.pathname);
+    if (request.method === 'GET' && single) {
+      const pull = pulls.find((candidate) => candidate.number === Number(single[1]));
+      return pull ? sendJson(response, 200, toJson(pull)) : sendJson(response, 404, { message: 'Not Found' });
+    }
+    const checkRuns = new RegExp(`^/repos/${repository}/commits/([^/]+)/check-runs$`).exec(url.pathname);
+    if (request.method === 'GET' && checkRuns) {
+      const pull = pulls.find((candidate) => (candidate.headSha ?? `head-${candidate.number}`) === checkRuns[1]);
+      const runs = pull?.checkRuns ?? [];
+      return sendJson(response, 200, { total_count: runs.length, check_runs: runs });
     }
     const merge = new RegExp(`^${prefix}/(\\d+)/merge$`).exec(url.pathname);
     if (request.method === 'PUT' && merge) {

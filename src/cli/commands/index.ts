@@ -122,4 +122,28 @@ export const commands: CommandDefinition[] = [
     examples: ['loop-runtime inbox', 'loop-runtime inbox --json'],
     load: async () => (await import('./inbox.js')).inboxCommand,
   },
+  {
+    name: 'outcomes <action> [id]',
+    description: 'outcomes sync: follow delivered changes (merged, closed, reverted, open; checks) and apply each loop\'s autonomy policy; no model call',
+    options: [],
+    examples: ['loop-runtime outcomes sync', 'loop-runtime outcomes sync ci-sweeper --json'],
+    load: async () => (await import('./outcomes.js')).outcomesCommand,
+  },
+  {
+    name: 'metrics [id]',
+    description: 'Acceptance, revert and escalation rates, tokens and cost per tick / proposed / merged change, no-ops, time to merge; promotion advice',
+    options: [
+      { flags: '--since <window>', description: 'Window: 12h, 30d (default), 2w or a date' },
+      { flags: '--no-audit', description: 'Do not run loop-audit (no promotion will be recommended)' },
+    ],
+    examples: ['loop-runtime metrics', 'loop-runtime metrics ci-sweeper --since 7d --json'],
+    load: async () => (await import('./metrics.js')).metricsCommand,
+  },
+  {
+    name: 'promote <id>',
+    description: 'Raise a loop one level in its LOOP.md after showing the evidence (needs --yes)',
+    options: [{ flags: '--yes', description: 'Apply the promotion (your decision)' }],
+    examples: ['loop-runtime promote ci-sweeper', 'loop-runtime promote ci-sweeper --yes'],
+    load: async () => (await import('./promote.js')).promoteCommand,
+  },
 ];

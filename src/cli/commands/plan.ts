@@ -58,6 +58,7 @@ export function renderPlan(plan: ExecutionPlan): string {
     `  early exit  probes: ${list(plan.earlyExit.probes.map((probe) => `${probe.name} (\`${probe.command}\`)`))}`,
     `  backend     ${plan.backend.name}${plan.backend.model ? ` (${plan.backend.model})` : ''}`,
     `  delivery    ${delivery.mode} to ${delivery.remote} on ${delivery.branchPrefix}*${delivery.baseBranch ? ` from ${delivery.baseBranch}` : ''}; draft ${delivery.draft ? 'yes' : 'no'}; auto-merge ${delivery.autoMerge ? pc.yellow('yes') : 'no'}`,
+    `  autonomy    ${plan.autonomy ? `${plan.autonomy.action} when acceptance over the last ${plan.autonomy.window} decided proposals < ${Math.round(plan.autonomy.minAcceptance * 100)}%; on a revert: ${plan.autonomy.onRevert}; never promotes on its own` : pc.dim('off (the level changes only by hand)')}`,
     `  files       state ${plan.files.state} · run log ${plan.files.runLog} · ledger ${plan.files.ledger}`,
     `  document    patterns/${plan.pattern.document}`,
   ];

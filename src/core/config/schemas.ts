@@ -106,6 +106,33 @@ export const ProbeSchema = z.strictObject({
 });
 export type ProbeSettings = z.infer<typeof ProbeSchema>;
 
+/**
+ * `autonomy:` — a loop's level follows its results. Present (even `{}`) turns
+ * automatic demotion on with these defaults; absent, nothing changes a level
+ * by itself. Nothing ever promotes on its own: `metrics` recommends, a human
+ * runs `promote`.
+ */
+export const AutonomySchema = z.strictObject({
+  /** Judge acceptance over the last N decided proposals at the current level. */
+  window: z.int().min(1).max(100).default(10),
+  /** Demote (or pause) when acceptance over the window falls below this fraction. */
+  minAcceptance: z.number().min(0).max(1).default(0.3),
+  /** What low acceptance does: one level down, or pause the loop (L0, with a note in the state file). */
+  action: z.enum(['demote', 'pause']).default('demote'),
+  /** What a reverted change does. */
+  onRevert: z.enum(['demote', 'pause', 'ignore']).default('demote'),
+  /** When `metrics` recommends a promotion (it never applies one). */
+  promote: z
+    .strictObject({
+      minAcceptance: z.number().min(0).max(1).default(0.7),
+      minProposals: z.int().min(1).default(10),
+      minDays: z.int().min(0).default(7),
+      minAuditScore: z.int().min(0).max(100).default(60),
+    })
+    .prefault({}),
+});
+export type AutonomySettings = z.infer<typeof AutonomySchema>;
+
 /** Settings one loop (or all loops) may set. Our own format: strict. */
 export const LoopSettingsSchema = z.strictObject({
   level: LevelSchema.optional(),
@@ -135,6 +162,7 @@ export const LoopSettingsSchema = z.strictObject({
   stateFile: z.string().regex(/^[A-Za-z0-9._/-]+\.md$/).optional(),
   runLog: z.string().regex(/^[A-Za-z0-9._/-]+\.md$/).optional(),
   timeoutSeconds: z.int().positive().optional(),
+  autonomy: AutonomySchema.optional(),
 });
 export type LoopSettings = z.infer<typeof LoopSettingsSchema>;
 

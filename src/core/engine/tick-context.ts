@@ -67,7 +67,9 @@ export class TickContext {
     const tokens = this.plan.budget.reserve[request.role];
     const grant = await this.ports.budget.reserve({ patternId: this.plan.pattern.id, tickId: this.tickId, phase: request.role, tokens, now: this.clock.now() });
     if (!grant.ok) return { kind: 'unaffordable', message: grant.message };
-    this.observer?.({ type: 'phase-start', tickId: this.tickId, phase: request.role, at: this.clock.now() });
+    // The clock is read for events only when someone observes: a recorded tick replays call for call without one.
+    const startedAt = this.observer ? this.clock.now() : 0;
+    this.observer?.({ type: 'phase-start', tickId: this.tickId, phase: request.role, at: startedAt });
     const full: AgentRequest = {
       ...request,
       tickId: this.tickId,
@@ -92,6 +94,18 @@ export class TickContext {
     }
     const settled = await this.ports.budget.settle(grant.reservation, result.usage, this.clock.now());
     this.tokens += settled.tokens;
+    this.observer?.({
+      type: 'backend-call',
+      tickId: this.tickId,
+      phase: request.role,
+      startedAt,
+      at: this.clock.now(),
+      backend: this.ports.backend.name,
+      model: this.plan.backend.model,
+      usage: result.usage,
+      ok: result.ok,
+      ...(result.ok ? {} : { reason: result.reason }),
+    });
     if (settled.overrun > 0) {
       // Handled here, once, for every phase: the spend is already recorded; the loop stops whatever the backend answered.
       const reserved = grant.reservation.tokens;

@@ -137,7 +137,7 @@ describe('buildPlan settings', () => {
     expect(JSON.parse(JSON.stringify(first))).toEqual(first);
     (overrides.backendOptions.nested as { a: number }).a = 2;
     expect(first.backend.options).toEqual({ nested: { a: 1 } });
-    expect(Object.keys(first)).toEqual(['version', 'pattern', 'level', 'levelSource', 'cadence', 'dailyTokenCap', 'budget', 'phases', 'gate', 'attempts', 'earlyExit', 'backend', 'delivery', 'files', 'timeoutMs']);
+    expect(Object.keys(first)).toEqual(['version', 'pattern', 'level', 'levelSource', 'cadence', 'dailyTokenCap', 'budget', 'phases', 'gate', 'attempts', 'earlyExit', 'backend', 'delivery', 'files', 'timeoutMs', 'autonomy']);
   });
 
   it('carries no switch the engine does not enforce: early_exit_required is a cost-model hint (loop-cost), not a plan field', () => {

@@ -159,6 +159,7 @@ export function buildPlan(pattern: Pattern, options: BuildPlanOptions = {}): Exe
       ledger: 'loop-ledger.json',
     },
     timeoutMs: (overrides.timeoutSeconds ?? 1800) * 1000,
+    autonomy: overrides.autonomy ? { ...overrides.autonomy, promote: { ...overrides.autonomy.promote } } : null,
   };
 }
 

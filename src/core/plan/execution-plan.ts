@@ -97,4 +97,18 @@ export interface ExecutionPlan {
   };
   files: { state: string; runLog: string; ledger: string };
   timeoutMs: number;
+  /**
+   * How the level follows results (`autonomy:` in the settings), or null: no automatic level change. Applied
+   * between ticks by the runtime (demote or pause only); promotion is only ever recommended.
+   */
+  autonomy: AutonomyPolicy | null;
+}
+
+/** The `autonomy:` policy as the plan carries it (every default filled in). */
+export interface AutonomyPolicy {
+  window: number;
+  minAcceptance: number;
+  action: 'demote' | 'pause';
+  onRevert: 'demote' | 'pause' | 'ignore';
+  promote: { minAcceptance: number; minProposals: number; minDays: number; minAuditScore: number };
 }

@@ -1,7 +1,14 @@
+import type { Usage } from './usage.js';
+
 export type EngineEvent =
   | { type: 'tick-start'; tickId: string; at: number }
   | { type: 'phase-start'; tickId: string; phase: string; at: number }
   | { type: 'phase-end'; tickId: string; phase: string; at: number; tokens: number; note?: string }
-  | { type: 'tick-end'; tickId: string; at: number; kind: string };
+  | { type: 'tick-end'; tickId: string; at: number; kind: string }
+  /**
+   * One settled backend call (after phase-start for its role): what telemetry needs for a GenAI span —
+   * the backend, the plan's model (null: the backend's default), the usage as settled, and the failure reason.
+   */
+  | { type: 'backend-call'; tickId: string; phase: string; startedAt: number; at: number; backend: string; model: string | null; usage: Usage; ok: boolean; reason?: string };
 
 export type EngineObserver = (event: EngineEvent) => void;

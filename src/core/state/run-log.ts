@@ -26,6 +26,9 @@ export interface RunLogLine {
   tick_id?: string;
   level?: string;
   kind?: string;
+  /** For `kind: level-change`: the level before, and why it changed. */
+  level_from?: string;
+  reason?: string;
 }
 
 /**
@@ -59,6 +62,8 @@ const CANONICAL_KEYS = [
   'tick_id',
   'level',
   'kind',
+  'level_from',
+  'reason',
 ] as const;
 
 /** The run-log line for a finished tick (run_id is its start, second precision, UTC). */

@@ -1,0 +1,3 @@
+export * from './outcome-record.js';
+export * from './loop-metrics.js';
+export * from './autonomy.js';

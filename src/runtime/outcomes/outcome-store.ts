@@ -1,0 +1,45 @@
+/**
+ * `.loop-runtime/outcomes.jsonl` on disk: appended one line per write under
+ * the file's lock, read whole and folded. A corrupt file is `STATE_FAILED`
+ * (see `parseOutcomeLines`), never an empty history.
+ */
+import { appendFile, mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { foldOutcomes, formatOutcomeLine, parseOutcomeLines, type OutcomeHistory, type OutcomeLine } from '../../core/outcomes/index.js';
+import { readTextOrNull, withFileLock, writeTextAtomically } from '../../adapters/fs/atomic-file.js';
+
+/** Relative to the repository root. */
+export const OUTCOMES_FILE = '.loop-runtime/outcomes.jsonl';
+
+export class OutcomeStore {
+  readonly path: string;
+
+  constructor(readonly root: string) {
+    this.path = join(root, OUTCOMES_FILE);
+  }
+
+  async lines(): Promise<OutcomeLine[]> {
+    return parseOutcomeLines(await readTextOrNull(this.path), OUTCOMES_FILE);
+  }
+
+  async history(): Promise<OutcomeHistory> {
+    return foldOutcomes(await this.lines());
+  }
+
+  /** Appends lines in one write, under the lock, after checking the file is readable (never appends to a corrupt file). */
+  async append(lines: readonly OutcomeLine[]): Promise<void> {
+    if (lines.length === 0) return;
+    await mkdir(dirname(this.path), { recursive: true });
+    await withFileLock(this.path, async () => {
+      const existing = await readTextOrNull(this.path);
+      parseOutcomeLines(existing, OUTCOMES_FILE);
+      const added = lines.map((line) => `${formatOutcomeLine(line)}\n`).join('');
+      if (existing && !existing.endsWith('\n')) {
+        // A torn last append (a crash mid-write) would become a corrupt middle line: drop it, rewrite whole.
+        await writeTextAtomically(this.path, existing.slice(0, existing.lastIndexOf('\n') + 1) + added);
+      } else {
+        await appendFile(this.path, added);
+      }
+    });
+  }
+}
