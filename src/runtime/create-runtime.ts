@@ -90,7 +90,7 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
   let ports: EnginePorts;
   let dryRunWorkspace: DryRunGitWorkspace | null = null;
   if (options.dryRun) {
-    const fileAttempts = new FileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, level: plan.level, goal: plan.pattern.goal });
+    const fileAttempts = new FileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, goal: plan.pattern.goal });
     ports = {
       backend,
       state: new MemoryStateWriter({ stateFile: plan.files.state }),
@@ -118,7 +118,7 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
       budget: new BudgetBreaker(plan.dailyTokenCap, { ledger: fileLedger, degradeAtFraction: plan.budget.degradeAtFraction }),
       workspace: gitWorkspaceFor(wiring, plan.pattern.id, plan.delivery.baseBranch),
       delivery: gitDeliveryFor(wiring, plan),
-      attempts: new FileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, level: plan.level, goal: plan.pattern.goal, redact }),
+      attempts: new FileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, goal: plan.pattern.goal, redact }),
       killSwitch,
       clock,
       ids: new SequentialIds(clock),

@@ -77,6 +77,8 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
   const runtime: Runtime = {
     project,
     async run(id, request = {}) {
+      const unconfigured = request.dryRun ? null : await refuseUnconfigured(project, id);
+      if (unconfigured) return unconfigured;
       const backend = backendOverride(request);
       const resolved = await resolvePlan(project, id, { ...(request.level ? { level: request.level } : {}), ...(backend ? { backend } : {}) });
       if (!resolved.ok) return resolved;
@@ -88,6 +90,8 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       return { ok: true, value: summary, warnings: resolved.warnings };
     },
     async runDue(request = {}) {
+      const unconfigured = request.dryRun || !request.id ? null : await refuseUnconfigured(project, request.id);
+      if (unconfigured) return unconfigured;
       const backend = backendOverride(request);
       const { tickDueLoops } = await import('./run-loops.js');
       const due = await tickDueLoops(
@@ -115,4 +119,11 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     },
   };
   return { ok: true, runtime };
+}
+
+/** A real tick of a loop the repository never configured is a config error: loops never enrol themselves. */
+async function refuseUnconfigured(project: LoadedProject, id: string): Promise<{ ok: false; issues: Diagnostic[] } | null> {
+  const { notConfiguredIssue } = await import('../project/loop-enrolment.js');
+  const issue = notConfiguredIssue(project, id);
+  return issue ? { ok: false, issues: [issue] } : null;
 }
