@@ -37,6 +37,8 @@ export interface FileAttemptLedgerOptions {
    * token shapes); errors quote verification commands and agent messages.
    */
   redact?: (text: string) => string;
+  /** The backend whose attempts this ledger appends, written as `backend` on each (`"mock"` marks rehearsals). */
+  backend?: string;
 }
 
 /** Our keys on an attempt. Lenient about keys other tools add; strict about the types of ours. */
@@ -103,6 +105,7 @@ export class FileAttemptLedger implements AttemptLedger {
           item: record.itemKey,
           tick: record.tickId,
           at: new Date(record.at).toISOString(),
+          ...(this.options.backend === undefined ? {} : { backend: this.options.backend }),
         });
         return `${JSON.stringify(ledger, null, 2)}\n`;
       });

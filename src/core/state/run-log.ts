@@ -26,6 +26,8 @@ export interface RunLogLine {
   tick_id?: string;
   level?: string;
   kind?: string;
+  /** The backend that ran the tick (`"mock"` marks a rehearsal `reset --mock` may remove). */
+  backend?: string;
 }
 
 /**
@@ -44,6 +46,7 @@ export const RunLogEntrySchema = z.looseObject({
   tick_id: z.string().optional(),
   level: z.string().optional(),
   kind: z.string().optional(),
+  backend: z.string().optional(),
 });
 export type RunLogEntry = z.infer<typeof RunLogEntrySchema>;
 
@@ -59,6 +62,7 @@ const CANONICAL_KEYS = [
   'tick_id',
   'level',
   'kind',
+  'backend',
 ] as const;
 
 /** The run-log line for a finished tick (run_id is its start, second precision, UTC). */
