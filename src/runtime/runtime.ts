@@ -18,6 +18,7 @@ import type { AgentBackend, Clock } from '../core/ports/index.js';
 import type { LoadedProject } from '../project/load-project.js';
 import type { ApproveResult, InboxItem, RejectResult } from './git-approval.js';
 import type { LoopStatusReport } from './loop-status.js';
+import type { ResetMockResult } from './reset-mock.js';
 import type { DueRunSummary, RunSummary } from './run-loops.js';
 
 export interface OpenRuntimeOptions {
@@ -55,6 +56,8 @@ export interface Runtime {
   reject(idOrItemKey: string): Promise<RejectResult>;
   /** Spend, pause state and last runs per configured loop. */
   status(): Promise<LoopStatusReport>;
+  /** Removes what mock runs of one loop wrote (`reset <id> --mock`), under its lease. */
+  resetMock(id: string): Promise<Planned<ResetMockResult>>;
 }
 
 /** Loads the repository's configuration and returns the runtime over it, or the configuration's issues. */
@@ -116,6 +119,12 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     async status() {
       const { loopStatus } = await import('./loop-status.js');
       return loopStatus(project, options);
+    },
+    async resetMock(id) {
+      const resolved = await resolvePlan(project, id);
+      if (!resolved.ok) return resolved;
+      const { resetMock } = await import('./reset-mock.js');
+      return { ok: true, value: await resetMock(project.root, resolved.plan), warnings: [] };
     },
   };
   return { ok: true, runtime };
