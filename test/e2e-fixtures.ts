@@ -47,9 +47,13 @@ export function loopMarkdown(settings: Record<string, unknown>): string {
   return `---\n${stringify({ 'loop-runtime': settings })}---\n# Loop Configuration\n\nKeep changes small.\n`;
 }
 
-/** A real repository on main with `files` and a LOOP.md holding `settings`, one commit. */
+/**
+ * A real repository on main with `files` and a LOOP.md holding `settings`, one commit.
+ * daily-triage is opted in (`loops: { daily-triage: {} }`) unless `settings.loops` says otherwise:
+ * a real tick of an unconfigured loop is refused.
+ */
 export async function makeLoopRepo(files: Record<string, string>, settings: Record<string, unknown>): Promise<string> {
-  return makeRepo({ ...files, 'LOOP.md': loopMarkdown(settings) });
+  return makeRepo({ ...files, 'LOOP.md': loopMarkdown({ loops: { 'daily-triage': {} }, ...settings }) });
 }
 
 export interface CliResult {

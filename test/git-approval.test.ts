@@ -24,6 +24,8 @@ loop-runtime:
     - "true"
   delivery:
     mode: ${delivery}
+  loops:
+    daily-triage: {}
 ---
 # Loops
 `;

@@ -44,7 +44,7 @@ async function cli(cwd: string, argv: string[]): Promise<{ code: number; stdout:
 describe('crash in the middle of a tick', () => {
   it('kill -9 during the implementer → the next tick in a fresh process is clean and succeeds', async () => {
     // A verification command (sandboxed): without evidence a change is escalated, never proposed.
-    const root = await makeRepo({ 'src/example.ts': 'export const answer = 42;\n', 'README.md': '# demo\n', 'LOOP.md': '---\nloop-runtime:\n  verify: ["true"]\n---\n# Loops\n' });
+    const root = await makeRepo({ 'src/example.ts': 'export const answer = 42;\n', 'README.md': '# demo\n', 'LOOP.md': '---\nloop-runtime:\n  verify: ["true"]\n  loops: { daily-triage: {} }\n---\n# Loops\n' });
     const marker = join(root, '..', `${root.split('/').pop()}-implementing`);
     await writeFile(join(root, 'hang-backend.mjs'), HANGING_BACKEND.replace(JSON.stringify('MARKER'), JSON.stringify(marker)));
     sh(root, ['add', 'hang-backend.mjs']);

@@ -144,7 +144,7 @@ describe('the real `loop status --json`', () => {
     await writer.recordTick(tick('pr-babysitter', { outcome: 'no-op', kind: 'no-op', tokens: 0 }));
     const later = START + 3_600_000;
     await writer.recordTick(tick('pr-babysitter', { tickId: 'tick-2', startedAt: later, finishedAt: later + 4_000, outcome: 'fix-proposed', tokens: 31_337 }));
-    await new FileAttemptLedger({ root: dir, patternId: 'pr-babysitter', level: 'L2' }).append({
+    await new FileAttemptLedger({ root: dir, patternId: 'pr-babysitter' }).append({
       patternId: 'pr-babysitter', itemKey: '#7', tickId: 'tick-2', at: later, outcome: 'failure', error: 'checks red', tokensUsed: 31_337,
     });
     const result = await execa(join(BIN, 'loop'), ['status', dir, '--json'], { reject: false });

@@ -23,7 +23,8 @@ import type { ExecutionPlan, GatePolicy } from '../core/plan/execution-plan.js';
 import { detectVerifyCommands } from './detect-verify.js';
 import { mergeCatalogue } from './project-catalogue.js';
 import { detectConfiguredLoops } from './project-detect.js';
-import { pathExists, readOptionalText } from './project-files.js';
+import { configuredStateFiles } from './loop-enrolment.js';
+import { readOptionalText } from './project-files.js';
 import { loadLoopFiles } from './project-loop-files.js';
 import { resolveLevel, settingsForLoop } from './project-settings.js';
 
@@ -214,13 +215,13 @@ export async function loadProject(root: string, options: { packageRoot?: string 
   if (issues.length > 0) return { ok: false, issues, warnings };
 
   const stateNames = [...new Set(patterns.map((pattern) => pattern.state))];
-  const existing = await Promise.all(stateNames.map(async (name) => ((await pathExists(path(name))) ? name : null)));
+  const existingStateFiles = await configuredStateFiles(root, stateNames);
   const configuredLoops = detectConfiguredLoops({
     patterns,
     registryIds: projectPatterns?.map((pattern) => pattern.id) ?? null,
     loopMd: loopMdText,
     settingsIds: [...Object.keys(settings?.loops ?? {}), ...Object.keys(loopFiles.settings)],
-    existingStateFiles: new Set(existing.filter((name): name is string => name !== null)),
+    existingStateFiles,
     ledgerPattern: ledger?.pattern ?? null,
     budgetPrimaryLoop: budget?.primaryLoop ?? null,
   });

@@ -79,10 +79,11 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
     notes.push(`dry-run: verification commands not run: ${plan.phases.verify.commands.map((command) => command.command).join(', ')}`);
     plan = { ...plan, phases: { ...plan.phases, verify: { ...plan.phases.verify, commands: [] } } };
   }
-  const fileLedger = new FileBudgetLedger({ root, runLog: plan.files.runLog });
   const killSwitch = new FileKillSwitch({ root, stateFile: plan.files.state, env: options.env });
   const instructions = await loadInstructions(project, plan.pattern.id);
   const backend = options.backend ?? (await resolvePlanBackend(plan, root, options));
+  // Every line a tick writes names its backend, so mock spend never counts against a real cap and `reset --mock` finds it.
+  const fileLedger = new FileBudgetLedger({ root, runLog: plan.files.runLog, backend: backend.name });
   // Secret values from the environment and common token shapes never reach a file we write.
   const redact = redactorFor(options.env);
   const wiring = { root, clock, env: options.env, redact };
@@ -90,7 +91,7 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
   let ports: EnginePorts;
   let dryRunWorkspace: DryRunGitWorkspace | null = null;
   if (options.dryRun) {
-    const fileAttempts = new FileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, level: plan.level, goal: plan.pattern.goal });
+    const fileAttempts = new FileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, goal: plan.pattern.goal });
     ports = {
       backend,
       state: new MemoryStateWriter({ stateFile: plan.files.state }),
@@ -114,11 +115,11 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
   } else {
     ports = {
       backend,
-      state: new FileStateWriter({ root, stateFile: plan.files.state, runLog: plan.files.runLog, redact }),
+      state: new FileStateWriter({ root, stateFile: plan.files.state, runLog: plan.files.runLog, redact, backend: backend.name }),
       budget: new BudgetBreaker(plan.dailyTokenCap, { ledger: fileLedger, degradeAtFraction: plan.budget.degradeAtFraction }),
       workspace: gitWorkspaceFor(wiring, plan.pattern.id, plan.delivery.baseBranch),
       delivery: gitDeliveryFor(wiring, plan),
-      attempts: new FileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, level: plan.level, goal: plan.pattern.goal, redact }),
+      attempts: new FileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, goal: plan.pattern.goal, redact, backend: backend.name }),
       killSwitch,
       clock,
       ids: new SequentialIds(clock),

@@ -94,7 +94,8 @@ export async function readPastTicks(root: string, plans: readonly ExecutionPlan[
         if (Number.isNaN(at)) return 'continue';
         if (at < cutoff) return 'stop';
         if (entry.pattern && ids.has(entry.pattern)) {
-          ticks.push({ loop: entry.pattern, at, outcome: entry.outcome ?? 'no-op', ...(entry.tick_id ? { tickId: entry.tick_id } : {}) });
+          // Older runtimes logged failed ticks as no-ops with kind "failed": a failure is never a quiet tick.
+          ticks.push({ loop: entry.pattern, at, outcome: entry.kind === 'failed' ? 'failed' : (entry.outcome ?? 'no-op'), ...(entry.tick_id ? { tickId: entry.tick_id } : {}) });
         }
         return 'continue';
       },
@@ -124,7 +125,8 @@ function parseLeaseRelease(line: string): { tick: PastTick; releasedAt: number }
     if (value.event !== 'release' || value.kind !== 'loop' || typeof value.loop !== 'string' || typeof value.outcome !== 'string') return null;
     if (typeof value.at !== 'number') return null;
     const at = typeof value.startedAt === 'number' ? value.startedAt : value.at;
-    return { releasedAt: value.at, tick: { loop: value.loop, at, outcome: value.outcome, ...(typeof value.tickId === 'string' ? { tickId: value.tickId } : {}) } };
+    const failed = value.tickKind === 'failed' || value.tickKind === 'error';
+    return { releasedAt: value.at, tick: { loop: value.loop, at, outcome: failed ? 'failed' : value.outcome, ...(typeof value.tickId === 'string' ? { tickId: value.tickId } : {}) } };
   } catch {
     return null;
   }

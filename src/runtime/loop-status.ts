@@ -51,7 +51,8 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
       const text = await readOptional(join(project.root, plan.files.runLog));
       runLogs.set(plan.files.runLog, text ? parseRunLog(text) : []);
     }
-    const ledger = new FileBudgetLedger({ root: project.root, runLog: plan.files.runLog });
+    // The spend its configured backend is held to (mock rehearsal spend is not counted for a real backend).
+    const ledger = new FileBudgetLedger({ root: project.root, runLog: plan.files.runLog, backend: plan.backend.name });
     const pause = await new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env }).check();
     loops.push({
       id,

@@ -138,7 +138,7 @@ export async function tickUnderLease(project: LoadedProject, plan: ExecutionPlan
     return redactStrings(summary, redact);
   } finally {
     const last = ticks[ticks.length - 1];
-    await lease?.release(last ? { outcome: runLogOutcome(last), tickKind: last.kind, tickId: last.tickId, startedAt: last.startedAt } : { outcome: 'no-op', tickKind: 'error' });
+    await lease?.release(last ? { outcome: runLogOutcome(last), tickKind: last.kind, tickId: last.tickId, startedAt: last.startedAt } : { outcome: 'failed', tickKind: 'error' });
   }
 }
 

@@ -18,6 +18,7 @@ import type { AgentBackend, Clock } from '../core/ports/index.js';
 import type { LoadedProject } from '../project/load-project.js';
 import type { ApproveResult, InboxItem, RejectResult } from './git-approval.js';
 import type { LoopStatusReport } from './loop-status.js';
+import type { ResetMockResult } from './reset-mock.js';
 import type { DueRunSummary, RunSummary } from './run-loops.js';
 import type { MetricsResult, OutcomesSyncResult, PromoteResult } from './outcomes/outcomes-facade.js';
 
@@ -62,6 +63,8 @@ export interface Runtime {
   metrics(id: string | undefined, request: { since: number; audit?: boolean }): Promise<Planned<MetricsResult>>;
   /** Raises a loop one level in its LOOP.md — only with `yes`; otherwise returns the evidence to confirm. */
   promote(id: string, request?: { yes?: boolean }): Promise<Planned<PromoteResult>>;
+  /** Removes what mock runs of one loop wrote (`reset <id> --mock`), under its lease. */
+  resetMock(id: string): Promise<Planned<ResetMockResult>>;
 }
 
 /** Loads the repository's configuration and returns the runtime over it, or the configuration's issues. */
@@ -84,6 +87,8 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
   const runtime: Runtime = {
     project,
     async run(id, request = {}) {
+      const unconfigured = request.dryRun ? null : await refuseUnconfigured(project, id);
+      if (unconfigured) return unconfigured;
       const backend = backendOverride(request);
       const current = request.dryRun ? project : await checkOutcomesBeforeTick(project, [id]);
       const resolved = await resolvePlan(current, id, { ...(request.level ? { level: request.level } : {}), ...(backend ? { backend } : {}) });
@@ -96,6 +101,8 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       return { ok: true, value: summary, warnings: resolved.warnings };
     },
     async runDue(request = {}) {
+      const unconfigured = request.dryRun || !request.id ? null : await refuseUnconfigured(project, request.id);
+      if (unconfigured) return unconfigured;
       const backend = backendOverride(request);
       const { tickDueLoops } = await import('./run-loops.js');
       const current = request.dryRun ? project : await checkOutcomesBeforeTick(project, request.id ? [request.id] : project.configuredLoops);
@@ -147,6 +154,12 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       if (!plans[0]) return { ok: false, issues };
       return { ok: true, value: await promoteLoop(project, plans[0], { ...decisions, yes: Boolean(request.yes) }), warnings: issues };
     },
+    async resetMock(id) {
+      const resolved = await resolvePlan(project, id);
+      if (!resolved.ok) return resolved;
+      const { resetMock } = await import('./reset-mock.js');
+      return { ok: true, value: await resetMock(project.root, resolved.plan), warnings: [] };
+    },
   };
 
   /**
@@ -168,4 +181,11 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     return reloaded.ok ? reloaded.project : current;
   }
   return { ok: true, runtime };
+}
+
+/** A real tick of a loop the repository never configured is a config error: loops never enrol themselves. */
+async function refuseUnconfigured(project: LoadedProject, id: string): Promise<{ ok: false; issues: Diagnostic[] } | null> {
+  const { notConfiguredIssue } = await import('../project/loop-enrolment.js');
+  const issue = notConfiguredIssue(project, id);
+  return issue ? { ok: false, issues: [issue] } : null;
 }

@@ -5,9 +5,10 @@
  * `.loop-runtime/state-manifest.json`.
  *
  * - `pullState` fetches the branch and brings its files into the working
- *   tree. A journal a human changed on the checked-out branch since the
- *   state branch last saw it is merged; a state file (STATE.md) a human
- *   changed keeps the human's version (e.g. a pause line added on main).
+ *   tree without dropping local state (state-pull-merge.ts): a journal changed
+ *   locally since the last sync, or on the checked-out branch since the state
+ *   branch last saw it, is merged as a union; a state file (STATE.md) changed
+ *   either way keeps the local version (e.g. a pause line just added).
  * - `pushState` commits the working tree's state files on top of the
  *   branch's tip without touching HEAD, the index or the working tree's other
  *   files (a private index + `commit-tree`), merging with whatever another
@@ -20,6 +21,7 @@ import { dirname, join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { LoopRuntimeError } from '../core/errors.js';
 import { mergeStateText, type MergeStrategy } from '../core/schedule/merge-state.js';
+import { decidePull } from './state-pull-merge.js';
 import { readTextOrNull, writeTextAtomically } from '../adapters/fs/atomic-file.js';
 
 export const DEFAULT_STATE_BRANCH = 'loop-runtime-state';
@@ -82,6 +84,8 @@ export async function pullState(options: StateBranchOptions): Promise<StateSyncR
     const manifest = parseManifest(await git.show(tip, STATE_MANIFEST));
     const entries = new Map<string, MergeStrategy>(options.files.map((file) => [file.path, file.merge]));
     for (const [path, entry] of Object.entries(manifest?.files ?? {})) entries.set(path, entry.merge);
+    const sync = await readSync(options.root);
+    const syncedCommit = sync && sync.remote === remote && sync.branch === branch ? sync.commit : undefined;
     for (const [path, merge] of entries) {
       const remoteText = await git.show(tip, path);
       if (remoteText === null) {
@@ -92,21 +96,11 @@ export async function pullState(options: StateBranchOptions): Promise<StateSyncR
       const localText = await readTextOrNull(absolute);
       const seen = manifest?.files[path]?.checkoutBlob ?? null;
       const checkoutBlob = await git.blobAtHead(path);
-      let next: string | null;
-      let action: StateFileReport['action'];
-      if (localText === null || checkoutBlob === seen) {
-        next = remoteText;
-        action = 'taken';
-      } else if (merge === 'state-md') {
-        // A human changed this file on the checked-out branch since the state branch last saw it
-        // (a pause line, a ticked-off item): their version wins; the next tick rewrites our blocks.
-        next = localText;
-        action = 'kept';
-      } else {
-        const base = seen ? await git.catBlob(seen) : null;
-        next = mergeStateText(merge, { base, local: localText, remote: remoteText, prefer: 'local' });
-        action = 'merged';
-      }
+      // What this file held at the last sync: local changes since then are merged, never overwritten.
+      const synced = syncedCommit === undefined ? (checkoutBlob ? await git.catBlob(checkoutBlob) : null) : syncedCommit ? await git.show(syncedCommit, path) : null;
+      const decided = decidePull({ merge, local: localText, remote: remoteText, synced, changedOnCheckout: checkoutBlob !== seen, seen: seen ? await git.catBlob(seen) : null });
+      const next = decided.next;
+      let action: StateFileReport['action'] = decided.action;
       if (next !== null && next !== localText) await writeState(absolute, next);
       else if (action === 'taken' || action === 'merged') action = 'unchanged';
       files.push({ path, action });

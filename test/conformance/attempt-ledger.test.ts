@@ -12,7 +12,7 @@ describeAttemptLedgerConformance('MemoryAttemptLedger', async () => {
 
 describeAttemptLedgerConformance('FileAttemptLedger', async () => {
   const root = await mkdtemp(join(tmpdir(), 'attempt-ledger-conformance-'));
-  const open = () => new FileAttemptLedger({ root, patternId: 'ci-sweeper', level: 'L2' });
+  const open = () => new FileAttemptLedger({ root, patternId: 'ci-sweeper' });
   return {
     ledger: open(),
     second: open,

@@ -26,16 +26,14 @@ function attempt(overrides: Partial<AttemptRecord> = {}): AttemptRecord {
 }
 
 describe('FileAttemptLedger', () => {
-  it('creates loop-ledger.json in the loop-context format and reads it back', async () => {
-    const ledger = new FileAttemptLedger({ root, patternId: 'ci-sweeper', level: 'L2', goal: 'Get CI green' });
+  it('creates loop-ledger.json in the loop-context format and reads it back, never writing the loop\'s level or pattern', async () => {
+    const ledger = new FileAttemptLedger({ root, patternId: 'ci-sweeper', goal: 'Get CI green' });
     expect(await ledger.history()).toEqual([]);
     await ledger.append(attempt());
     await ledger.append(attempt({ tickId: 'tick-2', outcome: 'success', error: undefined, tokensUsed: 300 }));
     const file = JSON.parse(await readFile(join(root, 'loop-ledger.json'), 'utf8'));
     expect(file).toEqual({
       goal: 'Get CI green',
-      pattern: 'ci-sweeper',
-      level: 'L2',
       attempts: [
         { iteration: 1, action: 'attempt ci:build', outcome: 'failure', error: 'tests failed', tokensUsed: 900, pattern: 'ci-sweeper', item: 'ci:build', tick: 'tick-1', at: '2026-09-15T08:00:39.250Z' },
         { iteration: 2, action: 'attempt ci:build', outcome: 'success', tokensUsed: 300, pattern: 'ci-sweeper', item: 'ci:build', tick: 'tick-2', at: '2026-09-15T08:00:39.250Z' },
@@ -100,7 +98,7 @@ describe('FileAttemptLedger', () => {
   });
 
   it.skipIf(!existsSync(LOOP_CONTEXT))('is accepted by the real loop-context --check', async () => {
-    const ledger = new FileAttemptLedger({ root, patternId: 'ci-sweeper', level: 'L2' });
+    const ledger = new FileAttemptLedger({ root, patternId: 'ci-sweeper' });
     await ledger.append(attempt({ outcome: 'success', error: undefined }));
     const ok = await execa(LOOP_CONTEXT, ['--check', '--ledger', 'loop-ledger.json', '--json'], { cwd: root, reject: false });
     expect(ok.exitCode, ok.stderr).toBe(0);

@@ -22,9 +22,13 @@ export interface FileAttemptLedgerOptions {
   root: string;
   /** Ledger file name (default "loop-ledger.json"). */
   file?: string;
-  /** Written only when the file is created; an existing file keeps its own. */
+  /**
+   * Names the goal of a file this ledger creates. The file's top-level
+   * `pattern` and `level` are never written: they are loop-context's
+   * configuration (the level source and a detection signal), and a tick —
+   * or a one-off `--level` flag — must not enrol a loop or raise its level.
+   */
   patternId?: string;
-  level?: string;
   goal?: string;
   /** The `action` text of a new attempt (default "attempt <item>"). */
   describeAction?: (record: AttemptRecord) => string;
@@ -33,6 +37,8 @@ export interface FileAttemptLedgerOptions {
    * token shapes); errors quote verification commands and agent messages.
    */
   redact?: (text: string) => string;
+  /** The backend whose attempts this ledger appends, written as `backend` on each (`"mock"` marks rehearsals). */
+  backend?: string;
 }
 
 /** Our keys on an attempt. Lenient about keys other tools add; strict about the types of ours. */
@@ -59,7 +65,7 @@ const LEDGER_SHAPE = '{"goal": "...", "attempts": [{"iteration": 1, "action": ".
 /**
  * @example
  * ```ts
- * const attempts = new FileAttemptLedger({ root: '/repo', patternId: 'ci-sweeper', level: 'L2' });
+ * const attempts = new FileAttemptLedger({ root: '/repo', patternId: 'ci-sweeper' });
  * await attempts.append({ patternId: 'ci-sweeper', itemKey: 'ci:build', tickId: 't1', at: clock.now(), outcome: 'failure', error: 'tests failed', tokensUsed: 900 });
  * ```
  */
@@ -99,6 +105,7 @@ export class FileAttemptLedger implements AttemptLedger {
           item: record.itemKey,
           tick: record.tickId,
           at: new Date(record.at).toISOString(),
+          ...(this.options.backend === undefined ? {} : { backend: this.options.backend }),
         });
         return `${JSON.stringify(ledger, null, 2)}\n`;
       });
@@ -124,12 +131,7 @@ export class FileAttemptLedger implements AttemptLedger {
 
   private fresh(): LedgerFile {
     const pattern = this.options.patternId;
-    return {
-      goal: this.options.goal ?? (pattern ? `Run the ${pattern} loop to completion` : 'Run the loop to completion'),
-      ...(pattern === undefined ? {} : { pattern }),
-      ...(this.options.level === undefined ? {} : { level: this.options.level }),
-      attempts: [],
-    };
+    return { goal: this.options.goal ?? (pattern ? `Run the ${pattern} loop to completion` : 'Run the loop to completion'), attempts: [] };
   }
 
   private parse(text: string): LedgerFile {

@@ -29,7 +29,18 @@ export interface FileBudgetLedgerOptions {
   runLog?: string;
   /** Directory for the runtime's own files (default ".loop-runtime"). */
   dir?: string;
+  /**
+   * The backend this ledger journals for, written on every line it opens or
+   * records (settles and reconciles repeat their reservation's). Spend tagged
+   * `"mock"` is rehearsal spend: it is left out of `spentOn` for any other
+   * backend, so mock tokens never count against a real loop's cap, and
+   * `reset --mock` can remove it. A mock ledger counts everything.
+   */
+  backend?: string;
 }
+
+/** The backend name whose journal lines are rehearsal spend. */
+export const MOCK_BACKEND = 'mock';
 
 /**
  * @example
@@ -45,8 +56,10 @@ export class FileBudgetLedger implements BudgetLedger {
   readonly journalPath: string;
   readonly runLogPath: string;
   readonly stats: LedgerReadStats = { bytesRead: 0 };
+  private readonly backend: string | undefined;
 
   constructor(options: FileBudgetLedgerOptions) {
+    this.backend = options.backend;
     this.journalPath = resolve(options.root, options.dir ?? '.loop-runtime', 'spend.jsonl');
     this.runLogPath = resolve(options.root, options.runLog ?? 'loop-run-log.md');
   }
@@ -62,7 +75,7 @@ export class FileBudgetLedger implements BudgetLedger {
       phase: request.phase,
       tokens: Math.max(0, Math.ceil(request.tokens)),
     };
-    await this.locked(() => this.append({ kind: 'open', ...reservation }));
+    await this.locked(() => this.append({ kind: 'open', ...reservation }, this.backend));
     return reservation;
   }
 
@@ -83,7 +96,8 @@ export class FileBudgetLedger implements BudgetLedger {
   /** Tokens spent on `day` (UTC, YYYY-MM-DD) by `patternId`, open reservations at their full amount. */
   async spentOn(day: string, patternId: string): Promise<number> {
     const tally = new JournalTally(day, patternId);
-    await this.scan((entry) => (isBeforeDay(entry, day) ? 'stop' : (tally.visit(entry), 'continue')));
+    const counts = (backend: string | undefined) => this.backend === MOCK_BACKEND || backend !== MOCK_BACKEND;
+    await this.scan((entry, backend) => (isBeforeDay(entry, day) ? 'stop' : (counts(backend) && tally.visit(entry), 'continue')));
     let total = tally.spent();
     await readLinesBackward(
       this.runLogPath,
@@ -105,15 +119,20 @@ export class FileBudgetLedger implements BudgetLedger {
 
   /** Appends spend that had no reservation (a v1 line); durable when the promise resolves. */
   async record(entry: SpendEntry): Promise<void> {
-    await this.locked(() => this.append({ kind: 'spend', ...entry }));
+    await this.locked(() => this.append({ kind: 'spend', ...entry }, this.backend));
   }
 
   private async close(reservationId: string, close: Parameters<typeof decideClose>[1]): Promise<CloseResult> {
     return this.locked(async () => {
       const lookup = new ReservationLookup(reservationId);
-      await this.scan((entry) => lookup.visit(entry));
+      // A close repeats its reservation's backend tag, whoever closes it.
+      let backend: string | undefined;
+      await this.scan((entry, tag) => {
+        if (entry.kind === 'open' && entry.id === reservationId) backend = tag;
+        return lookup.visit(entry);
+      });
       const decided = decideClose(lookup, close);
-      if (decided.entry) await this.append(decided.entry);
+      if (decided.entry) await this.append(decided.entry, backend);
       return decided.result;
     });
   }
@@ -124,7 +143,7 @@ export class FileBudgetLedger implements BudgetLedger {
   }
 
   /** Appends one line and fsyncs it. Call only under the lock. */
-  private async append(entry: JournalEntry): Promise<void> {
+  private async append(entry: JournalEntry, backend: string | undefined): Promise<void> {
     const created = await this.io('append to', async () => {
       const handle = await open(this.journalPath, 'a+');
       try {
@@ -136,7 +155,7 @@ export class FileBudgetLedger implements BudgetLedger {
           await handle.read(last, 0, 1, size - 1);
           if (last[0] !== 0x0a) prefix = '\n';
         }
-        await handle.appendFile(`${prefix}${formatJournalLine(entry)}\n`, 'utf8');
+        await handle.appendFile(`${prefix}${formatJournalLine(entry, backend)}\n`, 'utf8');
         await handle.sync();
         return size === 0;
       } finally {
@@ -147,7 +166,7 @@ export class FileBudgetLedger implements BudgetLedger {
   }
 
   /** Visits journal entries newest first; a line that is not an entry is an error, never skipped. */
-  private async scan(visit: (entry: JournalEntry) => 'continue' | 'stop'): Promise<void> {
+  private async scan(visit: (entry: JournalEntry, backend: string | undefined) => 'continue' | 'stop'): Promise<void> {
     const found: { corrupt: { offset: number; problem: string; line: string } | null } = { corrupt: null };
     try {
       await readLinesBackward(
@@ -159,7 +178,7 @@ export class FileBudgetLedger implements BudgetLedger {
             found.corrupt = { offset, problem: parsed.problem, line };
             return 'stop';
           }
-          return visit(parsed.entry);
+          return visit(parsed.entry, parsed.backend);
         },
         this.stats,
       );

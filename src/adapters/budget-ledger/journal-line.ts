@@ -11,11 +11,18 @@
 import type { AgentRole } from '../../core/ports/index.js';
 import type { JournalEntry } from '../../core/budget/budget-journal.js';
 
-export type ParsedLine = { kind: 'entry'; entry: JournalEntry } | { kind: 'skip' } | { kind: 'corrupt'; problem: string };
+/** `backend` is the backend the line was journalled for, when the writer said (`"mock"` marks rehearsal spend). */
+export type ParsedLine = { kind: 'entry'; entry: JournalEntry; backend?: string } | { kind: 'skip' } | { kind: 'corrupt'; problem: string };
 
 const ROLES: ReadonlySet<string> = new Set<AgentRole>(['triage', 'implement', 'check']);
 
-export function formatJournalLine(entry: JournalEntry): string {
+/** One journal line; `backend` (when given) is written last, so v1 readers and older runtimes ignore it. */
+export function formatJournalLine(entry: JournalEntry, backend?: string): string {
+  const line = formatEntry(entry);
+  return backend === undefined ? line : `${line.slice(0, -1)},"backend":${JSON.stringify(backend)}}`;
+}
+
+function formatEntry(entry: JournalEntry): string {
   const common = { day: entry.day, patternId: entry.patternId, tickId: entry.tickId, phase: entry.phase };
   switch (entry.kind) {
     case 'spend':
@@ -35,6 +42,19 @@ export function formatJournalLine(entry: JournalEntry): string {
  * skipped; anything else that is not an entry is corruption.
  */
 export function parseJournalLine(line: string): ParsedLine {
+  const parsed = parseEntry(line);
+  if (parsed.kind !== 'entry') return parsed;
+  const backend = backendOf(line);
+  return backend === undefined ? parsed : { ...parsed, backend };
+}
+
+function backendOf(line: string): string | undefined {
+  const value: unknown = JSON.parse(line.trim());
+  if (typeof value !== 'object' || value === null || !('backend' in value)) return undefined;
+  return typeof value.backend === 'string' ? value.backend : undefined;
+}
+
+function parseEntry(line: string): ParsedLine {
   const text = line.trim();
   if (text === '') return { kind: 'skip' };
   let value: unknown;

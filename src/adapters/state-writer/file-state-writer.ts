@@ -29,6 +29,8 @@ export interface FileStateWriterOptions {
   project?: string;
   /** Run-log entries older than this many days are pruned (default 30). */
   pruneDays?: number;
+  /** The backend that runs the ticks, written as `backend` on each run-log line (`"mock"` marks rehearsals). */
+  backend?: string;
 }
 
 /**
@@ -47,6 +49,7 @@ export class FileStateWriter implements StateWriter {
   private readonly redact: (text: string) => string;
   private readonly project: string;
   private readonly pruneDays: number;
+  private readonly backend: string | undefined;
 
   constructor(options: FileStateWriterOptions) {
     this.statePath = resolve(options.root, options.stateFile);
@@ -56,6 +59,7 @@ export class FileStateWriter implements StateWriter {
     this.redact = options.redact ?? ((text) => text);
     this.project = options.project ?? basename(resolve(options.root));
     this.pruneDays = options.pruneDays ?? 30;
+    this.backend = options.backend;
   }
 
   /**
@@ -70,7 +74,7 @@ export class FileStateWriter implements StateWriter {
     await updateFileAtomically(this.statePath, async (old) =>
       updateStateFile(await this.checked(old, this.statePath, this.stateName), { tick: safe }, { project: this.project }),
     );
-    const line = redactRunLogLine(runLogLineFromTick(safe), this.redact);
+    const line = redactRunLogLine({ ...runLogLineFromTick(safe), ...(this.backend === undefined ? {} : { backend: this.backend }) }, this.redact);
     await updateFileAtomically(this.runLogPath, async (old) =>
       appendRunLogLine(await this.checked(old, this.runLogPath, this.runLogName), line, { now: record.finishedAt, pruneDays: this.pruneDays, project: this.project }),
     );

@@ -146,4 +146,11 @@ export const commands: CommandDefinition[] = [
     examples: ['loop-runtime promote ci-sweeper', 'loop-runtime promote ci-sweeper --yes'],
     load: async () => (await import('./promote.js')).promoteCommand,
   },
+  {
+    name: 'reset <id>',
+    description: 'Remove what mock runs of a loop wrote: mock spend, attempts, run-log lines, state blocks, loop/<id>/mock-* branches and worktrees',
+    options: [{ flags: '--mock', description: 'Required: only rehearsal data (written with backend mock) is removed' }],
+    examples: ['loop-runtime reset daily-triage --mock'],
+    load: async () => (await import('./reset.js')).resetCommand,
+  },
 ];

@@ -45,7 +45,13 @@ export class LoopEngine {
     const startedAt = this.ports.clock.now();
     const context = new TickContext(tickId, startedAt, this.plan, this.ports, this.ports.clock, this.ports.observer);
     this.ports.observer?.({ type: 'tick-start', tickId, at: startedAt });
-    const outcome = await this.run(context);
+    let outcome: Outcome;
+    try {
+      outcome = await this.run(context);
+    } catch (error) {
+      await this.recordThrow(context, error);
+      throw error;
+    }
     const result = { ...(await context.base()), ...outcome } as TickResult;
     if (result.kind === 'paused' || result.kind === 'halted') {
       if (!(result.kind === 'halted' && result.reason === 'level-l0')) await this.ports.state.note(this.plan.pattern.id, result.finishedAt, haltNote(result));
@@ -151,6 +157,26 @@ export class LoopEngine {
 
   private pickItem(items: readonly WorkItem[], history: readonly AttemptRecord[]): WorkItem | undefined {
     return items.find((item) => failedAttemptsOn(history, { patternId: this.plan.pattern.id, itemKey: item.key }) < this.plan.attempts.maxPerItem);
+  }
+
+  /**
+   * A throw anywhere in a tick (a port, the gate, a bug) is a failure like any
+   * other: it is recorded as a failed attempt — so the circuit breaker counts
+   * it — and as a failed tick, each best effort (the port that threw may be the
+   * one that records), and the error is rethrown for its code and message.
+   */
+  private async recordThrow(context: TickContext, error: unknown): Promise<void> {
+    const message = `tick threw: ${error instanceof Error ? error.message : String(error)}`;
+    const last = context.steps[context.steps.length - 1];
+    await this.recordFailure(context, '(tick)', message).catch(() => undefined);
+    try {
+      const base = await context.base().catch(() => null);
+      if (!base) return;
+      const result: TickResult = { ...base, kind: 'failed', phase: last?.phase ?? 'triage', message, retryable: false };
+      await this.ports.state.recordTick(toTickRecord(result));
+    } catch {
+      // The state writer may be what threw; the attempt above is what the circuit breaker needs.
+    }
   }
 
   private async recordFailure(context: TickContext, itemKey: string, error: string): Promise<void> {

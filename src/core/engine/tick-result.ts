@@ -89,8 +89,9 @@ export function runLogOutcome(result: TickResult): TickRecord['outcome'] {
     case 'report':
     case 'rejected':
       return 'report-only';
-    case 'noop':
     case 'failed':
+      return 'failed';
+    case 'noop':
     case 'halted':
     case 'paused':
       return 'no-op';

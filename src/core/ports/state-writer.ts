@@ -6,8 +6,13 @@ export interface TickRecord {
   patternId: string;
   startedAt: number;
   finishedAt: number;
-  /** Canonical run-log outcome. */
-  outcome: 'no-op' | 'report-only' | 'fix-proposed' | 'escalated';
+  /**
+   * Run-log outcome: the methodology's four (`no-op`, `report-only`,
+   * `fix-proposed`, `escalated`), plus `failed` for a tick that failed — the
+   * methodology has no word for it, and a failure must never read as a quiet
+   * no-op (`kind` says which failure).
+   */
+  outcome: 'no-op' | 'report-only' | 'fix-proposed' | 'escalated' | 'failed';
   /** Our finer-grained kind (TickResult.kind). */
   kind: string;
   level: string;

@@ -1,4 +1,5 @@
 export { freshStateFile, hasPauseLine, updateStateFile } from './state-file.js';
+export { onlyRuntimeContent } from './runtime-owned.js';
 export type { StateFileOptions, StateNote, StateUpdate } from './state-file.js';
 export {
   HEADING_RULES,

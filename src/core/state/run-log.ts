@@ -22,13 +22,16 @@ export interface RunLogLine {
   actions_taken: number;
   escalations: number;
   tokens_estimate: number;
-  outcome: (typeof RUN_LOG_OUTCOMES)[number];
+  /** One of the methodology's RUN_LOG_OUTCOMES, or `failed` (no methodology word; never logged as a no-op). */
+  outcome: (typeof RUN_LOG_OUTCOMES)[number] | 'failed';
   tick_id?: string;
   level?: string;
   kind?: string;
   /** For `kind: level-change`: the level before, and why it changed. */
   level_from?: string;
   reason?: string;
+  /** The backend that ran the tick (`"mock"` marks a rehearsal `reset --mock` may remove). */
+  backend?: string;
 }
 
 /**
@@ -47,6 +50,7 @@ export const RunLogEntrySchema = z.looseObject({
   tick_id: z.string().optional(),
   level: z.string().optional(),
   kind: z.string().optional(),
+  backend: z.string().optional(),
 });
 export type RunLogEntry = z.infer<typeof RunLogEntrySchema>;
 
@@ -64,6 +68,7 @@ const CANONICAL_KEYS = [
   'kind',
   'level_from',
   'reason',
+  'backend',
 ] as const;
 
 /** The run-log line for a finished tick (run_id is its start, second precision, UTC). */

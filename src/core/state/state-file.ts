@@ -85,8 +85,11 @@ export function updateStateFile(text: string | null, update: StateUpdate, option
   if (tick) {
     result = setLastRun(result, isoSecond(tick.startedAt));
     result = upsertBlock(result, 'waiting', tick.patternId, (existing) => mergeWaitingItems(existing ?? [], tick.waiting));
-    result = upsertBlock(result, 'watch', tick.patternId, () => tick.findings.map(renderFinding));
+    // A failed tick learned nothing new: the watch list stays, and the failure is the loop's note.
+    const failed = tick.outcome === 'failed';
+    result = upsertBlock(result, 'watch', tick.patternId, (existing) => (failed ? (existing ?? []) : tick.findings.map(renderFinding)));
     result = upsertBlock(result, 'note', tick.patternId, (existing) => {
+      if (failed) return [renderNote(tick.patternId, tick.startedAt, `tick ${tick.tickId} failed (${tick.kind}): ${tick.summary}`)];
       const at = existing ? noteTime(existing) : null;
       return existing && at !== null && at >= Math.floor(tick.startedAt / 1000) * 1000 ? existing : [];
     });
