@@ -114,7 +114,9 @@ for (const name of ['opencode', 'gemini-cli'] as const) {
       expect(await readText(repo, 'src/add.mjs')).toBe(BUGGY_ADD_PROJECT['src/add.mjs']);
     });
 
-    it('rejects an implementer that skips the failing test, although the command passes and the checker approves', { timeout: 180_000 }, async () => {
+    // The cheat is the same for every CLI (the gate reads git's diff, not the agent): run it once, on the faster CLI,
+    // to keep the suite's time down — opencode starts in ~5-15 s per call on a loaded machine.
+    it.skipIf(name === 'opencode')('rejects an implementer that skips the failing test, although the command passes and the checker approves', { timeout: 180_000 }, async () => {
       const { repo, result } = await tick(name, { file: 'test/add.test.mjs', from: "test('adds two numbers'", to: "test.skip('adds two numbers'", summary: 'Made the suite green.' });
       expect(result.kind).toBe('rejected');
       if (result.kind !== 'rejected') return;
