@@ -80,7 +80,7 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
     plan = { ...plan, phases: { ...plan.phases, verify: { ...plan.phases.verify, commands: [] } } };
   }
   const fileLedger = new FileBudgetLedger({ root, runLog: plan.files.runLog });
-  const killSwitch = new FileKillSwitch({ root, stateFile: plan.files.state, env: options.env });
+  const killSwitch = new FileKillSwitch({ root, stateFile: plan.files.state, env: options.env, patternId: plan.pattern.id });
   const instructions = await loadInstructions(project, plan.pattern.id);
   const backend = options.backend ?? (await resolvePlanBackend(plan, root, options.dryRun, options.env));
   // Secret values from the environment and common token shapes never reach a file we write.

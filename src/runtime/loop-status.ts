@@ -52,7 +52,7 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
       runLogs.set(plan.files.runLog, text ? parseRunLog(text) : []);
     }
     const ledger = new FileBudgetLedger({ root: project.root, runLog: plan.files.runLog });
-    const pause = await new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env }).check();
+    const pause = await new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env, patternId: id }).check();
     loops.push({
       id,
       name: plan.pattern.name,

@@ -19,6 +19,13 @@ import type { LoadedProject } from '../project/load-project.js';
 import type { ApproveResult, InboxItem, RejectResult } from './git-approval.js';
 import type { LoopStatusReport } from './loop-status.js';
 import type { DueRunSummary, RunSummary } from './run-loops.js';
+import type { ConsoleLoop, HistoryFilter, SpendReport } from './console-queries.js';
+import type { RunLogEntry } from '../core/state/run-log.js';
+import type { TickResult } from '../core/engine/tick-result.js';
+import type { GateDecision } from '../core/gate/check-gate.js';
+import type { PauseSource } from '../adapters/kill-switch/kill-switch.js';
+import type { TickEventLine } from './tick-events.js';
+import type { EventTail } from './event-tail.js';
 
 export interface OpenRuntimeOptions {
   cwd: string;
@@ -55,6 +62,22 @@ export interface Runtime {
   reject(idOrItemKey: string): Promise<RejectResult>;
   /** Spend, pause state and last runs per configured loop. */
   status(): Promise<LoopStatusReport>;
+  /** Every configured loop with cadence, next due time, lease holder, last outcome, spend and pause sources. */
+  loops(): Promise<ConsoleLoop[]>;
+  /** The run log, newest first, filtered by loop, outcome and UTC day range. */
+  history(filter?: HistoryFilter): Promise<RunLogEntry[]>;
+  /** One tick's detail: its full result while the event journal still holds it, and its run-log line. */
+  tick(tickId: string): Promise<{ tickId: string; entry: RunLogEntry | null; result: TickResult | null; events: unknown[] }>;
+  /** Today's spend per loop against its cap and per UTC day over the last `days` days. */
+  spend(days?: number): Promise<SpendReport>;
+  /** An escalated change's current diff and the gate's decision on it now. */
+  diff(idOrItemKey: string): Promise<{ id: string; paths: string[]; patch: string; gate: GateDecision }>;
+  /** Sets the kill switch through `FileKillSwitch`: every loop (`loop-pause-all`) or one loop. */
+  pause(scope?: { loop?: string }): Promise<PauseSource[]>;
+  /** Clears what `pause` wrote; returns the forms still set (env, state lines), which only humans clear. */
+  resume(scope?: { loop?: string }): Promise<PauseSource[]>;
+  /** Follows the event journal: engine events of ticks run by any process on this machine, redacted. */
+  events(listener: (line: TickEventLine) => void): Promise<EventTail>;
 }
 
 /** Loads the repository's configuration and returns the runtime over it, or the configuration's issues. */
@@ -112,6 +135,32 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     async status() {
       const { loopStatus } = await import('./loop-status.js');
       return loopStatus(project, options);
+    },
+    async loops() {
+      return (await import('./console-queries.js')).consoleLoops(project, options);
+    },
+    async history(filter = {}) {
+      return (await import('./console-queries.js')).runHistory(project, filter, options);
+    },
+    async tick(tickId) {
+      return (await import('./console-queries.js')).tickDetail(project, tickId, options);
+    },
+    async spend(days = 30) {
+      return (await import('./console-queries.js')).spendByDay(project, Math.max(1, Math.min(days, 366)), options);
+    },
+    async diff(idOrItemKey) {
+      return (await import('./console-queries.js')).inboxDiff(project, idOrItemKey, options);
+    },
+    async pause(scope = {}) {
+      return (await import('./pause-control.js')).setPause(project, options.env, true, scope.loop);
+    },
+    async resume(scope = {}) {
+      return (await import('./pause-control.js')).setPause(project, options.env, false, scope.loop);
+    },
+    async events(listener) {
+      const [{ tailTickEvents }, { redactorFor, redactStrings }] = await Promise.all([import('./event-tail.js'), import('./wiring.js')]);
+      const redact = redactorFor(options.env);
+      return tailTickEvents(project.root, (line) => listener(redactStrings(line, redact)));
     },
   };
   return { ok: true, runtime };
