@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../src/adapters/clock/system-clock.js';
 import { startServer, type RunningServer } from '../src/server/serve.js';
+import { loadAssets } from '../src/server/assets.js';
+import { redactorFor } from '../src/runtime/wiring.js';
 import { CANARY, CANARY_ENV, packageRoot, scaffoldRepository } from './server-fixtures.js';
 
 let repo: string;
@@ -63,7 +65,7 @@ describe('serve: who may change what', () => {
   });
 
   it('refuses a change without the token, with a wrong one, or from another origin (403), and accepts the same origin with it', async () => {
-    const attempts = [
+    const attempts: Array<{ headers: Record<string, string> }> = [
       { headers: {} },
       { headers: { 'x-loop-runtime-token': 'wrong-token-wrong-token-wrong' } },
       { headers: { 'x-loop-runtime-token': server.token, origin: 'http://evil.example' } },
@@ -111,6 +113,11 @@ describe('serve: who may change what', () => {
 });
 
 describe('serve: no secret in any response', () => {
+  it('ships page files the redactor leaves intact (else redaction would break the page)', async () => {
+    const redact = redactorFor({});
+    for (const [url, asset] of await loadAssets()) expect(redact(asset.body) === asset.body, url).toBe(true);
+  });
+
   it('redacts the canary in every page file and API response', async () => {
     const paths = ['/', '/assets/app.js', '/assets/render.js', '/assets/style.css', '/assets/uplot.js', '/api/health', '/api/loops', '/api/runs', '/api/inbox', '/api/spend'];
     for (const path of paths) {

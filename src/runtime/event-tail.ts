@@ -41,28 +41,34 @@ export async function tailTickEvents(root: string, listener: (line: TickEventLin
         const info = await stat(path).catch(() => null);
         if (!info) continue;
         if (info.ino !== inode || info.size < offset) {
-          // Rotated or truncated: the new file is read from its start.
+          // Rotated: finish the old generation (now events.jsonl.1) where we left it, then read the new file
+          // from its start. Truncated in place: read from the start. (Two rotations between reads lose the middle.)
+          const previous = await stat(`${path}.1`).catch(() => null);
+          if (previous && previous.ino === inode && previous.size > offset) await readRange(`${path}.1`, offset, previous.size);
           inode = info.ino;
           offset = 0;
           partial = '';
         }
         if (info.size === offset) continue;
-        const handle = await open(path, 'r');
-        try {
-          const length = info.size - offset;
-          const buffer = Buffer.alloc(length);
-          const { bytesRead } = await handle.read(buffer, 0, length, offset);
-          offset += bytesRead;
-          const text = partial + buffer.subarray(0, bytesRead).toString('utf8');
-          const end = text.lastIndexOf('\n');
-          partial = text.slice(end + 1);
-          if (end >= 0 && !closed) for (const line of parseTickEvents(text.slice(0, end + 1))) listener(line);
-        } finally {
-          await handle.close();
-        }
+        offset = await readRange(path, offset, info.size);
       } while (again && !closed);
     } finally {
       reading = false;
+    }
+  };
+  /** Emits the whole lines in [from, to) (plus what was left over); returns the new offset. */
+  const readRange = async (file: string, from: number, to: number): Promise<number> => {
+    const handle = await open(file, 'r');
+    try {
+      const buffer = Buffer.alloc(to - from);
+      const { bytesRead } = await handle.read(buffer, 0, to - from, from);
+      const text = partial + buffer.subarray(0, bytesRead).toString('utf8');
+      const end = text.lastIndexOf('\n');
+      partial = text.slice(end + 1);
+      if (end >= 0 && !closed) for (const line of parseTickEvents(text.slice(0, end + 1))) listener(line);
+      return from + bytesRead;
+    } finally {
+      await handle.close();
     }
   };
   const wake = () => {

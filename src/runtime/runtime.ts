@@ -76,6 +76,8 @@ export interface Runtime {
   pause(scope?: { loop?: string }): Promise<PauseSource[]>;
   /** Clears what `pause` wrote; returns the forms still set (env, state lines), which only humans clear. */
   resume(scope?: { loop?: string }): Promise<PauseSource[]>;
+  /** The last `limit` engine events in the event journal (no tick results), oldest first, redacted. */
+  recentEvents(limit?: number): Promise<TickEventLine[]>;
   /** Follows the event journal: engine events of ticks run by any process on this machine, redacted. */
   events(listener: (line: TickEventLine) => void): Promise<EventTail>;
 }
@@ -156,6 +158,11 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     },
     async resume(scope = {}) {
       return (await import('./pause-control.js')).setPause(project, options.env, false, scope.loop);
+    },
+    async recentEvents(limit = 200) {
+      const [{ readTickEvents }, { redactorFor, redactStrings }] = await Promise.all([import('./tick-events.js'), import('./wiring.js')]);
+      const lines = (await readTickEvents(project.root)).filter((line) => line.type !== 'tick-result');
+      return redactStrings(lines.slice(-Math.max(0, limit)), redactorFor(options.env));
     },
     async events(listener) {
       const [{ tailTickEvents }, { redactorFor, redactStrings }] = await Promise.all([import('./event-tail.js'), import('./wiring.js')]);

@@ -191,6 +191,7 @@ export function createApp(options: AppOptions): Hono {
         wake?.();
       });
       await stream.writeSSE({ event: 'hello', data: JSON.stringify({ repos: repoList() }) });
+      for (const event of hub.recent()) await stream.writeSSE({ event: 'replay', data: redact(JSON.stringify(event)) });
       const heartbeat = setInterval(() => {
         queue.push('');
         wake?.();

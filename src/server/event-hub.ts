@@ -30,12 +30,25 @@ export function toLiveEvent(repo: string, line: TickEventLine): LiveEvent {
   return base;
 }
 
+/** How many recent events a newly connected page is sent, so a reload still shows the last ticks. */
+export const REPLAY_EVENTS = 200;
+
 export class EventHub {
   private readonly listeners = new Set<(event: LiveEvent) => void>();
   private readonly tails: EventTail[] = [];
+  private readonly recentEvents: LiveEvent[] = [];
 
   async start(repos: readonly ServedRepository[]): Promise<void> {
-    for (const repo of repos) this.tails.push(await repo.runtime.events((line) => this.publish(toLiveEvent(repo.id, line))));
+    for (const repo of repos) {
+      for (const line of await repo.runtime.recentEvents(REPLAY_EVENTS)) this.remember(toLiveEvent(repo.id, line));
+      this.tails.push(await repo.runtime.events((line) => this.publish(toLiveEvent(repo.id, line))));
+    }
+    this.recentEvents.sort((a, b) => a.at - b.at);
+  }
+
+  /** The last events seen (journal tail at start, then live), oldest first. */
+  recent(): LiveEvent[] {
+    return [...this.recentEvents];
   }
 
   subscribe(listener: (event: LiveEvent) => void): () => void {
@@ -52,7 +65,13 @@ export class EventHub {
     this.listeners.clear();
   }
 
+  private remember(event: LiveEvent): void {
+    this.recentEvents.push(event);
+    if (this.recentEvents.length > REPLAY_EVENTS) this.recentEvents.splice(0, this.recentEvents.length - REPLAY_EVENTS);
+  }
+
   private publish(event: LiveEvent): void {
+    this.remember(event);
     for (const listener of this.listeners) listener(event);
   }
 }

