@@ -82,12 +82,20 @@ export async function consoleLoops(project: LoadedProject, options: QueryOptions
   const [{ evaluateDueLoops }, { FileLeases }, entries] = await Promise.all([import('./due-loops.js'), import('./lease.js'), runLogEntries(project.root, plans)]);
   const due = await evaluateDueLoops(project, now, { loops: plans.map((plan) => plan.pattern.id) });
   const leases = new FileLeases({ root: project.root, now: () => options.clock.now() });
+  const lastEntries = new Map<string, RunLogEntry>();
+  for (const entry of entries) if (entry.pattern) lastEntries.set(entry.pattern, entry);
+  // One pass per run-log file for every loop's spend, not one per loop.
+  const spent = new Map<string, number>();
+  for (const runLog of new Set(plans.map((plan) => plan.files.runLog))) {
+    const ids = plans.filter((plan) => plan.files.runLog === runLog).map((plan) => plan.pattern.id);
+    for (const [id, tokens] of await new FileBudgetLedger({ root: project.root, runLog }).spentByLoopOn(day, ids)) spent.set(id, tokens);
+  }
   const loops = await Promise.all(
     plans.map(async (plan): Promise<ConsoleLoop> => {
       const id = plan.pattern.id;
       const decision = due.decisions.find((entry) => entry.id === id);
       const holder = await leases.readHolder(leases.loopLeasePath(id));
-      const last = entries.filter((entry) => entry.pattern === id).at(-1);
+      const last = lastEntries.get(id);
       const pausedBy = await new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env, patternId: id }).sources();
       return {
         id,
@@ -100,7 +108,7 @@ export async function consoleLoops(project: LoadedProject, options: QueryOptions
         lease: holder ? { pid: holder.pid, host: holder.host, since: new Date(holder.startedAt).toISOString(), tickId: holder.tickId ?? null } : null,
         lastOutcome: last?.outcome ?? null,
         lastRunAt: last?.run_id ?? null,
-        spentToday: await new FileBudgetLedger({ root: project.root, runLog: plan.files.runLog }).spentOn(day, id),
+        spentToday: spent.get(id) ?? 0,
         dailyTokenCap: plan.dailyTokenCap,
         paused: pausedBy.length > 0,
         pausedBy,
@@ -141,13 +149,17 @@ export async function tickDetail(project: LoadedProject, tickId: string, options
 export async function spendByDay(project: LoadedProject, days: number, options: QueryOptions): Promise<SpendReport> {
   const now = options.clock.now();
   const dayList = Array.from({ length: days }, (_, index) => utcDay(now - (days - 1 - index) * 86_400_000));
-  const loops = [];
-  for (const plan of await plansOf(project)) {
-    const ledger = new FileBudgetLedger({ root: project.root, runLog: plan.files.runLog });
-    const perDay: number[] = [];
-    for (const day of dayList) perDay.push(await ledger.spentOn(day, plan.pattern.id));
-    loops.push({ id: plan.pattern.id, dailyTokenCap: plan.dailyTokenCap, spentToday: perDay.at(-1) ?? 0, perDay });
+  const plans = await plansOf(project);
+  const perLoop = new Map(plans.map((plan) => [plan.pattern.id, [] as number[]] as const));
+  for (const runLog of new Set(plans.map((plan) => plan.files.runLog))) {
+    const ids = plans.filter((plan) => plan.files.runLog === runLog).map((plan) => plan.pattern.id);
+    const ledger = new FileBudgetLedger({ root: project.root, runLog });
+    for (const day of dayList) for (const [id, tokens] of await ledger.spentByLoopOn(day, ids)) perLoop.get(id)!.push(tokens);
   }
+  const loops = plans.map((plan) => {
+    const perDay = perLoop.get(plan.pattern.id)!;
+    return { id: plan.pattern.id, dailyTokenCap: plan.dailyTokenCap, spentToday: perDay.at(-1) ?? 0, perDay };
+  });
   return { day: utcDay(now), days: dayList, loops };
 }
 
