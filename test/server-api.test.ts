@@ -112,6 +112,30 @@ describe('serve: who may change what', () => {
   });
 });
 
+describe('serve: several repositories', () => {
+  it('lists the loops of each, addresses them by id, and pauses only the one named', async () => {
+    const other = await scaffoldRepository(['noop']);
+    const both = await startServer({ repos: [repo, other], env: {}, clock: systemClock, port: 0 });
+    try {
+      const loops = (await (await fetch(`${both.url}api/loops`)).json()) as { repos: Array<{ id: string }>; loops: Array<{ repo: string; id: string }> };
+      expect(loops.repos.map((entry) => entry.id)).toEqual(['0', '1']);
+      expect(loops.loops.map((loop) => `${loop.repo}:${loop.id}`)).toEqual(['0:daily-triage', '1:daily-triage']);
+      const headers = { 'x-loop-runtime-token': both.token, 'content-type': 'application/json' };
+      const paused = await fetch(`${both.url}api/pause`, { method: 'POST', headers, body: JSON.stringify({ repo: '1', loop: 'daily-triage' }) });
+      expect(paused.status).toBe(200);
+      expect(existsSync(join(other, '.loop-runtime', 'paused', 'daily-triage'))).toBe(true);
+      expect(existsSync(join(repo, '.loop-runtime', 'paused', 'daily-triage'))).toBe(false);
+      const after = (await (await fetch(`${both.url}api/loops`)).json()) as { loops: Array<{ repo: string; paused: boolean }> };
+      expect(after.loops.map((loop) => loop.paused)).toEqual([false, true]);
+      expect((await fetch(`${both.url}api/runs/x?repo=7`)).status).toBe(404);
+      await fetch(`${both.url}api/resume`, { method: 'POST', headers, body: JSON.stringify({ repo: '1', loop: 'daily-triage' }) });
+      expect(existsSync(join(other, '.loop-runtime', 'paused', 'daily-triage'))).toBe(false);
+    } finally {
+      await both.close();
+    }
+  }, 30_000);
+});
+
 describe('serve: no secret in any response', () => {
   it('ships page files the redactor leaves intact (else redaction would break the page)', async () => {
     const redact = redactorFor({});
