@@ -91,14 +91,35 @@ describe.skipIf(!hasChromium)(hasChromium ? 'the console in headless Chromium' :
     await item.getByRole('button', { name: 'Show diff' }).click();
     await item.locator('pre.diff .add').first().waitFor(WAIT);
     expect(await item.locator('pre.diff').innerText()).toContain('[REDACTED]');
-    page.once('dialog', (dialog) => void dialog.accept());
+    const gateNow = await item.locator('p', { hasText: 'Gate now:' }).innerText();
+    const dialogs: string[] = [];
+    page.once('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.accept();
+    });
     await item.getByRole('button', { name: 'Approve' }).click();
     await page.locator('#inbox-empty:not([hidden])').waitFor(WAIT);
+    // Approve re-ran the gate: a change it still escalates is applied only after the person confirms.
+    if (gateNow === 'Gate now: allowed') expect(dialogs).toEqual([]);
+    else expect(dialogs).toEqual([expect.stringContaining('The gate still escalates this change')]);
     expect(await page.locator('#inbox-count').innerText()).toBe('0');
     await expect.poll(() => page.locator('#message').innerText(), WAIT).toMatch(/^Approved /);
     const { stdout } = await run('git', ['log', '--all', '--format=%B'], { cwd: repo });
     expect(stdout).toContain('Loop-Approved-By: human');
     expect(await readFile(join(repo, 'loop-run-log.md'), 'utf8')).toContain('"kind":"human-approved"');
+  }, 30_000);
+
+  it('Reject discards an escalated change: the inbox empties and its branch is gone', async () => {
+    const ticked = await cli(repo, ['run', 'daily-triage', '--json'], CANARY_ENV);
+    expect(ticked.code).toBe(0);
+    expect((JSON.parse(ticked.stdout) as { ticks: Array<{ kind: string }> }).ticks[0]!.kind).toBe('escalated');
+    await expect.poll(() => page.locator('#inbox .change').count(), WAIT).toBe(1);
+    const id = (await page.locator('#inbox .change').first().getAttribute('data-id'))!;
+    await page.locator('#inbox .change').first().getByRole('button', { name: 'Reject' }).click();
+    await page.locator('#inbox-empty:not([hidden])').waitFor(WAIT);
+    const { stdout } = await run('git', ['branch', '--list', `loop/daily-triage/${id}`], { cwd: repo });
+    expect(stdout.trim()).toBe('');
+    expect(await readFile(join(repo, 'loop-run-log.md'), 'utf8')).toContain('"kind":"human-rejected"');
   }, 30_000);
 
   it('Pause writes the kill switch and the next tick halts; Resume clears it', async () => {
