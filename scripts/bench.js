@@ -93,3 +93,8 @@ if (schedule) {
   console.log(`run --due decision over 1,000 loops: ${schedule.dueDecisionMsFor1000Loops} ms`);
   console.log(`budget check: ${schedule.budgetCheckMsAt1k} ms at 1k run-log lines, ${schedule.budgetCheckMsAt100k} ms at 100k lines`);
 }
+const served = await optional('bench-serve.js', 'benchServe');
+if (served) {
+  console.log(`serve /api/loops, 50 loops, 1,000 run-log lines: median ${served.loopsMedianMs} ms, p95 ${served.loopsP95Ms} ms, first ${served.loopsColdMs} ms  (target < 50 ms)`);
+  console.log(`serve idle CPU over 3 s: ${served.idlePercent} % of a core, ${served.idleWithPagePercent} % with one page connected  (target < 1 %)`);
+}

@@ -17,6 +17,8 @@ export interface CliIO {
   ci: boolean;
   /** Streaming progress for long work (already a no-op under --json). */
   progress: (line: string) => void;
+  /** Lines a long-running command (serve) prints on stdout as they happen, with or without --json. */
+  announce: (line: string) => void;
 }
 
 export interface CommandContext {

@@ -91,6 +91,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     isTTY,
     ci,
     progress: progressWriter({ json, ci, isTTY, stderr: (text) => stderr(paint(text)) }),
+    announce: (line) => stdout(paint(`${line}\n`)),
   };
   try {
     const handler = await definition.load();

@@ -79,7 +79,7 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
     notes.push(`dry-run: verification commands not run: ${plan.phases.verify.commands.map((command) => command.command).join(', ')}`);
     plan = { ...plan, phases: { ...plan.phases, verify: { ...plan.phases.verify, commands: [] } } };
   }
-  const killSwitch = new FileKillSwitch({ root, stateFile: plan.files.state, env: options.env });
+  const killSwitch = new FileKillSwitch({ root, stateFile: plan.files.state, env: options.env, patternId: plan.pattern.id });
   const instructions = await loadInstructions(project, plan.pattern.id);
   const backend = options.backend ?? (await resolvePlanBackend(plan, root, options));
   // Every line a tick writes names its backend, so mock spend never counts against a real cap and `reset --mock` finds it.

@@ -77,7 +77,8 @@ export interface RejectResult {
   branch: string;
 }
 
-async function findWaiting(project: LoadedProject, idOrItemKey: string): Promise<{ entry: WorktreeEntry; plan: ExecutionPlan; handle: WorkspaceHandle }> {
+/** The escalated change under `idOrItemKey` with its plan and workspace handle; USAGE when nothing waits under it. */
+export async function findWaiting(project: LoadedProject, idOrItemKey: string): Promise<{ entry: WorktreeEntry; plan: ExecutionPlan; handle: WorkspaceHandle }> {
   const manifest = await new WorktreeStore(project.root).read();
   const entry = findEscalated(manifest, idOrItemKey);
   if (!entry) {

@@ -53,7 +53,7 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
     }
     // The spend its configured backend is held to (mock rehearsal spend is not counted for a real backend).
     const ledger = new FileBudgetLedger({ root: project.root, runLog: plan.files.runLog, backend: plan.backend.name });
-    const pause = await new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env }).check();
+    const pause = await new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env, patternId: id }).check();
     loops.push({
       id,
       name: plan.pattern.name,

@@ -12,6 +12,7 @@ import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import type { DueDecision } from '../core/schedule/decide-due.js';
 import type { AgentBackend, Clock } from '../core/ports/index.js';
 import type { LoadedProject } from '../project/load-project.js';
+import { appendTickEvent } from './tick-events.js';
 import { redactorFor, redactStrings } from './wiring.js';
 
 export interface RunSummary {
@@ -110,6 +111,8 @@ export async function tickUnderLease(project: LoadedProject, plan: ExecutionPlan
         telemetry(event);
         if (event.type === 'phase-end') progress(`  ${event.phase}: ${event.note ?? ''}`);
         else if (event.type === 'tick-start') progress(`${plan.pattern.id}: tick ${event.tickId} started`);
+        // Real ticks publish their phases for `serve` (a dry run writes nothing).
+        if (!options.dryRun) appendTickEvent(project.root, redactStrings({ ...event, v: 1 as const, loop: plan.pattern.id, pid: process.pid }, redact));
       },
     });
     try {
@@ -123,6 +126,7 @@ export async function tickUnderLease(project: LoadedProject, plan: ExecutionPlan
       await recordProposals(project.root, plan, ticks).catch((error: unknown) => {
         notes.push(`outcomes: the delivered change was not recorded for outcome tracking: ${error instanceof Error ? error.message : String(error)}`);
       });
+      for (const tick of ticks) appendTickEvent(project.root, { v: 1, type: 'tick-result', loop: plan.pattern.id, pid: process.pid, tickId: tick.tickId, at: tick.finishedAt, result: redactStrings(tick, redact) });
     }
     const last = ticks[ticks.length - 1]!;
     const summary: RunSummary = {

@@ -21,6 +21,13 @@ import type { LoopStatusReport } from './loop-status.js';
 import type { ResetMockResult } from './reset-mock.js';
 import type { DueRunSummary, RunSummary } from './run-loops.js';
 import type { MetricsResult, OutcomesSyncResult, PromoteResult } from './outcomes/outcomes-facade.js';
+import type { ConsoleLoop, HistoryFilter, SpendReport } from './console-queries.js';
+import type { RunLogEntry } from '../core/state/run-log.js';
+import type { TickResult } from '../core/engine/tick-result.js';
+import type { GateDecision } from '../core/gate/check-gate.js';
+import type { PauseSource } from '../adapters/kill-switch/kill-switch.js';
+import type { TickEventLine } from './tick-events.js';
+import type { EventTail } from './event-tail.js';
 
 export interface OpenRuntimeOptions {
   cwd: string;
@@ -65,6 +72,24 @@ export interface Runtime {
   promote(id: string, request?: { yes?: boolean }): Promise<Planned<PromoteResult>>;
   /** Removes what mock runs of one loop wrote (`reset <id> --mock`), under its lease. */
   resetMock(id: string): Promise<Planned<ResetMockResult>>;
+  /** Every configured loop with cadence, next due time, lease holder, last outcome, spend and pause sources. */
+  loops(): Promise<ConsoleLoop[]>;
+  /** The run log, newest first, filtered by loop, outcome and UTC day range. */
+  history(filter?: HistoryFilter): Promise<RunLogEntry[]>;
+  /** One tick's detail: its full result while the event journal still holds it, and its run-log line. */
+  tick(tickId: string): Promise<{ tickId: string; entry: RunLogEntry | null; result: TickResult | null; events: unknown[] }>;
+  /** Today's spend per loop against its cap and per UTC day over the last `days` days. */
+  spend(days?: number): Promise<SpendReport>;
+  /** An escalated change's current diff and the gate's decision on it now. */
+  diff(idOrItemKey: string): Promise<{ id: string; paths: string[]; patch: string; gate: GateDecision }>;
+  /** Sets the kill switch through `FileKillSwitch`: every loop (`loop-pause-all`) or one loop. */
+  pause(scope?: { loop?: string }): Promise<PauseSource[]>;
+  /** Clears what `pause` wrote; returns the forms still set (env, state lines), which only humans clear. */
+  resume(scope?: { loop?: string }): Promise<PauseSource[]>;
+  /** The last `limit` engine events in the event journal (no tick results), oldest first, redacted. */
+  recentEvents(limit?: number): Promise<TickEventLine[]>;
+  /** Follows the event journal: engine events of ticks run by any process on this machine, redacted. */
+  events(listener: (line: TickEventLine) => void): Promise<EventTail>;
 }
 
 /** Loads the repository's configuration and returns the runtime over it, or the configuration's issues. */
@@ -159,6 +184,37 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       if (!resolved.ok) return resolved;
       const { resetMock } = await import('./reset-mock.js');
       return { ok: true, value: await resetMock(project.root, resolved.plan), warnings: [] };
+    },
+    async loops() {
+      return (await import('./console-queries.js')).consoleLoops(project, options);
+    },
+    async history(filter = {}) {
+      return (await import('./console-queries.js')).runHistory(project, filter, options);
+    },
+    async tick(tickId) {
+      return (await import('./console-queries.js')).tickDetail(project, tickId, options);
+    },
+    async spend(days = 30) {
+      return (await import('./console-queries.js')).spendByDay(project, Math.max(1, Math.min(days, 366)), options);
+    },
+    async diff(idOrItemKey) {
+      return (await import('./console-queries.js')).inboxDiff(project, idOrItemKey, options);
+    },
+    async pause(scope = {}) {
+      return (await import('./pause-control.js')).setPause(project, options.env, true, scope.loop);
+    },
+    async resume(scope = {}) {
+      return (await import('./pause-control.js')).setPause(project, options.env, false, scope.loop);
+    },
+    async recentEvents(limit = 200) {
+      const [{ readTickEvents }, { redactorFor, redactStrings }] = await Promise.all([import('./tick-events.js'), import('./wiring.js')]);
+      const lines = (await readTickEvents(project.root)).filter((line) => line.type !== 'tick-result');
+      return redactStrings(lines.slice(-Math.max(0, limit)), redactorFor(options.env));
+    },
+    async events(listener) {
+      const [{ tailTickEvents }, { redactorFor, redactStrings }] = await Promise.all([import('./event-tail.js'), import('./wiring.js')]);
+      const redact = redactorFor(options.env);
+      return tailTickEvents(project.root, (line) => listener(redactStrings(line, redact)));
     },
   };
 

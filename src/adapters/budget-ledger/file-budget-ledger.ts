@@ -117,6 +117,32 @@ export class FileBudgetLedger implements BudgetLedger {
     return total;
   }
 
+  /**
+   * `spentOn(day, id)` for several loops in one pass over the journal and the run log (the console's
+   * loop table reads every loop at once). Same rules, same numbers.
+   */
+  async spentByLoopOn(day: string, patternIds: readonly string[]): Promise<Map<string, number>> {
+    const tallies = new Map(patternIds.map((id) => [id, new JournalTally(day, id)] as const));
+    await this.scan((entry) => (isBeforeDay(entry, day) ? 'stop' : (tallies.get(entry.patternId)?.visit(entry), 'continue')));
+    const totals = new Map([...tallies].map(([id, tally]) => [id, tally.spent()] as const));
+    await readLinesBackward(
+      this.runLogPath,
+      (line) => {
+        if (line.trim() === RUN_LOG_MARKER) return 'stop';
+        const entry = parseRunLogLine(line);
+        if (!entry) return 'continue';
+        const entryDay = entry.run_id.slice(0, 10);
+        if (entryDay < day) return 'stop';
+        if (entryDay === day && entry.pattern !== undefined && totals.has(entry.pattern) && entry.tick_id === undefined) {
+          totals.set(entry.pattern, totals.get(entry.pattern)! + (entry.tokens_estimate ?? 0));
+        }
+        return 'continue';
+      },
+      this.stats,
+    );
+    return totals;
+  }
+
   /** Appends spend that had no reservation (a v1 line); durable when the promise resolves. */
   async record(entry: SpendEntry): Promise<void> {
     await this.locked(() => this.append({ kind: 'spend', ...entry }, this.backend));

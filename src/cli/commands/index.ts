@@ -153,4 +153,16 @@ export const commands: CommandDefinition[] = [
     examples: ['loop-runtime reset daily-triage --mock'],
     load: async () => (await import('./reset.js')).resetCommand,
   },
+  {
+    name: 'serve',
+    description: 'The operator console: a local web page and JSON/SSE API over one or more repositories (--cwd, repeatable)',
+    options: [
+      { flags: '--port <port>', description: 'Port to listen on (default 4317; 0 picks a free one)' },
+      { flags: '--host <host>', description: 'Address to bind (default 127.0.0.1; anything else needs --expose)' },
+      { flags: '--expose', description: 'Allow binding an address other machines can reach (prints a warning)' },
+      { flags: '--read-only', description: 'Refuse every change: no approve, reject, pause or resume' },
+    ],
+    examples: ['loop-runtime serve', 'loop-runtime serve --cwd ../api --cwd ../web --port 8080', 'loop-runtime serve --read-only'],
+    load: async () => (await import('./serve.js')).serveCommand,
+  },
 ];

@@ -1,0 +1,56 @@
+/**
+ * `loop-runtime serve`: the operator console (a local web page and a JSON/SSE
+ * API) over one or more repositories. Runs until SIGINT/SIGTERM. Prints the
+ * address once, with the token the first time it is created.
+ */
+import { resolve } from 'node:path';
+import { ExitCode } from '../../core/errors.js';
+import { LoopRuntimeError } from '../../core/errors.js';
+import type { CommandContext, CommandOutput } from '../command.js';
+
+function parsePort(value: unknown): number {
+  if (value === undefined) return 4317;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new LoopRuntimeError('USAGE', `--port ${String(value)} is not a port.`, { fix: 'use a number from 1 to 65535 (0 picks a free one).' });
+  }
+  return port;
+}
+
+/** The repositories: every `--cwd` given (repeatable), else the current directory. */
+function repositories({ options, io }: CommandContext): string[] {
+  const given = options.cwd;
+  const list = Array.isArray(given) ? given.map(String) : typeof given === 'string' ? [given] : [];
+  return list.length > 0 ? [...new Set(list.map((dir) => resolve(process.cwd(), dir)))] : [io.cwd];
+}
+
+export async function serveCommand(context: CommandContext): Promise<CommandOutput> {
+  const { options, io } = context;
+  const [{ startServer }, { systemClock }] = await Promise.all([import('../../server/serve.js'), import('../../adapters/clock/system-clock.js')]);
+  const host = typeof options.host === 'string' ? options.host : '127.0.0.1';
+  const server = await startServer({
+    repos: repositories(context),
+    env: io.env,
+    clock: systemClock,
+    host,
+    port: parsePort(options.port),
+    readOnly: Boolean(options.readOnly),
+    expose: Boolean(options.expose),
+  });
+  if (server.host !== '127.0.0.1' && server.host !== 'localhost' && server.host !== '::1') {
+    io.announce(`WARNING: the console listens on ${server.host}, reachable from other machines. Anyone with the token can approve changes and pause loops.`);
+  }
+  io.announce(`loop-runtime console: ${server.url}${server.readOnly ? ' (read-only)' : ''}`);
+  if (server.tokenCreated && !server.readOnly) {
+    io.announce(`Open ${server.url}#token=${server.token}`);
+    io.announce(`Token (shown once; stored in ${server.tokenFile}, mode 0600): ${server.token}`);
+  } else if (!server.readOnly) {
+    io.announce(`Token: in ${server.tokenFile} (paste it into the page once, or open ${server.url}#token=<token>)`);
+  }
+  const signal = await new Promise<string>((done) => {
+    process.once('SIGINT', () => done('SIGINT'));
+    process.once('SIGTERM', () => done('SIGTERM'));
+  });
+  await server.close();
+  return { exitCode: ExitCode.ok, json: { stopped: signal, url: server.url }, text: `stopped (${signal})` };
+}

@@ -1,0 +1,177 @@
+/**
+ * What the operator console reads, built from the same files and adapters a
+ * tick uses: loops with their schedule, lease and pause sources; the run log
+ * as history; a tick's detail from the event journal; spend per UTC day;
+ * an escalated change's diff. Reads only; every string is redacted.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { utcDay } from '../core/budget/utc-day.js';
+import type { Clock } from '../core/ports/index.js';
+import type { TickResult } from '../core/engine/tick-result.js';
+import { parseRunLog, type RunLogEntry } from '../core/state/run-log.js';
+import { checkGate, type GateDecision } from '../core/gate/check-gate.js';
+import { changedPaths } from '../core/ports/index.js';
+import { LoopRuntimeError } from '../core/errors.js';
+import { FileBudgetLedger } from '../adapters/budget-ledger/file-budget-ledger.js';
+import { FileKillSwitch, type PauseSource } from '../adapters/kill-switch/kill-switch.js';
+import { resolvePlan, type LoadedProject } from '../project/load-project.js';
+import type { ExecutionPlan } from '../core/plan/execution-plan.js';
+import { readTickEvents } from './tick-events.js';
+import { redactorFor, redactStrings } from './wiring.js';
+
+export interface QueryOptions {
+  clock: Clock;
+  env: Record<string, string | undefined>;
+}
+
+/** One loop as the console's Loops table shows it. */
+export interface ConsoleLoop {
+  id: string;
+  name: string;
+  level: string;
+  backend: string;
+  cadence: string;
+  nextDueAt: string | null;
+  due: boolean;
+  lease: { pid: number; host: string; since: string; tickId: string | null } | null;
+  lastOutcome: string | null;
+  lastRunAt: string | null;
+  spentToday: number;
+  dailyTokenCap: number;
+  paused: boolean;
+  /** Every pause form set now; the first one holds. */
+  pausedBy: PauseSource[];
+}
+
+export interface HistoryFilter {
+  loop?: string;
+  outcome?: string;
+  /** Inclusive UTC days, YYYY-MM-DD. */
+  from?: string;
+  to?: string;
+  limit?: number;
+}
+
+export interface SpendReport {
+  day: string;
+  days: string[];
+  loops: Array<{ id: string; dailyTokenCap: number; spentToday: number; perDay: number[] }>;
+}
+
+async function plansOf(project: LoadedProject): Promise<ExecutionPlan[]> {
+  const plans: ExecutionPlan[] = [];
+  for (const id of project.configuredLoops) {
+    const resolved = await resolvePlan(project, id);
+    if (resolved.ok) plans.push(resolved.plan);
+  }
+  return plans;
+}
+
+async function runLogEntries(root: string, plans: readonly ExecutionPlan[]): Promise<RunLogEntry[]> {
+  const files = [...new Set(plans.map((plan) => plan.files.runLog))];
+  const texts = await Promise.all(files.map((file) => readFile(join(root, file), 'utf8').catch(() => '')));
+  return texts.flatMap((text) => (text ? parseRunLog(text) : []));
+}
+
+/** Every configured loop with schedule, lease holder, last outcome, spend and pause sources. */
+export async function consoleLoops(project: LoadedProject, options: QueryOptions): Promise<ConsoleLoop[]> {
+  const now = options.clock.now();
+  const day = utcDay(now);
+  const plans = await plansOf(project);
+  const [{ evaluateDueLoops }, { FileLeases }, entries] = await Promise.all([import('./due-loops.js'), import('./lease.js'), runLogEntries(project.root, plans)]);
+  const due = await evaluateDueLoops(project, now, { loops: plans.map((plan) => plan.pattern.id) });
+  const leases = new FileLeases({ root: project.root, now: () => options.clock.now() });
+  const lastEntries = new Map<string, RunLogEntry>();
+  for (const entry of entries) if (entry.pattern) lastEntries.set(entry.pattern, entry);
+  // One pass per run-log file for every loop's spend, not one per loop.
+  const spent = new Map<string, number>();
+  for (const runLog of new Set(plans.map((plan) => plan.files.runLog))) {
+    const ids = plans.filter((plan) => plan.files.runLog === runLog).map((plan) => plan.pattern.id);
+    for (const [id, tokens] of await new FileBudgetLedger({ root: project.root, runLog }).spentByLoopOn(day, ids)) spent.set(id, tokens);
+  }
+  const loops = await Promise.all(
+    plans.map(async (plan): Promise<ConsoleLoop> => {
+      const id = plan.pattern.id;
+      const decision = due.decisions.find((entry) => entry.id === id);
+      const holder = await leases.readHolder(leases.loopLeasePath(id));
+      const last = lastEntries.get(id);
+      const pausedBy = await new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env, patternId: id }).sources();
+      return {
+        id,
+        name: plan.pattern.name,
+        level: plan.level,
+        backend: plan.backend.name,
+        cadence: plan.cadence.text,
+        nextDueAt: decision ? new Date(decision.nextAt).toISOString() : null,
+        due: decision?.due ?? false,
+        lease: holder ? { pid: holder.pid, host: holder.host, since: new Date(holder.startedAt).toISOString(), tickId: holder.tickId ?? null } : null,
+        lastOutcome: last?.outcome ?? null,
+        lastRunAt: last?.run_id ?? null,
+        spentToday: spent.get(id) ?? 0,
+        dailyTokenCap: plan.dailyTokenCap,
+        paused: pausedBy.length > 0,
+        pausedBy,
+      };
+    }),
+  );
+  return redactStrings(loops, redactorFor(options.env));
+}
+
+/** The run log of every configured loop, newest first, filtered. */
+export async function runHistory(project: LoadedProject, filter: HistoryFilter, options: QueryOptions): Promise<RunLogEntry[]> {
+  const entries = await runLogEntries(project.root, await plansOf(project));
+  const kept = entries
+    .filter((entry) => (filter.loop ? entry.pattern === filter.loop : true))
+    .filter((entry) => (filter.outcome ? entry.outcome === filter.outcome : true))
+    .filter((entry) => (filter.from ? entry.run_id.slice(0, 10) >= filter.from : true))
+    .filter((entry) => (filter.to ? entry.run_id.slice(0, 10) <= filter.to : true))
+    .sort((a, b) => b.run_id.localeCompare(a.run_id))
+    .slice(0, Math.max(1, Math.min(filter.limit ?? 200, 1000)));
+  return redactStrings(kept, redactorFor(options.env));
+}
+
+/** A tick's full result from the event journal (null once rotated away) and its run-log line. */
+export async function tickDetail(project: LoadedProject, tickId: string, options: QueryOptions): Promise<{ tickId: string; entry: RunLogEntry | null; result: TickResult | null; events: unknown[] }> {
+  const [journal, entries] = await Promise.all([readTickEvents(project.root), runLogEntries(project.root, await plansOf(project))]);
+  const mine = journal.filter((line) => line.tickId === tickId);
+  const result = mine.find((line) => line.type === 'tick-result');
+  const detail = {
+    tickId,
+    entry: entries.find((entry) => entry.tick_id === tickId) ?? null,
+    result: result && result.type === 'tick-result' ? result.result : null,
+    events: mine.filter((line) => line.type !== 'tick-result'),
+  };
+  return redactStrings(detail, redactorFor(options.env));
+}
+
+/** Today's spend per loop against its cap, and spend per UTC day over the last `days` days (oldest first). */
+export async function spendByDay(project: LoadedProject, days: number, options: QueryOptions): Promise<SpendReport> {
+  const now = options.clock.now();
+  const dayList = Array.from({ length: days }, (_, index) => utcDay(now - (days - 1 - index) * 86_400_000));
+  const plans = await plansOf(project);
+  const perLoop = new Map(plans.map((plan) => [plan.pattern.id, [] as number[]] as const));
+  for (const runLog of new Set(plans.map((plan) => plan.files.runLog))) {
+    const ids = plans.filter((plan) => plan.files.runLog === runLog).map((plan) => plan.pattern.id);
+    const ledger = new FileBudgetLedger({ root: project.root, runLog });
+    for (const day of dayList) for (const [id, tokens] of await ledger.spentByLoopOn(day, ids)) perLoop.get(id)!.push(tokens);
+  }
+  const loops = plans.map((plan) => {
+    const perDay = perLoop.get(plan.pattern.id)!;
+    return { id: plan.pattern.id, dailyTokenCap: plan.dailyTokenCap, spentToday: perDay.at(-1) ?? 0, perDay };
+  });
+  return { day: utcDay(now), days: dayList, loops };
+}
+
+/** An escalated change's current diff and what the gate says about it now. */
+export async function inboxDiff(project: LoadedProject, id: string, options: QueryOptions): Promise<{ id: string; paths: string[]; patch: string; gate: GateDecision }> {
+  const { findWaiting } = await import('./git-approval.js');
+  const { gitWorkspaceFor } = await import('./wiring.js');
+  const { entry, plan, handle } = await findWaiting(project, id);
+  const redact = redactorFor(options.env);
+  const workspace = gitWorkspaceFor({ root: project.root, clock: options.clock, env: options.env, redact }, entry.pattern, entry.baseBranch ?? null);
+  const diff = await workspace.changes(handle);
+  if (!diff.ok) throw new LoopRuntimeError('WORKSPACE_FAILED', `Could not read the kept change ${entry.id}: ${diff.message}`, { fix: `check ${handle.path}, or reject the change.` });
+  const paths = changedPaths(diff.changes);
+  return redactStrings({ id: entry.id, paths, patch: diff.changes.patch, gate: checkGate(plan.gate, 'commit', paths) }, redact);
+}
