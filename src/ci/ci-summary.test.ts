@@ -81,6 +81,9 @@ describe('renderCiSummary', () => {
   it('turns config problems into file annotations and exit 3', () => {
     const config = renderCiSummary({ ok: false, issues: [{ file: 'LOOP.md', line: 3, column: 5, message: 'bad level', fix: 'use L2' }] });
     expect(config).toMatchObject({ exitCode: 3, annotations: ['::error file=LOOP.md,line=3,col=5,title=loop-runtime config::bad level To fix: use L2'] });
+    // The CLI's one error shape carries the same diagnostics under error.issues.
+    const shaped = renderCiSummary({ ok: false, error: { code: 'LOOP_NOT_CONFIGURED', message: 'x', issues: [{ file: 'LOOP.md', line: 0, column: 0, message: 'not configured', fix: 'add it' }] } });
+    expect(shaped).toMatchObject({ exitCode: 3, annotations: ['::error file=LOOP.md,line=0,col=0,title=loop-runtime config::not configured To fix: add it'] });
   });
 
   it('escapes workflow-command data', () => {

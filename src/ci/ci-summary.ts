@@ -156,20 +156,16 @@ export function renderCiSummary(output: unknown, options: { exitCode?: number } 
     return { markdown: `### loop-runtime\n\n${verdict(code, 0)}\n\nThe tick produced no JSON output; see the step log.\n`, annotations, exitCode: code };
   }
   const record = output as Record<string, unknown>;
-  const error = record.error as { code?: string; message?: string } | undefined;
+  const error = record.error as { code?: string; message?: string; issues?: unknown } | undefined;
+  // A configuration error carries its diagnostics inside the one error shape: annotate each at its file and line.
+  if (error && Array.isArray(error.issues)) return configSummary(error.issues, annotations);
   if (error) {
     const code = exitCodeForErrorCode(error.code ?? 'INTERNAL');
     const final = jobCode(code, given);
     annotations.push(`::${isFailingExitCode(code) ? 'error' : 'warning'} title=${escapeProperty(`loop-runtime ${error.code ?? 'error'}`)}::${escapeData(error.message ?? '')}`);
     return { markdown: `### loop-runtime\n\n${verdict(final, 1)}\n\n**${error.code ?? 'error'}**: ${cell(error.message ?? '')}\n`, annotations, exitCode: final };
   }
-  if (Array.isArray(record.issues)) {
-    const issues = record.issues as Array<{ file?: string; line?: number; column?: number; message?: string; fix?: string }>;
-    for (const issue of issues) {
-      annotations.push(`::error file=${escapeProperty(issue.file ?? '')},line=${issue.line ?? 0},col=${issue.column ?? 0},title=loop-runtime config::${escapeData(`${issue.message ?? ''} To fix: ${issue.fix ?? ''}`)}`);
-    }
-    return { markdown: `### loop-runtime\n\n${verdict(ExitCode.configError, 0)}\n\nConfiguration problems: ${issues.length}. See the annotations.\n`, annotations, exitCode: ExitCode.configError };
-  }
+  if (Array.isArray(record.issues)) return configSummary(record.issues, annotations);
   const rows = rowsOf(record);
   const table = ['| loop | outcome | tokens | detail |', '|---|---|---|---|'];
   const codes: number[] = [];
@@ -190,4 +186,13 @@ export function renderCiSummary(output: unknown, options: { exitCode?: number } 
   const spent = rows.reduce((total, row) => total + (row.tick?.tokens ?? 0), 0);
   const markdown = ['### loop-runtime', '', verdict(final, notices), '', ...table, '', `Tokens this run: ${spent.toLocaleString('en-US')}.`, ''].join('\n');
   return { markdown, annotations, exitCode: final };
+}
+
+/** Configuration problems: one `::error` annotation per diagnostic at its file and line; the job fails (exit 3). */
+function configSummary(list: unknown[], annotations: string[]): CiSummary {
+  const issues = list as Array<{ file?: string; line?: number; column?: number; message?: string; fix?: string }>;
+  for (const issue of issues) {
+    annotations.push(`::error file=${escapeProperty(issue.file ?? '')},line=${issue.line ?? 0},col=${issue.column ?? 0},title=loop-runtime config::${escapeData(`${issue.message ?? ''} To fix: ${issue.fix ?? ''}`)}`);
+  }
+  return { markdown: `### loop-runtime\n\n${verdict(ExitCode.configError, 0)}\n\nConfiguration problems: ${issues.length}. See the annotations.\n`, annotations, exitCode: ExitCode.configError };
 }
