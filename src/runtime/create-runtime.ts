@@ -180,14 +180,24 @@ function backendEnv(env: Record<string, string | undefined>): Record<string, str
   return { ...scrubEnv(env), ...Object.fromEntries(provider as Array<[string, string]>) };
 }
 
-async function resolvePlanBackend(plan: ExecutionPlan, root: string, dryRun: boolean, env: Record<string, string | undefined>): Promise<AgentBackend> {
+async function resolvePlanBackend(writtenPlan: ExecutionPlan, root: string, dryRun: boolean, env: Record<string, string | undefined>): Promise<AgentBackend> {
   const { createMockBackend } = await import('../../backends/mock/index.js');
-  if (dryRun || plan.backend.name === 'mock') return createMockBackend(plan.backend.options as never);
+  if (dryRun || writtenPlan.backend.name === 'mock') return createMockBackend(writtenPlan.backend.options as never);
+  // An unconfigured loop runs the first installed agent of its candidates, or stops (exit 3) — never the mock.
+  const { withChosenBackend } = await import('./backend-choice.js');
+  const { plan } = withChosenBackend(writtenPlan, root, env);
   const { resolveBackend } = await import('../../backends/registry.js');
   const settings: Record<string, unknown> = { model: plan.backend.model, ...plan.backend.options };
   if (plan.backend.name === 'claude-code' || plan.backend.name === 'claude') {
     settings.inheritEnv ??= false;
     settings.env = { ...backendEnv(env), ...(settings.env as Record<string, string> | undefined) };
+  }
+  if (plan.backend.name === 'codex') {
+    // Codex gets its provider from the config we write, so the usual OpenAI variables are read here.
+    settings.baseUrl ??= env['OPENAI_BASE_URL'];
+    const keyVariable = typeof settings.apiKeyEnv === 'string' ? settings.apiKeyEnv : 'OPENAI_API_KEY';
+    const key = env[keyVariable];
+    if (key) settings.env = { [keyVariable]: key, ...(settings.env as Record<string, string> | undefined) };
   }
   return resolveBackend(plan.backend.name, settings, { root: join(root) });
 }
