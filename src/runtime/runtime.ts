@@ -17,6 +17,7 @@ import type { Level } from '../core/config/schemas.js';
 import type { AgentBackend, Clock } from '../core/ports/index.js';
 import type { LoadedProject } from '../project/load-project.js';
 import type { ApproveResult, InboxItem, RejectResult } from './git-approval.js';
+import type { DoctorReport } from './doctor.js';
 import type { LoopStatusReport } from './loop-status.js';
 import type { DueRunSummary, RunSummary } from './run-loops.js';
 
@@ -55,6 +56,8 @@ export interface Runtime {
   reject(idOrItemKey: string): Promise<RejectResult>;
   /** Spend, pause state and last runs per configured loop. */
   status(): Promise<LoopStatusReport>;
+  /** Per configured loop: the backend it will use and why, its CLI and version, its credentials variable, the sandbox. */
+  doctor(): Promise<DoctorReport>;
 }
 
 /** Loads the repository's configuration and returns the runtime over it, or the configuration's issues. */
@@ -112,6 +115,10 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     async status() {
       const { loopStatus } = await import('./loop-status.js');
       return loopStatus(project, options);
+    },
+    async doctor() {
+      const { runDoctor } = await import('./doctor.js');
+      return runDoctor(project, { env: options.env });
     },
   };
   return { ok: true, runtime };

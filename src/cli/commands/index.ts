@@ -122,4 +122,11 @@ export const commands: CommandDefinition[] = [
     examples: ['loop-runtime inbox', 'loop-runtime inbox --json'],
     load: async () => (await import('./inbox.js')).inboxCommand,
   },
+  {
+    name: 'doctor',
+    description: 'Check each configured loop can run here: its backend and why, the agent CLI and version, credentials (never printed), the sandbox; exit 3 on a problem',
+    options: [],
+    examples: ['loop-runtime doctor', 'loop-runtime doctor --json'],
+    load: async () => (await import('./doctor.js')).doctorCommand,
+  },
 ];
