@@ -6,6 +6,7 @@
  * - in-process ticks per second with the mock backend (target ≥ 20,000/s)
  * - cold CLI dry-run wall time as a ratio to `node -e 0` (target ≤ 2.0×)
  * - the workspace and scheduling benchmarks, when their modules are built
+ * - the Codex backend's budget overshoot past a reservation, when codex is installed
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -93,3 +94,5 @@ if (schedule) {
   console.log(`run --due decision over 1,000 loops: ${schedule.dueDecisionMsFor1000Loops} ms`);
   console.log(`budget check: ${schedule.budgetCheckMsAt1k} ms at 1k run-log lines, ${schedule.budgetCheckMsAt100k} ms at 100k lines`);
 }
+const codex = await optional('bench-codex.js', 'benchCodexOvershoot');
+if (codex) console.log(`codex budget overshoot: ${codex.medianOvershoot} tokens past a ${codex.reservation.toLocaleString('en-US')}-token reservation before the kill (median of 3: ${codex.runs.join(', ')})`);
