@@ -40,7 +40,8 @@ async function doctor(cwd: string, env: Record<string, string>): Promise<{ code:
 
 beforeAll(async () => {
   shims = await mkdtemp(join(tmpdir(), 'doctor-shims-'));
-  await shim(shims, 'codex', 'echo "codex-cli 0.169.0"');
+  // Prints its version only when no key reached it: the probe gets PATH and HOME, never credentials.
+  await shim(shims, 'codex', '[ -z "$OPENAI_API_KEY" ] && echo "codex-cli 0.169.0"');
   bwrapWorks = (await detectSandbox({ env: { PATH: SYSTEM_PATH } })).kind === 'bwrap';
 });
 afterAll(cleanupTempDirs);

@@ -106,7 +106,9 @@ function credentialsCheck(variables: readonly string[], env: Record<string, stri
 /** `<binary> --version` with a time limit: installed and answering. */
 function versionCheck(binary: string, env: Record<string, string | undefined>, timeoutMs: number): Promise<DoctorCheck> {
   return new Promise((resolve) => {
-    execFile(binary, ['--version'], { env, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 64 * 1024 }, (error, stdout, stderr) => {
+    // Only what a CLI needs to start: no credentials reach a version probe.
+    const probeEnv = Object.fromEntries(['PATH', 'HOME', 'LANG'].flatMap((name) => (env[name] !== undefined ? [[name, env[name]]] : [])));
+    execFile(binary, ['--version'], { env: probeEnv, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 64 * 1024 }, (error, stdout, stderr) => {
       const firstLine = `${stdout}`.trim().split('\n')[0] ?? '';
       if (!error && firstLine !== '') {
         resolve({ check: 'binary', ok: true, detail: `${binary} (${firstLine})`, required: true });
