@@ -70,8 +70,10 @@ async function doctorLoop(plan: ExecutionPlan, root: string, sandbox: DoctorChec
   const choice = describeBackendChoice(plan, root, options.env);
   const checks: DoctorCheck[] = [];
   const base = { id: plan.pattern.id, level: plan.level, backend: choice.backend, reason: choice.reason };
+  const needsSandbox = plan.phases.verify.enabled && plan.phases.verify.commands.length > 0;
+  const sandboxForLoop = { ...sandbox, required: needsSandbox, ...(needsSandbox ? {} : { detail: `${sandbox.detail} (this loop runs no verification commands at ${plan.level})` }) };
   if (choice.backend === null) {
-    checks.push({ check: 'backend', ok: false, detail: choice.reason, ...(choice.fix ? { fix: choice.fix } : {}), required: true });
+    checks.push({ check: 'backend', ok: false, detail: choice.reason, ...(choice.fix ? { fix: choice.fix } : {}), required: true }, sandboxForLoop);
     return { ...base, checks };
   }
   checks.push({ check: 'backend', ok: true, detail: `${choice.backend}: ${choice.reason}`, required: true });
@@ -88,8 +90,7 @@ async function doctorLoop(plan: ExecutionPlan, root: string, sandbox: DoctorChec
   }
   const variables = keyVariable ? [keyVariable] : (agent?.credentials ?? SDK_CREDENTIALS[choice.backend] ?? []);
   if (variables.length > 0) checks.push(credentialsCheck(variables, options.env));
-  const needsSandbox = plan.phases.verify.enabled && plan.phases.verify.commands.length > 0;
-  checks.push({ ...sandbox, required: needsSandbox, ...(needsSandbox ? {} : { detail: `${sandbox.detail} (this loop runs no verification commands at ${plan.level})` }) });
+  checks.push(sandboxForLoop);
   return { ...base, checks };
 }
 
