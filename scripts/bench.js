@@ -6,6 +6,7 @@
  * - in-process ticks per second with the mock backend (target ≥ 20,000/s)
  * - cold CLI dry-run wall time as a ratio to `node -e 0` (target ≤ 2.0×)
  * - the workspace and scheduling benchmarks, when their modules are built
+ * - the Codex backend's budget overshoot past a reservation, when codex is installed
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -98,3 +99,5 @@ if (served) {
   console.log(`serve /api/loops, 50 loops, 1,000 run-log lines: median ${served.loopsMedianMs} ms, p95 ${served.loopsP95Ms} ms, first ${served.loopsColdMs} ms  (target < 50 ms)`);
   console.log(`serve idle CPU over 3 s: ${served.idlePercent} % of a core, ${served.idleWithPagePercent} % with one page connected  (target < 1 %)`);
 }
+const codex = await optional('bench-codex.js', 'benchCodexOvershoot');
+if (codex) console.log(`codex budget overshoot: ${codex.medianOvershoot} tokens past a ${codex.reservation.toLocaleString('en-US')}-token reservation before the kill (median of 3: ${codex.runs.join(', ')})`);

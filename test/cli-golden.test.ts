@@ -81,10 +81,13 @@ describe('CLI golden output', () => {
     expect(summary.budget.dailyTokenCap).toBe(100_000);
   });
 
-  it('plan: the review text', async () => {
-    const result = await cli(repo, ['plan', 'daily-triage', '--level', 'L2']);
+  it('plan: the review text, naming the agent a real run would use and why', async () => {
+    // A stand-in `claude` on a PATH of our own: the scaffold (.claude/skills) names Claude Code, and it is installed.
+    const shims = await mkdtemp(join(tmpdir(), 'cli-golden-shims-'));
+    await writeFile(join(shims, 'claude'), '#!/bin/sh\necho "2.0.0 (Claude Code)"\n', { mode: 0o755 });
+    const result = await cli(repo, ['plan', 'daily-triage', '--level', 'L2'], { PATH: `${shims}:/usr/bin:/bin` });
     expect(result.code).toBe(0);
-    await expect(sanitize(result.stdout, repo)).toMatchFileSnapshot('__golden__/plan-daily-triage-L2.txt');
+    await expect(sanitize(result.stdout, repo).replaceAll(shims, '<shims>')).toMatchFileSnapshot('__golden__/plan-daily-triage-L2.txt');
   });
 
   it('run at L0 halts with exit 2 and calls nothing', async () => {

@@ -33,6 +33,7 @@ const CLAUDE_CODE: BackendRequirement = { secrets: ['ANTHROPIC_API_KEY'], cli: {
 export const BACKEND_REQUIREMENTS: Readonly<Record<string, BackendRequirement>> = {
   'claude-code': CLAUDE_CODE,
   claude: CLAUDE_CODE,
+  codex: { secrets: ['OPENAI_API_KEY'], cli: { spec: '@openai/codex@0.169', binary: 'codex' } },
   openai: { secrets: ['OPENAI_API_KEY'], sdk: { name: 'openai', spec: 'openai@6' } },
   ollama: { secrets: [] },
   mock: { secrets: [] },

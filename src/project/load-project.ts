@@ -17,9 +17,11 @@ import { loadLoopMd } from '../core/config/load-loop-md.js';
 import { loadRegistry } from '../core/config/load-registry.js';
 import type { Ledger, Level, LoopSettings, Pattern, RuntimeSettings } from '../core/config/schemas.js';
 import { DEFAULT_GATE_POLICY } from '../core/gate/index.js';
+import { agentCandidates } from '../core/plan/agent-tools.js';
 import { buildPlan } from '../core/plan/build-plan.js';
 import { DEFAULT_PROBES, defaultProbesFor } from '../core/schedule/default-probes.js';
 import type { ExecutionPlan, GatePolicy } from '../core/plan/execution-plan.js';
+import { scaffoldFolders } from './agent-scaffold.js';
 import { detectVerifyCommands } from './detect-verify.js';
 import { mergeCatalogue } from './project-catalogue.js';
 import { detectConfiguredLoops } from './project-detect.js';
@@ -289,6 +291,7 @@ export async function resolvePlan(project: LoadedProject, patternId: string, opt
     ...(limit?.maxTokensPerDay ? { dailyTokenCap: { value: limit.maxTokensPerDay, source: `loop-budget.md (${limit.loop})` } } : {}),
     // Only read the repository for defaults when the loop has not said which commands verify it.
     ...(merged.verify === undefined ? { detectedVerifyCommands: await detectVerifyCommands(project.root) } : {}),
+    ...(merged.backend === undefined ? { backendCandidates: agentCandidates(pattern.tools, await scaffoldFolders(project.root)) } : {}),
   });
   return { ok: true, plan, warnings: [] };
 }

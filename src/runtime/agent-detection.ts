@@ -1,20 +1,12 @@
 /**
- * Zero-config backend choice: the first agent in a pattern's `tools:` list
- * whose CLI is installed (on PATH or in the project's node_modules/.bin).
- * Not yet wired into resolvePlanBackend: see DESIGN.md "Agent backends".
+ * Zero-config backend choice: the first agent among a plan's candidates
+ * whose CLI is installed (in the project's node_modules/.bin or on PATH).
  */
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
+import { AGENT_TOOLS, agentCandidates, type BackendCandidate } from '../core/plan/agent-tools.js';
 
-/** loop-init tool names → our backend, its binary and the npm package that installs it. */
-export const AGENT_TOOLS: Readonly<Record<string, { backend: string; binary: string; packageName: string; credentials: string }>> = {
-  'claude-code': { backend: 'claude-code', binary: 'claude', packageName: '@anthropic-ai/claude-code', credentials: 'ANTHROPIC_API_KEY' },
-  claude: { backend: 'claude-code', binary: 'claude', packageName: '@anthropic-ai/claude-code', credentials: 'ANTHROPIC_API_KEY' },
-  codex: { backend: 'codex', binary: 'codex', packageName: '@openai/codex', credentials: 'OPENAI_API_KEY' },
-  opencode: { backend: 'opencode', binary: 'opencode', packageName: 'opencode-ai', credentials: 'OPENAI_API_KEY' },
-  gemini: { backend: 'gemini-cli', binary: 'gemini', packageName: '@google/gemini-cli', credentials: 'GEMINI_API_KEY' },
-  'gemini-cli': { backend: 'gemini-cli', binary: 'gemini', packageName: '@google/gemini-cli', credentials: 'GEMINI_API_KEY' },
-};
+export { AGENT_TOOLS } from '../core/plan/agent-tools.js';
 
 /** The binary's full path: the project's node_modules/.bin first, then PATH; null when neither has it. */
 export function findAgentBinary(binary: string, root: string, env: Record<string, string | undefined>): string | null {
@@ -32,30 +24,36 @@ export function findAgentBinary(binary: string, root: string, env: Record<string
 }
 
 export type AgentChoice =
-  | { ok: true; backend: string; binary: string; tool: string }
+  | { ok: true; backend: string; binary: string; tool: string; from: BackendCandidate['from'] }
   | { ok: false; message: string; fix: string };
 
 /**
+ * The first installed agent of `candidates`, or why none runs and the one-line fix.
+ *
  * @example
  * ```ts
- * chooseAgentFromTools(['codex', 'gh'], '/repo', process.env); // { ok: true, backend: 'codex', binary: '/repo/node_modules/.bin/codex', tool: 'codex' }
+ * chooseAgent([{ backend: 'codex', tool: 'codex', from: 'tools' }], '/repo', process.env);
+ * // → { ok: true, backend: 'codex', binary: '/repo/node_modules/.bin/codex', tool: 'codex', from: 'tools' }
  * ```
  */
-export function chooseAgentFromTools(tools: readonly string[], root: string, env: Record<string, string | undefined>): AgentChoice {
-  const agents = tools.filter((tool) => AGENT_TOOLS[tool] !== undefined);
-  for (const tool of agents) {
-    const known = AGENT_TOOLS[tool];
-    if (!known) continue;
-    const binary = findAgentBinary(known.binary, root, env);
-    if (binary) return { ok: true, backend: known.backend, binary, tool };
+export function chooseAgent(candidates: readonly BackendCandidate[], root: string, env: Record<string, string | undefined>): AgentChoice {
+  for (const candidate of candidates) {
+    const known = AGENT_TOOLS[candidate.backend];
+    const binary = known ? findAgentBinary(known.binary, root, env) : null;
+    if (binary) return { ok: true, backend: candidate.backend, binary, tool: candidate.tool, from: candidate.from };
   }
-  const first = agents.length ? AGENT_TOOLS[agents[0] ?? ''] : undefined;
-  const install = first ? `npm install ${first.packageName}` : 'npm install @openai/codex (or @anthropic-ai/claude-code)';
+  const first = candidates[0] ? AGENT_TOOLS[candidates[0].backend] : undefined;
+  const install = first ? `npm install ${first.packageName}` : 'npm install @anthropic-ai/claude-code (or @openai/codex)';
   return {
     ok: false,
-    message: agents.length
-      ? `no agent of the loop's tools (${agents.join(', ')}) is installed: none found on PATH or in node_modules/.bin.`
-      : 'the loop names no agent in its tools and configures no backend.',
+    message: candidates.length
+      ? `no agent this loop can use (${candidates.map((candidate) => candidate.backend).join(', ')}) is installed: none found in node_modules/.bin or on PATH.`
+      : 'the loop configures no backend and neither its tools nor the project name an agent.',
     fix: `${install}, or set "backend:" in the loop-runtime block of LOOP.md, or pass --backend mock to rehearse.`,
   };
+}
+
+/** `chooseAgent` over a pattern's `tools:` alone (no scaffold folders). */
+export function chooseAgentFromTools(tools: readonly string[], root: string, env: Record<string, string | undefined>): AgentChoice {
+  return chooseAgent(agentCandidates(tools, []), root, env);
 }

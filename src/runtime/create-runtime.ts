@@ -185,10 +185,13 @@ function backendEnv(env: Record<string, string | undefined>): Record<string, str
  * The plan's backend. Claude Code gets the loop's level and sandbox opt-out: it runs contained in
  * bubblewrap, and without it is refused at L3 (and below L3 unless --allow-unsandboxed).
  */
-async function resolvePlanBackend(plan: ExecutionPlan, root: string, options: RuntimeOptions): Promise<AgentBackend> {
+async function resolvePlanBackend(writtenPlan: ExecutionPlan, root: string, options: RuntimeOptions): Promise<AgentBackend> {
   const env = options.env;
   const { createMockBackend } = await import('../../backends/mock/index.js');
-  if (options.dryRun || plan.backend.name === 'mock') return createMockBackend(plan.backend.options as never);
+  if (options.dryRun || writtenPlan.backend.name === 'mock') return createMockBackend(writtenPlan.backend.options as never);
+  // An unconfigured loop runs the first installed agent of its candidates, or stops (exit 3) — never the mock.
+  const { withChosenBackend } = await import('./backend-choice.js');
+  const { plan } = withChosenBackend(writtenPlan, root, env);
   const { resolveBackend } = await import('../../backends/registry.js');
   const settings: Record<string, unknown> = { model: plan.backend.model, ...plan.backend.options };
   if (plan.backend.name === 'claude-code' || plan.backend.name === 'claude') {
@@ -197,6 +200,13 @@ async function resolvePlanBackend(plan: ExecutionPlan, root: string, options: Ru
     settings.level = plan.level;
     settings.allowUnsandboxed = options.allowUnsandboxed ?? false;
     if (options.log) settings.log = options.log;
+  }
+  if (plan.backend.name === 'codex') {
+    // Codex gets its provider from the config we write, so the usual OpenAI variables are read here.
+    settings.baseUrl ??= env['OPENAI_BASE_URL'];
+    const keyVariable = typeof settings.apiKeyEnv === 'string' ? settings.apiKeyEnv : 'OPENAI_API_KEY';
+    const key = env[keyVariable];
+    if (key) settings.env = { [keyVariable]: key, ...(settings.env as Record<string, string> | undefined) };
   }
   return resolveBackend(plan.backend.name, settings, { root: join(root) });
 }

@@ -11,6 +11,7 @@ import { parseRunLog, type RunLogEntry } from '../core/state/run-log.js';
 import { FileBudgetLedger } from '../adapters/budget-ledger/file-budget-ledger.js';
 import { FileKillSwitch } from '../adapters/kill-switch/kill-switch.js';
 import { resolvePlan, type LoadedProject } from '../project/load-project.js';
+import { describeBackendChoice, type BackendChoice } from './backend-choice.js';
 
 export interface LoopStatus {
   id: string;
@@ -21,6 +22,8 @@ export interface LoopStatus {
   paused: boolean;
   pausedBy?: string;
   stateFile: string;
+  /** The backend a real tick would run (null: none installed) and why. */
+  backend: { name: string | null; reason: string; fix?: string };
   lastRuns: RunLogEntry[];
 }
 
@@ -63,8 +66,13 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
       paused: pause.paused,
       ...(pause.source ? { pausedBy: pause.source } : {}),
       stateFile: plan.files.state,
+      backend: backendOf(describeBackendChoice(plan, project.root, options.env)),
       lastRuns: runLogs.get(plan.files.runLog)!.filter((entry) => entry.pattern === id).slice(-5).reverse(),
     });
   }
   return { day, root: project.root, loops };
+}
+
+function backendOf(choice: BackendChoice): LoopStatus['backend'] {
+  return { name: choice.backend, reason: choice.reason, ...(choice.fix ? { fix: choice.fix } : {}) };
 }

@@ -19,6 +19,8 @@ export interface RunSummary {
   pattern: { id: string; name: string };
   level: Level;
   backend: string;
+  /** Why this backend ran: configured, chosen from the loop's agents (and which binary), the dry-run mock, or injected. */
+  backendReason: string;
   dryRun: boolean;
   ticks: TickResult[];
   budget: { spentToday: number; dailyTokenCap: number };
@@ -81,7 +83,9 @@ export function exitCodeForDue(reports: readonly DueLoopReport[]): number {
  * which writes nothing). Throws `LEASE_HELD` when another tick holds it,
  * before any side effect.
  */
-export async function tickUnderLease(project: LoadedProject, plan: ExecutionPlan, count: number, options: TickOptions): Promise<RunSummary> {
+export async function tickUnderLease(project: LoadedProject, writtenPlan: ExecutionPlan, count: number, options: TickOptions): Promise<RunSummary> {
+  // The agent is chosen before the lease: a loop that cannot run (no agent installed, exit 3) leaves no lease history.
+  const { plan, backendReason } = await decideBackend(project, writtenPlan, options);
   let lease: import('./lease.js').Lease | null = null;
   if (!options.dryRun) {
     const { FileLeases, LEASE_MARGIN_MS } = await import('./lease.js');
@@ -133,6 +137,7 @@ export async function tickUnderLease(project: LoadedProject, plan: ExecutionPlan
       pattern: { id: plan.pattern.id, name: plan.pattern.name },
       level: plan.level,
       backend: runtime.ports.backend.name,
+      backendReason,
       dryRun: options.dryRun,
       ticks,
       budget: last.budget,
@@ -144,6 +149,14 @@ export async function tickUnderLease(project: LoadedProject, plan: ExecutionPlan
     const last = ticks[ticks.length - 1];
     await lease?.release(last ? { outcome: runLogOutcome(last), tickKind: last.kind, tickId: last.tickId, startedAt: last.startedAt } : { outcome: 'failed', tickKind: 'error' });
   }
+}
+
+async function decideBackend(project: LoadedProject, plan: ExecutionPlan, options: TickOptions): Promise<{ plan: ExecutionPlan; backendReason: string }> {
+  if (options.backend) return { plan, backendReason: 'injected by the caller' };
+  if (options.dryRun) return { plan, backendReason: 'dry-run: always the mock' };
+  const { withChosenBackend } = await import('./backend-choice.js');
+  const chosen = withChosenBackend(plan, project.root, options.env);
+  return { plan: chosen.plan, backendReason: chosen.choice.reason };
 }
 
 export interface DueSelection {

@@ -17,6 +17,7 @@ import type { Level } from '../core/config/schemas.js';
 import type { AgentBackend, Clock } from '../core/ports/index.js';
 import type { LoadedProject } from '../project/load-project.js';
 import type { ApproveResult, InboxItem, RejectResult } from './git-approval.js';
+import type { DoctorReport } from './doctor.js';
 import type { LoopStatusReport } from './loop-status.js';
 import type { ResetMockResult } from './reset-mock.js';
 import type { DueRunSummary, RunSummary } from './run-loops.js';
@@ -90,6 +91,8 @@ export interface Runtime {
   recentEvents(limit?: number): Promise<TickEventLine[]>;
   /** Follows the event journal: engine events of ticks run by any process on this machine, redacted. */
   events(listener: (line: TickEventLine) => void): Promise<EventTail>;
+  /** Per configured loop: the backend it will use and why, its CLI and version, its credentials variable, the sandbox. */
+  doctor(): Promise<DoctorReport>;
 }
 
 /** Loads the repository's configuration and returns the runtime over it, or the configuration's issues. */
@@ -215,6 +218,10 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       const [{ tailTickEvents }, { redactorFor, redactStrings }] = await Promise.all([import('./event-tail.js'), import('./wiring.js')]);
       const redact = redactorFor(options.env);
       return tailTickEvents(project.root, (line) => listener(redactStrings(line, redact)));
+    },
+    async doctor() {
+      const { runDoctor } = await import('./doctor.js');
+      return runDoctor(project, { env: options.env });
     },
   };
 

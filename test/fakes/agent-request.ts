@@ -27,7 +27,7 @@ export function testPlan(): ExecutionPlan {
     gate: { source: 'default', denylist: [], maxFiles: null, autoMergeAllowlist: [] },
     attempts: { maxPerItem: 3, sameErrorLimit: 2, consecutiveFailureLimit: 3, maxIterations: 10 },
     earlyExit: { probes: [] },
-    backend: { name: 'openai', model: 'gpt-test', options: {} },
+    backend: { name: 'openai', source: 'configured', candidates: [], model: 'gpt-test', options: {} },
     delivery: {
       mode: 'local', remote: 'origin', draft: true, autoMerge: false, maxOpenPullRequests: 1, maxPullRequestsPerHour: 1,
       branchPrefix: 'loop/', baseBranch: null, author: { name: 'Loop', email: 'loop@example.invalid' },

@@ -83,6 +83,18 @@ function serverCommand(install: WorkflowInstall, shellWord: (text: string) => st
   return install.loopRuntime.kind === 'project' ? 'npx --no loop-runtime' : `npx --yes --package=${shellWord(install.loopRuntime.spec)} loop-runtime`;
 }
 
+/**
+ * A loop with no `backend:` runs the agent the runner installs: the one
+ * installed here if any, else the first candidate. None at all stays `auto`,
+ * and the job stops with exit 3 saying what to install.
+ */
+async function agentForWorkflow(plan: ExecutionPlan, root: string, env: Record<string, string | undefined>): Promise<ExecutionPlan> {
+  if (plan.backend.name !== 'auto') return plan;
+  const { describeBackendChoice } = await import('../../runtime/backend-choice.js');
+  const name = describeBackendChoice(plan, root, env).backend ?? plan.backend.candidates[0]?.backend;
+  return name ? { ...plan, backend: { ...plan.backend, name } } : plan;
+}
+
 async function ciInit({ options, io }: CommandContext): Promise<CommandOutput> {
   const { loadProject, resolvePlan } = await import('../../project/load-project.js');
   const loaded = await loadProject(io.cwd);
@@ -92,7 +104,7 @@ async function ciInit({ options, io }: CommandContext): Promise<CommandOutput> {
   for (const id of project.configuredLoops) {
     const resolved = await resolvePlan(project, id);
     if (!resolved.ok) return { exitCode: ExitCode.configError, json: { ok: false, issues: resolved.issues }, text: resolved.issues.map(formatDiagnostic).join('\n') };
-    plans.push(resolved.plan);
+    plans.push(await agentForWorkflow(resolved.plan, project.root, io.env));
   }
   if (plans.length === 0) {
     throw new LoopRuntimeError('CONFIG_INVALID', 'There are no configured loops to schedule.', {

@@ -165,4 +165,11 @@ export const commands: CommandDefinition[] = [
     examples: ['loop-runtime serve', 'loop-runtime serve --cwd ../api --cwd ../web --port 8080', 'loop-runtime serve --read-only'],
     load: async () => (await import('./serve.js')).serveCommand,
   },
+  {
+    name: 'doctor',
+    description: 'Check each configured loop can run here: its backend and why, the agent CLI and version, credentials (never printed), the sandbox; exit 3 on a problem',
+    options: [],
+    examples: ['loop-runtime doctor', 'loop-runtime doctor --json'],
+    load: async () => (await import('./doctor.js')).doctorCommand,
+  },
 ];

@@ -9,6 +9,7 @@ import { LEVELS } from '../../core/config/schemas.js';
 import type { Level } from '../../core/config/schemas.js';
 import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
+import type { BackendChoice } from '../../runtime/backend-choice.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 import { configErrorOutput } from '../open.js';
 
@@ -40,8 +41,18 @@ function verifyLine(plan: ExecutionPlan): string {
   return `${pc.yellow('no commands')}${checker}: changes are escalated to a human, never approved — set \`verify:\` in the loop-runtime block`;
 }
 
+/** Which agent runs and why; with no choice given, what the plan alone says. */
+function backendLine(plan: ExecutionPlan, choice: BackendChoice | undefined): string {
+  const model = plan.backend.model ? ` (${plan.backend.model})` : '';
+  const candidates = plan.backend.candidates.map((candidate) => candidate.backend).join(', ');
+  if (plan.backend.name !== 'auto') return `${plan.backend.name}${model}${choice ? pc.dim(` — ${choice.reason}`) : ''}`;
+  if (!choice) return `auto${model}: the first installed of ${candidates || pc.yellow('no agent')}`;
+  if (choice.backend === null) return `auto → ${pc.yellow('none installed')}: a real run stops (exit 3). ${choice.reason} To fix: ${choice.fix ?? ''}`;
+  return `auto → ${pc.bold(choice.backend)}${model} ${pc.dim(`— ${choice.reason}`)}`;
+}
+
 /** Human rendering of a plan: what may run, within what limits, delivered how. */
-export function renderPlan(plan: ExecutionPlan): string {
+export function renderPlan(plan: ExecutionPlan, choice?: BackendChoice): string {
   const { phases, budget, delivery } = plan;
   const list = (items: readonly string[]) => (items.length > 0 ? items.join(', ') : pc.dim('none'));
   const lines = [
@@ -56,7 +67,7 @@ export function renderPlan(plan: ExecutionPlan): string {
     `  gate        ${plan.gate.source}: ${plan.gate.denylist.length} denylist glob(s), max ${plan.gate.maxFiles ?? 'unlimited'} file(s), auto-merge allowlist ${list(plan.gate.autoMergeAllowlist)}`,
     `  attempts    ${plan.attempts.maxPerItem} per item · stop after the same error ${plan.attempts.sameErrorLimit}× or ${plan.attempts.consecutiveFailureLimit} failures in a row · ${plan.attempts.maxIterations} turns per agent call`,
     `  early exit  probes: ${list(plan.earlyExit.probes.map((probe) => `${probe.name} (\`${probe.command}\`)`))}`,
-    `  backend     ${plan.backend.name}${plan.backend.model ? ` (${plan.backend.model})` : ''}`,
+    `  backend     ${backendLine(plan, choice)}`,
     `  delivery    ${delivery.mode} to ${delivery.remote} on ${delivery.branchPrefix}*${delivery.baseBranch ? ` from ${delivery.baseBranch}` : ''}; draft ${delivery.draft ? 'yes' : 'no'}; auto-merge ${delivery.autoMerge ? pc.yellow('yes') : 'no'}`,
     `  autonomy    ${plan.autonomy ? `${plan.autonomy.action} when acceptance over the last ${plan.autonomy.window} decided proposals < ${Math.round(plan.autonomy.minAcceptance * 100)}%; on a revert: ${plan.autonomy.onRevert}; never promotes on its own` : pc.dim('off (the level changes only by hand)')}`,
     `  files       state ${plan.files.state} · run log ${plan.files.runLog} · ledger ${plan.files.ledger}`,
@@ -82,7 +93,9 @@ export async function planCommand({ args, options, io }: CommandContext): Promis
     return configErrorOutput(resolved.issues);
   }
   const warnings = [...loaded.warnings, ...resolved.warnings];
-  const output: CommandOutput = { exitCode: ExitCode.ok, json: resolved.plan, text: renderPlan(resolved.plan) };
+  const { describeBackendChoice } = await import('../../runtime/backend-choice.js');
+  const choice = describeBackendChoice(resolved.plan, loaded.project.root, io.env);
+  const output: CommandOutput = { exitCode: ExitCode.ok, json: resolved.plan, text: renderPlan(resolved.plan, choice) };
   if (warnings.length > 0) output.stderr = warnings.map((warning) => pc.yellow(`warning: ${formatDiagnostic(warning)}`)).join('\n');
   return output;
 }

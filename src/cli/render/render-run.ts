@@ -56,6 +56,7 @@ export function renderRun(summary: RunSummary): string {
     out.push(`  tick ${index + 1}: ${headline(tick)} — ${number(tick.tokens)} tokens`);
     for (const line of details(tick, summary.dryRun)) out.push(`           ${pc.dim('·')} ${line}`);
   });
+  if (summary.backendReason && !summary.dryRun) out.push(pc.dim(`backend: ${summary.backend} — ${summary.backendReason}`));
   for (const note of summary.notes ?? []) out.push(pc.dim(`note: ${note}`));
   const { spentToday, dailyTokenCap } = summary.budget;
   out.push(`Budget: ${number(spentToday)} / ${number(dailyTokenCap)} tokens spent today (UTC)${summary.dryRun ? ', counting this rehearsal' : ''}.`);

@@ -3,6 +3,7 @@ import { dailyTriagePattern } from '../../../test/fixtures/patterns.js';
 import type { Pattern } from '../config/schemas.js';
 import { DEFAULT_GATE_POLICY } from '../gate/index.js';
 import { buildPlan } from './build-plan.js';
+import { agentCandidates } from './agent-tools.js';
 
 const triage: Pattern = { ...dailyTriagePattern, token_cost: 'low' };
 
@@ -73,12 +74,36 @@ describe('buildPlan budget', () => {
   });
 });
 
+describe('buildPlan backend choice', () => {
+  const candidates = agentCandidates(['grok', 'claude-code', 'codex', 'github-actions'], ['.codex']);
+  it('an unconfigured loop is auto over the scaffold agent first, then the pattern tools in order', () => {
+    expect(buildPlan(triage, { backendCandidates: candidates }).backend).toEqual({
+      name: 'auto',
+      source: 'tools',
+      candidates: [
+        { backend: 'codex', tool: '.codex', from: 'scaffold' },
+        { backend: 'claude-code', tool: 'claude-code', from: 'tools' },
+      ],
+      model: null,
+      options: {},
+    });
+  });
+  it('a configured backend wins over every candidate and keeps none', () => {
+    expect(buildPlan(triage, { backendCandidates: candidates, overrides: { backend: 'mock' } }).backend).toMatchObject({ name: 'mock', source: 'configured', candidates: [] });
+  });
+  it('maps loop-init tool names to backends once each, and ignores tools that are no agent', () => {
+    expect(agentCandidates(['claude', 'claude-code', 'gemini', 'gh'], []).map((candidate) => candidate.backend)).toEqual(['claude-code', 'gemini-cli']);
+    expect(agentCandidates(['gh', 'grok'], [])).toEqual([]);
+  });
+});
+
 describe('buildPlan settings', () => {
   it('applies defaults for attempts, verify, backend, delivery, files and timeouts', () => {
     const plan = buildPlan(triage, { detectedVerifyCommands: ['npm test'] });
     expect(plan.attempts).toEqual({ maxPerItem: 3, sameErrorLimit: 3, consecutiveFailureLimit: 5, maxIterations: 10 });
     expect(plan.phases.verify).toEqual({ enabled: false, commands: [{ command: 'npm test', timeoutMs: 600_000 }], checker: true, protectedPaths: [] });
-    expect(plan.backend).toEqual({ name: 'mock', model: null, options: {} });
+    // No backend configured is never the mock: 'auto' with nothing to choose from ('default') until candidates are given.
+    expect(plan.backend).toEqual({ name: 'auto', source: 'default', candidates: [], model: null, options: {} });
     expect(plan.delivery).toEqual({
       mode: 'local',
       remote: 'origin',
@@ -122,7 +147,7 @@ describe('buildPlan settings', () => {
     expect(plan.phases.verify.commands).toEqual([{ command: 'make check', timeoutMs: 60_000 }]);
     expect(plan.phases.verify.protectedPaths).toEqual(['test/**']);
     expect(plan.attempts).toMatchObject({ maxPerItem: 2, maxIterations: 4 });
-    expect(plan.backend).toEqual({ name: 'claude-code', model: 'sonnet', options: { effort: 'low' } });
+    expect(plan.backend).toEqual({ name: 'claude-code', source: 'configured', candidates: [], model: 'sonnet', options: { effort: 'low' } });
     expect(plan.delivery).toMatchObject({ mode: 'pull-request', draft: false, maxOpenPullRequests: 1, branchPrefix: 'bots/', baseBranch: 'develop', author: { name: 'Bot', email: 'bot@example.com' } });
     expect(plan.files).toEqual({ state: 'ops/STATE.md', runLog: 'ops/run-log.md', ledger: 'loop-ledger.json' });
     expect(plan.earlyExit).toEqual({ probes: [{ name: 'red-ci', command: 'gh run list', found: 'json-entries', timeoutMs: 5000 }] });

@@ -8,7 +8,8 @@ import { parseCadence } from '../config/cadence.js';
 import type { Level, LoopSettings, Pattern } from '../config/schemas.js';
 import { DEFAULT_GATE_POLICY } from '../gate/index.js';
 import { EXECUTION_PLAN_VERSION } from './execution-plan.js';
-import type { ExecutionPlan, GatePolicy, ProbeSpec } from './execution-plan.js';
+import { AUTO_BACKEND } from './execution-plan.js';
+import type { BackendCandidate, ExecutionPlan, GatePolicy, ProbeSpec } from './execution-plan.js';
 
 export interface BuildPlanOptions {
   /** Default: overrides.level ?? pattern.week_one_mode ?? 'L1'. */
@@ -22,6 +23,8 @@ export interface BuildPlanOptions {
   dailyTokenCap?: { value: number; source: string };
   /** Used when overrides.verify is absent. */
   detectedVerifyCommands?: string[];
+  /** The agents to choose from when no backend is configured (see `agentCandidates`). Default none. */
+  backendCandidates?: BackendCandidate[];
 }
 
 const CAP_BY_TOKEN_COST = { low: 100_000, medium: 500_000, high: 2_000_000, 'very-high': 1_000_000 } as const;
@@ -137,7 +140,10 @@ export function buildPlan(pattern: Pattern, options: BuildPlanOptions = {}): Exe
     },
     earlyExit: { probes },
     backend: {
-      name: overrides.backend ?? 'mock',
+      // No `backend:` is never a silent mock: the runtime picks an installed agent or refuses to run.
+      name: overrides.backend ?? AUTO_BACKEND,
+      source: overrides.backend ? 'configured' : options.backendCandidates?.length ? 'tools' : 'default',
+      candidates: overrides.backend ? [] : (options.backendCandidates ?? []).map((candidate) => ({ ...candidate })),
       model: overrides.model ?? null,
       options: structuredCloneJson(overrides.backendOptions ?? {}),
     },

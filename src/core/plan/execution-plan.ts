@@ -8,10 +8,18 @@
  * decide what a tick may do: levels are enforced here, not in prompts.
  */
 import type { Level } from '../config/schemas.js';
+import type { BackendCandidate } from './agent-tools.js';
+
+export type { BackendCandidate } from './agent-tools.js';
 
 export const EXECUTION_PLAN_VERSION = 1 as const;
 
 export type DeliveryMode = 'local' | 'push' | 'pull-request';
+
+export type BackendSource = 'configured' | 'tools' | 'default';
+
+/** The backend name of a loop with no `backend:`: chosen from the plan's candidates when a real tick starts. */
+export const AUTO_BACKEND = 'auto';
 
 export interface GatePolicy {
   /** Where the policy came from: the project's gate.yaml or our built-in default. */
@@ -83,7 +91,19 @@ export interface ExecutionPlan {
     /** Deterministic probes run before any model call; none finding work ends the tick as a no-op. */
     probes: ProbeSpec[];
   };
-  backend: { name: string; model: string | null; options: Record<string, unknown> };
+  /**
+   * Which agent runs. `name: 'auto'` means no `backend:` was configured: a real tick runs the first installed
+   * of `candidates` (the project's scaffold folders, then the pattern's `tools:`) and stops with exit 3 when none
+   * is; a dry run always uses the mock.
+   */
+  backend: {
+    name: string;
+    /** `configured`: `backend:` in settings or `--backend`; `tools`: chosen from `candidates`; `default`: nothing names an agent. */
+    source: BackendSource;
+    candidates: BackendCandidate[];
+    model: string | null;
+    options: Record<string, unknown>;
+  };
   delivery: {
     mode: DeliveryMode;
     remote: string;
