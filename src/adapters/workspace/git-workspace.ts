@@ -11,6 +11,7 @@
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type {
+  ReadOnlyBind,
   ChangeSet,
   Clock,
   CommitRecord,
@@ -24,6 +25,7 @@ import type {
 import { buildChangedFiles, capPatch, parseBinaryPaths, parseNameStatus, splitNul, withTrailers } from '../../core/workspace/git-diff-parse.js';
 import { makeWorktreeId, updateEntry, type PoolSlot, type WorktreeEntry } from '../../core/workspace/worktree-manifest.js';
 import { confinedFiles } from './git-confined-files.js';
+import { dependencyDirs, readAtCommit, withBaseFiles } from './git-base-files.js';
 import { recoverWorktrees } from './git-recover.js';
 import { git, gitFailure, identityEnv } from '../git/git-run.js';
 import { resolveBase, type ResolvedBase } from './git-resolve-base.js';
@@ -173,6 +175,22 @@ export class GitWorkspace implements Workspace {
 
   files(handle: WorkspaceHandle): WorkspaceFiles {
     return confinedFiles(handle.path);
+  }
+
+  readBase(handle: WorkspaceHandle, path: string): Promise<string | null> {
+    return readAtCommit(handle.path, handle.baseCommit, path);
+  }
+
+  /** The base's versions of `paths` while `run` runs; the tree changes() reviewed comes back after. */
+  async withBaseFiles<T>(handle: WorkspaceHandle, paths: readonly string[], run: () => Promise<T>): Promise<WorkspaceResult<{ value: T }>> {
+    const reviewed = this.reviewed.get(handle.id);
+    if (reviewed === undefined) return refuseCommit(handle, 'changes() was never read for it, so there is no reviewed tree to restore after the base tests ran');
+    return withBaseFiles(handle, reviewed, paths, run);
+  }
+
+  /** The checkout's node_modules / .venv / venv, for commands to see read-only (never copied). */
+  dependencyDirs(handle: WorkspaceHandle): Promise<ReadOnlyBind[]> {
+    return dependencyDirs(this.store.root, handle);
   }
 
   async changes(handle: WorkspaceHandle): Promise<WorkspaceResult<{ changes: ChangeSet }>> {
