@@ -77,7 +77,7 @@ describe('buildPlan settings', () => {
   it('applies defaults for attempts, verify, backend, delivery, files and timeouts', () => {
     const plan = buildPlan(triage, { detectedVerifyCommands: ['npm test'] });
     expect(plan.attempts).toEqual({ maxPerItem: 3, sameErrorLimit: 3, consecutiveFailureLimit: 5, maxIterations: 10 });
-    expect(plan.phases.verify).toEqual({ enabled: false, commands: [{ command: 'npm test', timeoutMs: 600_000 }], checker: true, protectedPaths: [] });
+    expect(plan.phases.verify).toEqual({ enabled: false, commands: [{ command: 'npm test', timeoutMs: 600_000 }], checker: true, protectedPaths: [], testEdits: 'escalate' });
     expect(plan.backend).toEqual({ name: 'mock', model: null, options: {} });
     expect(plan.delivery).toEqual({
       mode: 'local',
@@ -107,6 +107,7 @@ describe('buildPlan settings', () => {
         maxAttempts: 2,
         maxIterations: 4,
         protectedPaths: ['test/**'],
+        testEdits: 'allow',
         backend: 'claude-code',
         model: 'sonnet',
         backendOptions: { effort: 'low' },
@@ -121,6 +122,7 @@ describe('buildPlan settings', () => {
     });
     expect(plan.phases.verify.commands).toEqual([{ command: 'make check', timeoutMs: 60_000 }]);
     expect(plan.phases.verify.protectedPaths).toEqual(['test/**']);
+    expect(plan.phases.verify.testEdits).toBe('allow');
     expect(plan.attempts).toMatchObject({ maxPerItem: 2, maxIterations: 4 });
     expect(plan.backend).toEqual({ name: 'claude-code', model: 'sonnet', options: { effort: 'low' } });
     expect(plan.delivery).toMatchObject({ mode: 'pull-request', draft: false, maxOpenPullRequests: 1, branchPrefix: 'bots/', baseBranch: 'develop', author: { name: 'Bot', email: 'bot@example.com' } });
