@@ -5,7 +5,7 @@
  * command may see read-only. git writes every file (it refuses to write
  * beyond a symbolic link), so nothing here follows a link out of the worktree.
  */
-import { lstat, realpath } from 'node:fs/promises';
+import { lstat, readdir, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ReadOnlyBind, WorkspaceHandle, WorkspaceResult } from '../../core/ports/index.js';
 import { confinedFiles } from './git-confined-files.js';
@@ -76,7 +76,9 @@ export async function dependencyDirs(root: string, handle: WorkspaceHandle): Pro
     const source = await realpath(join(root, name)).catch(() => null);
     if (source === null || !(await lstat(source).then((stat) => stat.isDirectory(), () => false))) continue;
     const target = join(handle.path, name);
-    if (await lstat(target).then(() => true, () => false)) continue;
+    // An empty directory is a mount point a sandboxed run left (git ignores it); anything else is the worktree's own.
+    const existing = await lstat(target).catch(() => null);
+    if (existing !== null && !(existing.isDirectory() && (await readdir(target)).length === 0)) continue;
     const tracked = await git(root).tryRaw(['ls-files', '-z', '--', name], LITERAL);
     if (tracked === null || tracked !== '') continue;
     binds.push({ source, target });

@@ -25,6 +25,11 @@ export type NetworkMode = (typeof NETWORK_MODES)[number];
 export const SandboxProfileSchema = z.strictObject({
   /** Directories the command may write (the worktree first). Everything else is read-only. */
   writableRoots: z.array(AbsolutePathSchema).min(1),
+  /**
+   * Directories shown read-only at `target` (the checkout's `node_modules` inside the worktree), mounted after
+   * the writable roots so they stay read-only inside a writable worktree. The target must exist.
+   */
+  readOnlyBinds: z.array(z.strictObject({ source: AbsolutePathSchema, target: AbsolutePathSchema })).optional(),
   /** Paths that must be invisible even when they exist: credentials, other worktrees. */
   hiddenPaths: z.array(AbsolutePathSchema),
   /**
