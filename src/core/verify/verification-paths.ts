@@ -10,7 +10,7 @@ import { configKindOf, isCiFile, isTestFile } from './test-conventions.js';
 
 const TEST_DIRECTORY = /(^|\/)(tests?|__tests__|spec)\//;
 const RUNNER_CONFIG =
-  /^(?:(?:jest|vitest|vite|karma|playwright|cypress|ava|wdio|nyc|c8|babel)\.config\.[cm]?[jt]sx?(?:on)?|\.mocharc(?:\.[a-z]+)?|\.nycrc(?:\.[a-z]+)?|\.c8rc(?:\.[a-z]+)?|jest\.setup\.[cm]?[jt]s|vitest\.setup\.[cm]?[jt]s|\.babelrc(?:\.[a-z]+)?)$/;
+  /^(?:(?:jest|vitest|vite|karma|playwright|cypress|ava|wdio|nyc|c8|babel)\.config\.[cm]?[jt]sx?(?:on)?|\.mocharc(?:\.[a-z]+)?|\.nycrc(?:\.[a-z]+)?|\.c8rc(?:\.[a-z]+)?|karma\.conf\.[cm]?js|jest\.setup\.[cm]?[jt]s|vitest\.setup\.[cm]?[jt]s|\.babelrc(?:\.[a-z]+)?)$/;
 const LINT_CONFIG = /^(?:\.eslintrc(?:\.[a-z]+)?|eslint\.config\.[cm]?[jt]s|\.eslintignore|biome\.jsonc?|\.prettierrc(?:\.[a-z]+)?|\.golangci\.ya?ml|clippy\.toml|\.flake8|\.pylintrc|ruff\.toml|\.ruff\.toml|mypy\.ini)$/;
 const PYTHON_CONFIG = new Set(['conftest.py', 'pytest.ini', 'tox.ini', 'setup.cfg', 'pyproject.toml', 'noxfile.py', '.coveragerc']);
 const BUILD_SCRIPTS = new Set(['Makefile', 'makefile', 'GNUmakefile', 'justfile', 'Justfile', 'Taskfile.yml', 'Rakefile']);
