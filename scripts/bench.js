@@ -6,6 +6,8 @@
  * - in-process ticks per second with the mock backend (target ≥ 20,000/s)
  * - cold CLI dry-run wall time as a ratio to `node -e 0` (target ≤ 2.0×)
  * - the workspace and scheduling benchmarks, when their modules are built
+ * - the cheating catalogue (scripts/bench-verification.js): cheats caught by the base-test rule, the diff check and
+ *   the checker, and honest fixes committed (target: every one)
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -92,4 +94,16 @@ const schedule = await optional('bench-schedule.js', 'benchSchedule');
 if (schedule) {
   console.log(`run --due decision over 1,000 loops: ${schedule.dueDecisionMsFor1000Loops} ms`);
   console.log(`budget check: ${schedule.budgetCheckMsAt1k} ms at 1k run-log lines, ${schedule.budgetCheckMsAt100k} ms at 100k lines`);
+}
+const verification = await optional('bench-verification.js', 'benchVerification');
+if (verification) {
+  const { caught, cheats, honest } = verification;
+  console.log(
+    `cheating catalogue: ${caught.any}/${cheats} cheats kept from a commit — by the base-test rule ${caught.baseTests}, by the plain commands ${caught.commands}, ` +
+      `by the diff check ${caught.diffCheck}, by the test-edit rule ${caught.testEdits}, by the checker ${caught.checker} (checker called ${verification.checkerCalls}×; the scripted checker approves everything)`,
+  );
+  console.log(`  with testEdits: allow (no test-edit rule): ${verification.keptWithTestEditsAllowed}/${cheats} kept from a commit`);
+  if (verification.missed.length) console.log(`  committed although cheating (no deterministic rule sees them): ${verification.missed.join('; ')}`);
+  console.log(`honest fixes: ${verification.honestCommitted}/${honest} committed, ${verification.honestRejected.length} rejected or escalated  (target: 0)`);
+  for (const line of verification.honestRejected) console.log(`  not committed: ${line}`);
 }
