@@ -74,4 +74,18 @@ describe('verification sees the checkout’s installed dependencies, read-only, 
     expect(await lstat(join(worktree, 'node_modules')).catch(() => null)).toBeNull();
     expect(await readFile(join(root, 'node_modules/tiny-case/index.js'), 'utf8')).toContain('toUpperCase');
   });
+
+  it.runIf(sandbox.kind === 'bwrap')('under bubblewrap the dependency directory is read-only, and its mount point goes away after the run', async () => {
+    const root = await repoWithInstalledDependency();
+    const worktree = join(root, 'work');
+    await writeFiles(worktree, { 'keep.txt': 'x\n' });
+    const readOnlyBinds = [{ source: join(root, 'node_modules'), target: join(worktree, 'node_modules') }];
+    const spec = { command: 'cat node_modules/tiny-case/package.json && touch node_modules/tiny-case/pwned', timeoutMs: 30_000 };
+    const evidence = await new BwrapRunner().run(spec, { cwd: worktree, timeoutMs: 30_000, readOnlyBinds });
+    expect(evidence.output).toContain('"name": "tiny-case"');
+    expect(evidence.exitCode).not.toBe(0);
+    expect(evidence.output).toMatch(/Read-only file system/i);
+    expect(await lstat(join(root, 'node_modules/tiny-case/pwned')).catch(() => null)).toBeNull();
+    expect(await lstat(join(worktree, 'node_modules')).catch(() => null)).toBeNull();
+  });
 });

@@ -69,6 +69,10 @@ export class DryRunGitWorkspace implements Workspace {
     return inner.withBaseFiles(handle, paths, run);
   }
 
+  async dependencyDirs(handle: WorkspaceHandle) {
+    return (await this.innerSync().dependencyDirs?.(handle)) ?? [];
+  }
+
   async changes(handle: WorkspaceHandle) {
     return this.innerSync().changes(handle);
   }

@@ -10,18 +10,7 @@
  */
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import type {
-  ReadOnlyBind,
-  ChangeSet,
-  Clock,
-  CommitRecord,
-  CommitRequest,
-  WorkItem,
-  Workspace,
-  WorkspaceFiles,
-  WorkspaceHandle,
-  WorkspaceResult,
-} from '../../core/ports/index.js';
+import type { ChangeSet, Clock, CommitRecord, CommitRequest, ReadOnlyBind, WorkItem, Workspace, WorkspaceFiles, WorkspaceHandle, WorkspaceResult } from '../../core/ports/index.js';
 import { buildChangedFiles, capPatch, parseBinaryPaths, parseNameStatus, splitNul, withTrailers } from '../../core/workspace/git-diff-parse.js';
 import { makeWorktreeId, updateEntry, type PoolSlot, type WorktreeEntry } from '../../core/workspace/worktree-manifest.js';
 import { confinedFiles } from './git-confined-files.js';
@@ -177,17 +166,14 @@ export class GitWorkspace implements Workspace {
     return confinedFiles(handle.path);
   }
 
+  /** The base's files: read one; run with the base's versions of `paths` (the reviewed tree comes back after). */
   readBase(handle: WorkspaceHandle, path: string): Promise<string | null> {
     return readAtCommit(handle.path, handle.baseCommit, path);
   }
-
-  /** The base's versions of `paths` while `run` runs; the tree changes() reviewed comes back after. */
   async withBaseFiles<T>(handle: WorkspaceHandle, paths: readonly string[], run: () => Promise<T>): Promise<WorkspaceResult<{ value: T }>> {
     const reviewed = this.reviewed.get(handle.id);
-    if (reviewed === undefined) return refuseCommit(handle, 'changes() was never read for it, so there is no reviewed tree to restore after the base tests ran');
-    return withBaseFiles(handle, reviewed, paths, run);
+    return reviewed === undefined ? refuseCommit(handle, 'changes() was never read, so no reviewed tree can be restored after the base tests') : withBaseFiles(handle, reviewed, paths, run);
   }
-
   /** The checkout's node_modules / .venv / venv, for commands to see read-only (never copied). */
   dependencyDirs(handle: WorkspaceHandle): Promise<ReadOnlyBind[]> {
     return dependencyDirs(this.store.root, handle);
