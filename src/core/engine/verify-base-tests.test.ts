@@ -27,7 +27,7 @@ async function tick(edit: Edit, testEdits: 'escalate' | 'allow' = 'escalate', ba
   const commands = new JsTestCommandRunner(ports.clock, filesAtMemoryPath(ports.workspace));
   const result = await new LoopEngine(plan, { ...ports, backend, commands }).tick();
   const reasons = result.kind === 'proposed' || result.kind === 'escalated' || result.kind === 'rejected' ? (result.verification?.reasons ?? []) : [];
-  return { result, reasons, backend, commands, committed: ports.workspace.inspect().filter((attempt) => attempt.commit).length };
+  return { result, reasons, backend, commands, attempts: ports.attempts.records, committed: ports.workspace.inspect().filter((attempt) => attempt.commit).length };
 }
 
 describe('verification against the base (fail-to-pass / pass-to-pass)', () => {
@@ -53,6 +53,12 @@ describe('verification against the base (fail-to-pass / pass-to-pass)', () => {
     expect(result.kind === 'escalated' && result.verification?.verdict).toBe('REJECT');
     expect(backend.calls).not.toContain('check');
     expect(result.steps.map((step) => step.note)).toContain('checker not called: a verification command already failed, so the change is rejected without paying for a review');
+  });
+
+  it('records every reason of a failed attempt, not only the first', async () => {
+    const { attempts, reasons } = await tick(replaceIn('package.json', 'jstest src/greet.test.js src/math.test.js', 'jstest src/math.test.js || true'));
+    expect(reasons.length).toBeGreaterThan(2);
+    expect(attempts.at(-1)?.error).toBe(reasons.join('; '));
   });
 
   it('rejects toBe → toBeTruthy (passes with its own test, not with the base test)', async () => {
