@@ -7,6 +7,8 @@
  * - cold CLI dry-run wall time as a ratio to `node -e 0` (target ≤ 2.0×)
  * - the workspace and scheduling benchmarks, when their modules are built
  * - the Codex backend's budget overshoot past a reservation, when codex is installed
+ * - the cheating catalogue (scripts/bench-verification.js): cheats caught by the base-test rule, the diff check and
+ *   the checker, and honest fixes committed (target: every one)
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -101,3 +103,15 @@ if (served) {
 }
 const codex = await optional('bench-codex.js', 'benchCodexOvershoot');
 if (codex) console.log(`codex budget overshoot: ${codex.medianOvershoot} tokens past a ${codex.reservation.toLocaleString('en-US')}-token reservation before the kill (median of 3: ${codex.runs.join(', ')})`);
+const verification = await optional('bench-verification.js', 'benchVerification');
+if (verification) {
+  const { caught, cheats, honest } = verification;
+  console.log(
+    `cheating catalogue: ${caught.any}/${cheats} cheats kept from a commit — by the base-test rule ${caught.baseTests}, by the plain commands ${caught.commands}, ` +
+      `by the diff check ${caught.diffCheck}, by the test-edit rule ${caught.testEdits}, by the checker ${caught.checker} (checker called ${verification.checkerCalls}×; the scripted checker approves everything)`,
+  );
+  console.log(`  with testEdits: allow (no test-edit rule): ${verification.keptWithTestEditsAllowed}/${cheats} kept from a commit`);
+  if (verification.missed.length) console.log(`  committed although cheating (no deterministic rule sees them): ${verification.missed.join('; ')}`);
+  console.log(`honest fixes: ${verification.honestCommitted}/${honest} committed, ${verification.honestRejected.length} rejected or escalated  (target: 0)`);
+  for (const line of verification.honestRejected) console.log(`  not committed: ${line}`);
+}

@@ -25,7 +25,7 @@ describe('README library example', () => {
     if (result.kind !== 'proposed') return;
     expect(result.commit.branch).toBe('loop/daily-triage/mock-1');
     expect(result.verification.verdict).toBe('APPROVE');
-    expect(ports.commands?.runs.map((run) => run.command)).toEqual(['npm test']);
+    expect(ports.commands?.runs.map((run) => run.command)).toEqual(['npm test', 'npm test']); // at the base (fail-to-pass evidence), then over the change
     expect(JSON.parse(JSON.stringify(plan))).toEqual(plan);
     expect(state.runLogText).toContain('"pattern":"daily-triage"');
     expect(state.stateText).toContain('Last run: 2026-11-21T08:00:00Z');

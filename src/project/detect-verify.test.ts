@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { detectVerifyCommands } from './detect-verify.js';
+import { detectPackageManager, detectVerifyCommands } from './detect-verify.js';
 
 let root: string;
 beforeEach(async () => {
@@ -18,6 +18,26 @@ describe('detectVerifyCommands', () => {
   it('finds npm test, lint and typecheck scripts', async () => {
     await write('package.json', JSON.stringify({ scripts: { test: 'vitest run', lint: 'eslint .', typecheck: 'tsc --noEmit', build: 'tsc' } }));
     expect(await detectVerifyCommands(root)).toEqual(['npm test', 'npm run lint', 'npm run typecheck']);
+  });
+
+  it.each([
+    ['pnpm-lock.yaml', ['pnpm test', 'pnpm run lint']],
+    ['yarn.lock', ['yarn test', 'yarn run lint']],
+    ['bun.lockb', ['bun test', 'bun run lint']],
+    ['bun.lock', ['bun test', 'bun run lint']],
+    ['package-lock.json', ['npm test', 'npm run lint']],
+  ])('runs the scripts with the package manager %s names', async (lockFile, expected) => {
+    await write('package.json', JSON.stringify({ scripts: { test: 'jest', lint: 'eslint .' } }));
+    await write(lockFile, '');
+    expect(await detectVerifyCommands(root)).toEqual(expected);
+    expect(await detectPackageManager(root)).toBe(expected[0]?.split(' ')[0]);
+  });
+
+  it('prefers pnpm when a pnpm lock file sits next to a stale package-lock.json', async () => {
+    await write('package.json', JSON.stringify({ scripts: { test: 'jest' } }));
+    await write('package-lock.json', '{}');
+    await write('pnpm-lock.yaml', 'lockfileVersion: 9\n');
+    expect(await detectVerifyCommands(root)).toEqual(['pnpm test']);
   });
 
   it("ignores npm's placeholder test script", async () => {

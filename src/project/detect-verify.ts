@@ -16,7 +16,42 @@ async function readText(path: string): Promise<string | null> {
   }
 }
 
-function npmCommands(text: string): string[] {
+export type PackageManager = 'npm' | 'pnpm' | 'yarn' | 'bun';
+
+/** Lock files in the order they decide: a repository with two trusts the more specific manager. */
+const LOCK_FILES: ReadonlyArray<[string, PackageManager]> = [
+  ['pnpm-lock.yaml', 'pnpm'],
+  ['yarn.lock', 'yarn'],
+  ['bun.lockb', 'bun'],
+  ['bun.lock', 'bun'],
+  ['package-lock.json', 'npm'],
+  ['npm-shrinkwrap.json', 'npm'],
+];
+
+/**
+ * The package manager a JavaScript project uses, from its lock file
+ * (pnpm-lock.yaml → pnpm, yarn.lock → yarn, bun.lockb/bun.lock → bun,
+ * package-lock.json → npm); npm when there is none.
+ *
+ * @example
+ * ```ts
+ * await detectPackageManager('/repo'); // → 'pnpm' when /repo/pnpm-lock.yaml exists
+ * ```
+ */
+export async function detectPackageManager(root: string): Promise<PackageManager> {
+  for (const [file, manager] of LOCK_FILES) {
+    if ((await readText(join(root, file))) !== null) return manager;
+  }
+  return 'npm';
+}
+
+/** `npm test` / `pnpm test`…, and `<manager> run <script>` for the others. */
+function scriptCommand(manager: PackageManager, script: string): string {
+  if (script === 'test') return `${manager} test`;
+  return `${manager} run ${script}`;
+}
+
+function npmCommands(text: string, manager: PackageManager): string[] {
   let scripts: Record<string, unknown> = {};
   try {
     const parsed = JSON.parse(text) as { scripts?: unknown };
@@ -26,9 +61,9 @@ function npmCommands(text: string): string[] {
   }
   const has = (name: string) => typeof scripts[name] === 'string' && (scripts[name] as string).trim() !== '';
   const commands: string[] = [];
-  if (has('test') && !NPM_PLACEHOLDER_TEST.test(scripts.test as string)) commands.push('npm test');
-  if (has('lint')) commands.push('npm run lint');
-  if (has('typecheck')) commands.push('npm run typecheck');
+  if (has('test') && !NPM_PLACEHOLDER_TEST.test(scripts.test as string)) commands.push(scriptCommand(manager, 'test'));
+  if (has('lint')) commands.push(scriptCommand(manager, 'lint'));
+  if (has('typecheck')) commands.push(scriptCommand(manager, 'typecheck'));
   return commands;
 }
 
@@ -41,7 +76,8 @@ function hasPytest(pyproject: string | null, setupCfg: string | null, pytestIni:
 
 /**
  * The verification commands a repository implies, in a fixed order:
- * npm scripts (test, lint, typecheck — ignoring npm's placeholder test),
+ * package.json scripts (test, lint, typecheck — ignoring npm's placeholder test) run
+ * with the package manager its lock file names (`pnpm test`, `yarn run lint`…),
  * `pytest -q`, `go test ./...`, `cargo test`; and `make test` (a Makefile with a
  * `test:` target) only when nothing else was found, since it usually wraps one
  * of the others.
@@ -56,7 +92,7 @@ export async function detectVerifyCommands(root: string): Promise<string[]> {
     ['package.json', 'pyproject.toml', 'setup.cfg', 'pytest.ini', 'tox.ini', 'go.mod', 'Cargo.toml', 'Makefile'].map((name) => readText(join(root, name))),
   );
   const commands: string[] = [];
-  if (packageJson) commands.push(...npmCommands(packageJson));
+  if (packageJson) commands.push(...npmCommands(packageJson, await detectPackageManager(root)));
   if (hasPytest(pyproject ?? null, setupCfg ?? null, pytestIni ?? null, toxIni ?? null)) commands.push('pytest -q');
   if (goMod !== null) commands.push('go test ./...');
   if (cargoToml !== null) commands.push('cargo test');

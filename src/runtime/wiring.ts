@@ -69,6 +69,9 @@ export function redactingWorkspace(workspace: Workspace, redact: Redact): Worksp
   };
   if (workspace.recover) redacting.recover = () => workspace.recover!();
   if (workspace.files) redacting.files = (handle) => workspace.files!(handle);
+  if (workspace.readBase) redacting.readBase = (handle, path) => workspace.readBase!(handle, path);
+  if (workspace.withBaseFiles) redacting.withBaseFiles = async (handle, paths, run) => failure(await workspace.withBaseFiles!(handle, paths, run));
+  if (workspace.dependencyDirs) redacting.dependencyDirs = (handle) => workspace.dependencyDirs!(handle);
   return redacting;
 }
 

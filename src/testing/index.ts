@@ -26,3 +26,7 @@ export { MemoryDiscovery } from '../adapters/discovery/memory-discovery.js';
 export type { MemoryDiscoveryOptions, ScriptedProbeRun } from '../adapters/discovery/memory-discovery.js';
 export { MemoryItemLeases } from '../adapters/item-leases/memory-item-leases.js';
 export type { MemoryItemLeasesOptions } from '../adapters/item-leases/memory-item-leases.js';
+export { JsTestCommandRunner, runJsTests } from './js-test-command-runner.js';
+export { ScriptedEditBackend } from './scripted-edit-backend.js';
+export type { ScriptedEditBackendOptions } from './scripted-edit-backend.js';
+export { JS_FIXTURE_FILES, JS_FIXTURE_FIX, filesAtMemoryPath } from './js-fixture-project.js';

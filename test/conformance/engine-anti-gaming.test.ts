@@ -32,8 +32,8 @@ function implementerWriting(path: string, content: string): AgentBackend {
   };
 }
 
-async function tickWith(backend: AgentBackend) {
-  const plan = buildPlan(dailyTriagePattern, { level: 'L2', overrides: { verify: ['npm test'] } });
+async function tickWith(backend: AgentBackend, testEdits: 'escalate' | 'allow' = 'escalate') {
+  const plan = buildPlan(dailyTriagePattern, { level: 'L2', overrides: { verify: ['npm test'], testEdits } });
   const ports = createMemoryPorts({ plan, clock: new FixedClock('2026-11-23T08:00:00Z', 1000), commands: {} });
   const engine = new LoopEngine(plan, { ...ports, backend, state });
   return engine.tick();
@@ -45,8 +45,13 @@ describe("anti-gaming on the engine's default (memory) workspace", () => {
     expect(result).toMatchObject({ kind: 'rejected', reasons: expect.arrayContaining([expect.stringMatching(/skip/)]) });
   });
 
-  it('proposes the same change with the test left on (so a gate that rejects everything fails here)', async () => {
-    const result = await tickWith(implementerWriting('src/example.test.ts', "it('answers', () => {\n  expect(answer).toBe(42);\n});\n"));
+  it('proposes the same change with the test left on in a loop allowed to edit tests (so a gate that rejects everything fails here)', async () => {
+    const result = await tickWith(implementerWriting('src/example.test.ts', "it('answers', () => {\n  expect(answer).toBe(42);\n});\n"), 'allow');
     expect(result.kind).toBe('proposed');
+  });
+
+  it('escalates that new test to a human by default, naming it (test edits are a human decision)', async () => {
+    const result = await tickWith(implementerWriting('src/example.test.ts', "it('answers', () => {\n  expect(answer).toBe(42);\n});\n"));
+    expect(result).toMatchObject({ kind: 'escalated', reason: expect.stringContaining('src/example.test.ts (test file added)') });
   });
 });

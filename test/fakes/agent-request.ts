@@ -20,7 +20,7 @@ export function testPlan(): ExecutionPlan {
       triage: { enabled: true },
       workspace: { enabled: true },
       implement: { enabled: true },
-      verify: { enabled: true, commands: [], checker: true, protectedPaths: [] },
+      verify: { enabled: true, commands: [], checker: true, protectedPaths: [], testEdits: 'escalate' },
       commit: { enabled: true },
       merge: { enabled: false },
     },

@@ -13,6 +13,7 @@ import type { SandboxProfile } from '../../core/sandbox/sandbox-profile.js';
 import { denyInetSeccompProgram, seccompArchFor } from '../../core/sandbox/seccomp-deny-inet.js';
 import { toBwrapArgs } from '../../core/sandbox/to-bwrap-args.js';
 import { scrubEnv } from '../../core/security/scrub-env.js';
+import { withDependencyBinds } from './dependency-binds.js';
 import { createProcessRunner, effectiveTimeout, runProcess, secretsFor, toEvidence } from './process-runner.js';
 import { findExecutable, profileFor, resolveHiddenPaths, systemClock, type SandboxRunnerSettings } from './sandbox-host.js';
 import { SeatbeltRunner } from './seatbelt-runner.js';
@@ -52,7 +53,18 @@ export class BwrapRunner implements CommandRunner {
     const startedAt = clock.now();
     const base = await profileFor(options, this.settings, timeoutMs);
     const { hiddenPaths, pathKinds } = await resolveHiddenPaths(base.hiddenPaths);
-    const profile: SandboxProfile = { ...base, hiddenPaths };
+    return withDependencyBinds(options.readOnlyBinds ?? [], 'mount-point', (readOnlyBinds) =>
+      this.runIn({ ...base, hiddenPaths, ...(readOnlyBinds.length ? { readOnlyBinds } : {}) }, pathKinds, command, options, { startedAt, timeoutMs, hostEnv, clock }),
+    );
+  }
+
+  private async runIn(
+    profile: SandboxProfile,
+    pathKinds: Awaited<ReturnType<typeof resolveHiddenPaths>>['pathKinds'],
+    command: CommandSpec,
+    options: CommandRunOptions,
+    { startedAt, timeoutMs, hostEnv, clock }: { startedAt: number; timeoutMs: number; hostEnv: Record<string, string | undefined>; clock: { now(): number } },
+  ): Promise<CommandEvidence> {
     const env = { ...scrubEnv(hostEnv, profile.envAllowlist), ...(profile.privateTmp ? { TMPDIR: '/tmp' } : {}), ...options.env };
     const bwrap = this.settings.bwrapPath ?? (await findExecutable('bwrap', hostEnv)) ?? 'bwrap';
     const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;

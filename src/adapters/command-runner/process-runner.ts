@@ -15,6 +15,7 @@ import type { CommandSpec } from '../../core/plan/execution-plan.js';
 import type { AbortSignalLike, Clock, CommandEvidence, CommandRunner, CommandRunOptions } from '../../core/ports/index.js';
 import { redactSecrets } from '../../core/security/redact-secrets.js';
 import { DEFAULT_ENV_ALLOWLIST, scrubEnv, secretValuesFromEnv } from '../../core/security/scrub-env.js';
+import { withDependencyBinds } from './dependency-binds.js';
 
 export const DEFAULT_OUTPUT_LIMIT = 64 * 1024;
 export const DEFAULT_KILL_GRACE_MS = 2_000;
@@ -218,7 +219,8 @@ export function createProcessRunner(settings: ProcessRunnerSettings = {}): Comma
         : scrubEnv(hostEnv, settings.envAllowlist ?? DEFAULT_ENV_ALLOWLIST);
       const limit = options.outputLimitBytes ?? settings.outputLimitBytes ?? DEFAULT_OUTPUT_LIMIT;
       const startedAt = clock.now();
-      const result = await runProcess({
+      // No sandbox to mount into: the checkout's dependencies appear as a link for this command only.
+      const result = await withDependencyBinds(options.readOnlyBinds ?? [], 'symlink', () => runProcess({
         file: 'sh',
         args: ['-c', command.command],
         cwd: options.cwd,
@@ -227,7 +229,7 @@ export function createProcessRunner(settings: ProcessRunnerSettings = {}): Comma
         outputLimitBytes: limit,
         ...(settings.killGraceMs !== undefined ? { killGraceMs: settings.killGraceMs } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
-      });
+      }));
       return toEvidence(command.command, result, { startedAt, finishedAt: clock.now() }, limit, secretsFor(hostEnv, options.env));
     },
   };

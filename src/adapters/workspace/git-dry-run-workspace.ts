@@ -59,6 +59,20 @@ export class DryRunGitWorkspace implements Workspace {
     return files;
   }
 
+  async readBase(handle: WorkspaceHandle, path: string): Promise<string | null> {
+    return (await this.innerSync().readBase?.(handle, path)) ?? null;
+  }
+
+  async withBaseFiles<T>(handle: WorkspaceHandle, paths: readonly string[], run: () => Promise<T>) {
+    const inner = this.innerSync();
+    if (!inner.withBaseFiles) return { ok: true as const, value: await run() };
+    return inner.withBaseFiles(handle, paths, run);
+  }
+
+  async dependencyDirs(handle: WorkspaceHandle) {
+    return (await this.innerSync().dependencyDirs?.(handle)) ?? [];
+  }
+
   async changes(handle: WorkspaceHandle) {
     return this.innerSync().changes(handle);
   }

@@ -10,20 +10,11 @@
  */
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import type {
-  ChangeSet,
-  Clock,
-  CommitRecord,
-  CommitRequest,
-  WorkItem,
-  Workspace,
-  WorkspaceFiles,
-  WorkspaceHandle,
-  WorkspaceResult,
-} from '../../core/ports/index.js';
+import type { ChangeSet, Clock, CommitRecord, CommitRequest, ReadOnlyBind, WorkItem, Workspace, WorkspaceFiles, WorkspaceHandle, WorkspaceResult } from '../../core/ports/index.js';
 import { buildChangedFiles, capPatch, parseBinaryPaths, parseNameStatus, splitNul, withTrailers } from '../../core/workspace/git-diff-parse.js';
 import { makeWorktreeId, updateEntry, type PoolSlot, type WorktreeEntry } from '../../core/workspace/worktree-manifest.js';
 import { confinedFiles } from './git-confined-files.js';
+import { dependencyDirs, readAtCommit, withBaseFiles } from './git-base-files.js';
 import { recoverWorktrees } from './git-recover.js';
 import { git, gitFailure, identityEnv } from '../git/git-run.js';
 import { resolveBase, type ResolvedBase } from './git-resolve-base.js';
@@ -173,6 +164,19 @@ export class GitWorkspace implements Workspace {
 
   files(handle: WorkspaceHandle): WorkspaceFiles {
     return confinedFiles(handle.path);
+  }
+
+  /** The base's files: read one; run with the base's versions of `paths` (the reviewed tree comes back after). */
+  readBase(handle: WorkspaceHandle, path: string): Promise<string | null> {
+    return readAtCommit(handle.path, handle.baseCommit, path);
+  }
+  async withBaseFiles<T>(handle: WorkspaceHandle, paths: readonly string[], run: () => Promise<T>): Promise<WorkspaceResult<{ value: T }>> {
+    const reviewed = this.reviewed.get(handle.id);
+    return reviewed === undefined ? refuseCommit(handle, 'changes() was never read, so no reviewed tree can be restored after the base tests') : withBaseFiles(handle, reviewed, paths, run);
+  }
+  /** The checkout's node_modules / .venv / venv, for commands to see read-only (never copied). */
+  dependencyDirs(handle: WorkspaceHandle): Promise<ReadOnlyBind[]> {
+    return dependencyDirs(this.store.root, handle);
   }
 
   async changes(handle: WorkspaceHandle): Promise<WorkspaceResult<{ changes: ChangeSet }>> {

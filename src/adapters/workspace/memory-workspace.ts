@@ -73,7 +73,7 @@ export function slugify(text: string): string {
 export class MemoryWorkspace implements Workspace {
   readonly specificationVersion = 'workspace-v1' as const;
   private readonly base: Map<string, string>;
-  private readonly readBase: ((path: string) => Promise<string | null>) | undefined;
+  private readonly readBaseOption: ((path: string) => Promise<string | null>) | undefined;
   private readonly baseCommit: string;
   private readonly attempts = new Map<string, Attempt>();
   private counter = 0;
@@ -84,7 +84,7 @@ export class MemoryWorkspace implements Workspace {
     this.retain = options.retain ?? 1_000;
     this.patchLimit = options.patchLimit ?? 200_000;
     this.base = new Map(Object.entries(options.files ?? {}));
-    this.readBase = options.readBase;
+    this.readBaseOption = options.readBase;
     this.baseCommit = options.baseCommit ?? '0000000';
   }
 
@@ -117,6 +117,27 @@ export class MemoryWorkspace implements Workspace {
         attempt.edits.set(normalizeWorkspacePath(path), null);
       },
     };
+  }
+
+  async readBase(handle: WorkspaceHandle, path: string): Promise<string | null> {
+    this.attempt(handle);
+    return this.readBaseFile(normalizeWorkspacePath(path));
+  }
+
+  /** The base's versions of `paths` while `run` runs; the attempt's edits (or their absence) come back after. */
+  async withBaseFiles<T>(handle: WorkspaceHandle, paths: readonly string[], run: () => Promise<T>): Promise<WorkspaceResult<{ value: T }>> {
+    const attempt = this.attempt(handle);
+    const keys = [...new Set(paths.map(normalizeWorkspacePath))];
+    const saved = keys.map((key) => ({ key, had: attempt.edits.has(key), value: attempt.edits.get(key) }));
+    for (const key of keys) attempt.edits.delete(key);
+    try {
+      return { ok: true, value: await run() };
+    } finally {
+      for (const { key, had, value } of saved) {
+        if (had) attempt.edits.set(key, value ?? null);
+        else attempt.edits.delete(key);
+      }
+    }
   }
 
   /** Deletes a file in the attempt (what `git rm` would do in a worktree). */
@@ -200,6 +221,6 @@ export class MemoryWorkspace implements Workspace {
 
   private async readBaseFile(path: string): Promise<string | null> {
     if (this.base.has(path)) return this.base.get(path)!;
-    return this.readBase ? this.readBase(path) : null;
+    return this.readBaseOption ? this.readBaseOption(path) : null;
   }
 }

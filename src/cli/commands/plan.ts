@@ -64,6 +64,7 @@ export function renderPlan(plan: ExecutionPlan, choice?: BackendChoice): string 
     `  phases      triage ${onOff(phases.triage.enabled)}  workspace ${onOff(phases.workspace.enabled)}  implement ${onOff(phases.implement.enabled)}  verify ${onOff(phases.verify.enabled)}  commit ${onOff(phases.commit.enabled)}  merge ${onOff(phases.merge.enabled && delivery.autoMerge)}${phases.merge.enabled && !delivery.autoMerge ? pc.dim(' (L3 allows it; delivery.autoMerge is off)') : ''}`,
     `  verify      ${verifyLine(plan)}`,
     `  protected   ${list(phases.verify.protectedPaths)}`,
+    `  test edits  ${phases.verify.testEdits === 'allow' ? pc.yellow('allowed (the loop changes tests; the base tests still run)') : 'escalated to a human (the base tests run over the change)'}`,
     `  gate        ${plan.gate.source}: ${plan.gate.denylist.length} denylist glob(s), max ${plan.gate.maxFiles ?? 'unlimited'} file(s), auto-merge allowlist ${list(plan.gate.autoMergeAllowlist)}`,
     `  attempts    ${plan.attempts.maxPerItem} per item · stop after the same error ${plan.attempts.sameErrorLimit}× or ${plan.attempts.consecutiveFailureLimit} failures in a row · ${plan.attempts.maxIterations} turns per agent call`,
     `  early exit  probes: ${list(plan.earlyExit.probes.map((probe) => `${probe.name} (\`${probe.command}\`)`))}`,

@@ -45,6 +45,15 @@ describe('loadLoopMd', () => {
     ]);
   });
 
+  it('reads testEdits (allow | escalate) and refuses anything else at its line', () => {
+    const allowed = loadLoopMd('---\nloop-runtime:\n  testEdits: allow\n---\n');
+    expect(allowed.ok && allowed.value.settings?.testEdits).toBe('allow');
+    const bad = loadLoopMd('---\nloop-runtime:\n  testEdits: sometimes\n---\n');
+    expect(bad.ok).toBe(false);
+    if (bad.ok) return;
+    expect(bad.issues.map(formatDiagnostic)[0]).toMatch(/^LOOP\.md:3:3 loop-runtime\.testEdits: "sometimes" is not one of escalate, allow/);
+  });
+
   it('reports YAML syntax errors and unclosed front matter relative to LOOP.md', () => {
     const broken = loadLoopMd('---\nloop-runtime:\n  level: [L2\n---\n');
     expect(broken.ok).toBe(false);

@@ -156,6 +156,12 @@ export const LoopSettingsSchema = z.strictObject({
   baseBranch: z.string().min(1).optional(),
   verify: z.array(z.string().min(1)).optional(),
   protectedPaths: z.array(GlobSchema.min(1)).optional(),
+  /**
+   * Edits to tests and to what runs them (test files, test/lint/type/coverage configuration, package.json scripts,
+   * Makefile, CI files): `escalate` (default) leaves every such change to a human; `allow` is for loops whose job is
+   * to change tests. Either way verification also runs the base's unchanged tests over the change.
+   */
+  testEdits: z.enum(['escalate', 'allow']).optional(),
   probes: z.array(ProbeSchema).optional(),
   delivery: DeliverySchema.partial().optional(),
   author: z.strictObject({ name: z.string().min(1), email: z.string().min(3) }).optional(),

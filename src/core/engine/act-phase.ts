@@ -9,7 +9,7 @@ import type { EnginePorts } from './engine-ports.js';
 import { changedPaths, type AttemptRecord, type ChangedFile, type DeliveryRecord, type WorkItem, type WorkspaceHandle } from '../ports/index.js';
 import { overrunHalt, type TickContext } from './tick-context.js';
 import type { TickBase, TickResult, VerificationSummary } from './tick-result.js';
-import { verifyChange } from './verify-phase.js';
+import { runBaseline, verifyChange } from './verify-phase.js';
 
 type Outcome = TickResult extends infer T ? (T extends TickBase ? Omit<T, keyof TickBase> : never) : never;
 
@@ -49,7 +49,7 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
 
   /** A failed attempt: rejected while attempts remain, escalated on the last one. */
   const failAttempt = async (handle: WorkspaceHandle | null, reasons: string[], changes: ChangedFile[], verification: VerificationSummary | null): Promise<Outcome> => {
-    await recordAttempt('failure', reasons[0] ?? 'rejected');
+    await recordAttempt('failure', reasons.length > 0 ? reasons.join('; ') : 'rejected');
     if (attemptsLeftAfterFailure <= 0) {
       if (handle) await ports.workspace.keep(handle, `attempt ${attempt} of ${plan.attempts.maxPerItem} failed`);
       const reason = `Attempt ${attempt} of ${plan.attempts.maxPerItem} on ${item.key} failed: ${reasons.join('; ')}`;
@@ -76,6 +76,8 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
   context.step('workspace', `workspace ${handle.branch} at ${handle.baseCommit.slice(0, 12)}`);
   const files = ports.workspace.files?.(handle);
   const previousFailure = lastFailureOn(input.history, target);
+  // Fail-to-pass evidence: which verification commands fail at the base, before the implementer touches it.
+  const baseline = await runBaseline(context, ports, handle);
 
   const implemented = await context.callBackend({
     role: 'implement',
@@ -122,7 +124,7 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
   const paths = changedPaths(changes);
   if (paths.length === 0) return failAttempt(handle, ['the implementer changed no files'], [], null);
 
-  const verified = await verifyChange(context, ports, handle, item, changes, lastWriteAt);
+  const verified = await verifyChange(context, ports, handle, item, changes, lastWriteAt, baseline);
   if (verified.kind === 'overrun') {
     await ports.workspace.discard(handle);
     return overrunHalt(verified);
@@ -132,7 +134,14 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
     const reason = verified.kind === 'paused' ? `kill switch (${verified.source})` : 'budget';
     return { kind: 'report', summary: `Stopped before verification finished: ${reason}.`, findings: [], items: [item], degraded: true, degradedReason: reason };
   }
-  const verification: VerificationSummary = { verdict: verified.verdict, reasons: verified.reasons, evidence: verified.evidence };
+  const verification: VerificationSummary = {
+    verdict: verified.verdict,
+    reasons: verified.reasons,
+    evidence: verified.evidence,
+    ...(baseline ? { baseline } : {}),
+    ...(verified.baseTests ? { baseTests: verified.baseTests } : {}),
+    ...(verified.verificationEdits ? { verificationEdits: verified.verificationEdits } : {}),
+  };
   if (verified.verdict === 'REJECT') return failAttempt(handle, verified.reasons, changes.files, verification);
   if (verified.verdict === 'ESCALATE_HUMAN') {
     await ports.workspace.keep(handle, verified.reasons.join('; '));

@@ -36,7 +36,21 @@ export interface TickBase {
 export interface VerificationSummary {
   verdict: Verdict;
   reasons: string[];
+  /** The commands run over the change as the implementer left it. */
   evidence: CommandEvidence[];
+  /** The commands run at the base commit before the implementer: which failed is what the item is about. */
+  baseline?: BaselineSummary;
+  /** The commands run with the base's tests, test configuration and scripts over the change (when it edited any). */
+  baseTests?: CommandEvidence[];
+  /** Test and verification paths the change edited. */
+  verificationEdits?: Array<{ path: string; detail: string }>;
+}
+
+/** The verification commands at the base commit, once per attempt. `failing`: the commands that failed there. */
+export interface BaselineSummary {
+  commit: string;
+  evidence: CommandEvidence[];
+  failing: string[];
 }
 
 /** Why a loop halted. `budget-overrun`: a backend spent more than its phase's reservation (any phase). */

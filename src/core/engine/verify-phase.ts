@@ -1,16 +1,24 @@
 /**
  * The verifier: evidence the engine gathered itself, after the implementer's
  * last write, decides. The checker (the backend in a read-only role) can
- * only lower a verdict, never turn a failing command into an approval.
+ * only lower a verdict, never turn a failing command into an approval, and
+ * it is not called (nor paid for) once a command already failed.
  * No verification command means no evidence, and no evidence is never an
  * approval: the change is escalated to a human (at every level, so L3 never
  * merges it), with the reason and the setting that fixes it.
+ *
+ * Fail-to-pass / pass-to-pass: before the implementer runs, the commands run
+ * at the base commit (`runBaseline`); after it, a change that edits tests or
+ * what runs them is verified again with the base's versions of those paths
+ * (`Workspace.withBaseFiles`), and every command must pass both ways.
  */
 import { checkDiffIntegrity } from '../verify/check-diff-integrity.js';
 import { combineVerdict } from '../verify/combine-verdict.js';
+import { verificationEdits, type VerificationEdit } from '../verify/verification-paths.js';
 import type { EnginePorts } from './engine-ports.js';
-import type { ChangeSet, CheckOutput, CommandEvidence, Verdict, WorkItem, WorkspaceHandle } from '../ports/index.js';
+import type { ChangeSet, CheckOutput, CommandEvidence, ReadOnlyBind, Verdict, WorkItem, WorkspaceHandle } from '../ports/index.js';
 import type { TickContext } from './tick-context.js';
+import type { BaselineSummary } from './tick-result.js';
 
 /** Why a change with no verification command is escalated, and the exact setting that fixes it. */
 export const NO_EVIDENCE_REASON =
@@ -19,10 +27,43 @@ export const NO_EVIDENCE_REASON =
   '(e.g. `verify: [npm test]`; per loop under `loops.<id>:` or in loops/<id>/LOOP.md)';
 
 export type VerifyOutcome =
-  | { kind: 'verdict'; verdict: Verdict; reasons: string[]; evidence: CommandEvidence[] }
+  | { kind: 'verdict'; verdict: Verdict; reasons: string[]; evidence: CommandEvidence[]; baseTests?: CommandEvidence[]; verificationEdits?: VerificationEdit[] }
   | { kind: 'paused'; source: string }
   | { kind: 'unaffordable'; message: string }
   | { kind: 'overrun'; message: string };
+
+const failed = (entry: CommandEvidence) => entry.exitCode !== 0 || entry.timedOut || entry.signal !== null;
+
+async function runAll(ports: EnginePorts, handle: WorkspaceHandle, commands: TickContext['plan']['phases']['verify']['commands'], binds: ReadOnlyBind[]): Promise<CommandEvidence[]> {
+  const evidence: CommandEvidence[] = [];
+  for (const command of commands) {
+    const result = await ports.commands!.run(command, { cwd: handle.path, timeoutMs: command.timeoutMs, ...(binds.length ? { readOnlyBinds: binds } : {}) });
+    // Identity is the plan's command: a runner may redact the text it reports, and two commands that redact
+    // alike must not merge into one (a passing one would hide a failing one) or go missing as "no evidence".
+    evidence.push({ ...result, command: command.command });
+  }
+  return evidence;
+}
+
+/**
+ * Runs the verification commands at the base commit, before the implementer
+ * touches the workspace: which fail is the evidence the item is about. Once
+ * per attempt; null when nothing would run (verify off, no commands, no runner).
+ */
+export async function runBaseline(context: TickContext, ports: EnginePorts, handle: WorkspaceHandle): Promise<BaselineSummary | null> {
+  const planned = context.plan.phases.verify;
+  if (!planned.enabled || planned.commands.length === 0 || !ports.commands) return null;
+  const evidence = await runAll(ports, handle, planned.commands, (await ports.workspace.dependencyDirs?.(handle)) ?? []);
+  const failing = evidence.filter(failed).map((entry) => entry.command);
+  const base = handle.baseCommit.slice(0, 12);
+  context.step(
+    'verify',
+    failing.length > 0
+      ? `base ${base}: ${failing.length}/${evidence.length} command(s) fail before the change (${failing.map((command) => `\`${command}\``).join(', ')}); each must pass after it, with the base's tests`
+      : `base ${base}: green — every verification command passed before the change, so passing after it shows nothing broke, not that the item is fixed`,
+  );
+  return { commit: handle.baseCommit, evidence, failing };
+}
 
 export async function verifyChange(
   context: TickContext,
@@ -31,32 +72,55 @@ export async function verifyChange(
   item: WorkItem,
   changes: ChangeSet,
   lastWriteAt: number,
+  baseline: BaselineSummary | null = null,
 ): Promise<VerifyOutcome> {
   const planned = context.plan.phases.verify;
   // Verify off: nothing runs, nothing checks, and (below) nothing is approved.
   const verify = planned.enabled ? planned : { ...planned, commands: [], checker: false };
-  const evidence: CommandEvidence[] = [];
   if (verify.commands.length > 0 && !ports.commands) {
-    return { kind: 'verdict', verdict: 'REJECT', reasons: ['verification commands are configured but no command runner was given to the engine'], evidence };
+    return { kind: 'verdict', verdict: 'REJECT', reasons: ['verification commands are configured but no command runner was given to the engine'], evidence: [] };
   }
-  for (const command of verify.commands) {
-    const result = await ports.commands!.run(command, { cwd: handle.path, timeoutMs: command.timeoutMs });
-    // Identity is the plan's command: a runner may redact the text it reports, and two commands that redact
-    // alike must not merge into one (a passing one would hide a failing one) or go missing as "no evidence".
-    evidence.push({ ...result, command: command.command });
+  const binds = verify.commands.length > 0 ? ((await ports.workspace.dependencyDirs?.(handle)) ?? []) : [];
+  const evidence = await runAll(ports, handle, verify.commands, binds);
+  const files = ports.workspace.files?.(handle);
+  const edits = await verificationEdits(changes, async (path) => ({
+    before: (await ports.workspace.readBase?.(handle, path)) ?? null,
+    after: files ? await files.read(path) : null,
+  }));
+
+  let baseTests: CommandEvidence[] | undefined;
+  let baseTestsUnavailable: string | undefined;
+  if (edits.length > 0 && verify.commands.length > 0) {
+    const paths = edits.map((edit) => edit.path);
+    if (!ports.workspace.withBaseFiles) {
+      baseTestsUnavailable = `the change edits tests or what runs them (${paths.join(', ')}), and this workspace cannot put the base's versions back to verify without those edits`;
+    } else {
+      const ran = await ports.workspace.withBaseFiles(handle, paths, () => runAll(ports, handle, verify.commands, binds));
+      if (ran.ok) baseTests = ran.value;
+      else baseTestsUnavailable = `the base's tests could not be put in place to verify the change without its test edits: ${ran.message}`;
+    }
   }
-  const passed = evidence.filter((entry) => entry.exitCode === 0 && !entry.timedOut).length;
-  const integrity = checkDiffIntegrity(changes, { protectedPaths: verify.protectedPaths });
+
+  const passed = evidence.filter((entry) => !failed(entry)).length;
+  const baselineOutput = baseline ? baseline.evidence.filter(failed).map((entry) => entry.output).join('\n') : '';
+  const integrity = checkDiffIntegrity(changes, { protectedPaths: verify.protectedPaths, ...(baselineOutput ? { baselineOutput } : {}) });
   context.step(
     'verify',
     [
       verify.commands.length ? `verification: ${passed}/${verify.commands.length} command(s) passed` : 'verification: no commands configured',
+      ...(baseTests ? [`with the base's tests (${edits.length} test/config path(s) restored): ${baseTests.filter((entry) => !failed(entry)).length}/${baseTests.length} passed`] : []),
       integrity.length ? `${integrity.length} integrity finding(s): ${integrity.map((finding) => `${finding.kind} ${finding.path}`).join(', ')}` : 'diff integrity ok',
     ].join('; '),
   );
 
+  const commandFailed = [...evidence, ...(baseTests ?? [])].some(failed);
   let checker: CheckOutput | null = null;
-  if (verify.checker) {
+  let checkerConfigured = verify.checker;
+  if (verify.checker && commandFailed) {
+    // The verdict is already REJECT on evidence; the checker could only agree, so it is not paid for.
+    checkerConfigured = false;
+    context.step('check', 'checker not called: a verification command already failed, so the change is rejected without paying for a review');
+  } else if (verify.checker) {
     const call = await context.callBackend({
       role: 'check',
       item,
@@ -64,7 +128,7 @@ export async function verifyChange(
       evidence,
       changes,
       permissions: { write: false, execute: false },
-      ...(ports.workspace?.files ? { files: readOnly(ports.workspace.files(handle)) } : {}),
+      ...(files ? { files: readOnly(files) } : {}),
     });
     if (call.kind === 'overrun') return { kind: 'overrun', message: call.message };
     if (call.kind !== 'done') return call;
@@ -78,7 +142,11 @@ export async function verifyChange(
     lastWriteAt,
     expectedCommands: verify.commands.map((command) => command.command),
     requireEvidence: verify.commands.length > 0,
-    checkerConfigured: verify.checker,
+    checkerConfigured,
+    ...(baseTests ? { baseTests } : {}),
+    ...(baseTestsUnavailable ? { baseTestsUnavailable } : {}),
+    verificationEdits: edits,
+    testEditsAllowed: verify.testEdits === 'allow',
   });
   if (verify.commands.length === 0) {
     // Fail closed: the checker's opinion alone never approves; the change waits for a human.
@@ -88,10 +156,18 @@ export async function verifyChange(
   if (combined.verdict === 'APPROVE' && combined.reasons.length === 0) {
     combined.reasons.push(
       ...(verify.commands.length ? [`${passed}/${verify.commands.length} verification command(s) passed after the last edit`] : []),
+      ...(baseTests ? [`and with the base's tests and test configuration (${edits.length} path(s) restored)`] : []),
+      ...(baseline ? [baselineNote(baseline)] : []),
       ...(checker?.reasons ?? []),
     );
   }
-  return { kind: 'verdict', ...combined, evidence };
+  return { kind: 'verdict', ...combined, evidence, ...(baseTests ? { baseTests } : {}), ...(edits.length ? { verificationEdits: edits } : {}) };
+}
+
+function baselineNote(baseline: BaselineSummary): string {
+  return baseline.failing.length > 0
+    ? `fail-to-pass: ${baseline.failing.map((command) => `\`${command}\``).join(', ')} failed at the base and pass now`
+    : 'the base was green (no verification command failed before the change): the commands show nothing broke, not that the item is fixed';
 }
 
 function readOnly(files: { read(path: string): Promise<string | null> }): { read(path: string): Promise<string | null>; write(): Promise<void> } {

@@ -101,7 +101,7 @@ describe('buildPlan settings', () => {
   it('applies defaults for attempts, verify, backend, delivery, files and timeouts', () => {
     const plan = buildPlan(triage, { detectedVerifyCommands: ['npm test'] });
     expect(plan.attempts).toEqual({ maxPerItem: 3, sameErrorLimit: 3, consecutiveFailureLimit: 5, maxIterations: 10 });
-    expect(plan.phases.verify).toEqual({ enabled: false, commands: [{ command: 'npm test', timeoutMs: 600_000 }], checker: true, protectedPaths: [] });
+    expect(plan.phases.verify).toEqual({ enabled: false, commands: [{ command: 'npm test', timeoutMs: 600_000 }], checker: true, protectedPaths: [], testEdits: 'escalate' });
     // No backend configured is never the mock: 'auto' with nothing to choose from ('default') until candidates are given.
     expect(plan.backend).toEqual({ name: 'auto', source: 'default', candidates: [], model: null, options: {} });
     expect(plan.delivery).toEqual({
@@ -132,6 +132,7 @@ describe('buildPlan settings', () => {
         maxAttempts: 2,
         maxIterations: 4,
         protectedPaths: ['test/**'],
+        testEdits: 'allow',
         backend: 'claude-code',
         model: 'sonnet',
         backendOptions: { effort: 'low' },
@@ -146,6 +147,7 @@ describe('buildPlan settings', () => {
     });
     expect(plan.phases.verify.commands).toEqual([{ command: 'make check', timeoutMs: 60_000 }]);
     expect(plan.phases.verify.protectedPaths).toEqual(['test/**']);
+    expect(plan.phases.verify.testEdits).toBe('allow');
     expect(plan.attempts).toMatchObject({ maxPerItem: 2, maxIterations: 4 });
     expect(plan.backend).toEqual({ name: 'claude-code', source: 'configured', candidates: [], model: 'sonnet', options: { effort: 'low' } });
     expect(plan.delivery).toMatchObject({ mode: 'pull-request', draft: false, maxOpenPullRequests: 1, branchPrefix: 'bots/', baseBranch: 'develop', author: { name: 'Bot', email: 'bot@example.com' } });

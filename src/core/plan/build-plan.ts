@@ -122,6 +122,7 @@ export function buildPlan(pattern: Pattern, options: BuildPlanOptions = {}): Exe
         commands: (overrides.verify ?? options.detectedVerifyCommands ?? []).map((command) => ({ command, timeoutMs: verifyTimeoutMs })),
         checker: true,
         protectedPaths: [...(overrides.protectedPaths ?? [])],
+        testEdits: overrides.testEdits ?? 'escalate',
       },
       commit: { enabled: enabled.has('commit') },
       merge: { enabled: enabled.has('merge') },

@@ -75,7 +75,8 @@ export interface ExecutionPlan {
     triage: { enabled: boolean };
     workspace: { enabled: boolean };
     implement: { enabled: boolean };
-    verify: { enabled: boolean; commands: CommandSpec[]; checker: boolean; protectedPaths: string[] };
+    /** `testEdits`: whether edits to tests and their configuration escalate (default) or are this loop's job. */
+    verify: { enabled: boolean; commands: CommandSpec[]; checker: boolean; protectedPaths: string[]; testEdits: 'escalate' | 'allow' };
     commit: { enabled: boolean };
     merge: { enabled: boolean };
   };

@@ -1,12 +1,18 @@
 import type { AbortSignalLike } from './abort-signal.js';
 import type { CommandSpec } from '../plan/execution-plan.js';
 import type { Clock } from './clock.js';
+import type { ReadOnlyBind } from './workspace.js';
 
 export interface CommandRunOptions {
   cwd: string;
   timeoutMs: number;
   /** Extra writable directories beyond `cwd`. */
   writableRoots?: string[];
+  /**
+   * Directories shown read-only at `target` for this command only (the checkout's `node_modules` inside a
+   * worktree): a `--ro-bind` in a sandbox, a symlink removed afterwards without one. Never copied, never written.
+   */
+  readOnlyBinds?: ReadOnlyBind[];
   network?: 'none' | 'loopback';
   /** Extra environment (already allowlisted by the caller). */
   env?: Record<string, string>;

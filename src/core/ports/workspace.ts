@@ -97,4 +97,28 @@ export interface Workspace {
   keep(handle: WorkspaceHandle, reason: string): Promise<void>;
   /** Optional capability: file access confined to the workspace (used by tool-loop and mock agents). */
   files?(handle: WorkspaceHandle): WorkspaceFiles;
+  /** Optional capability: a file's text at the base commit (`null` when it does not exist there). */
+  readBase?(handle: WorkspaceHandle, path: string): Promise<string | null>;
+  /**
+   * Optional capability: runs `run` with the base commit's version of each of `paths` in the workspace (a path
+   * the base does not have is absent meanwhile), then puts the attempt's versions back byte for byte, whatever
+   * `run` did to those paths — so verification can run the base's tests over the changed source. The tree
+   * `changes()` reported is unchanged afterwards (a following `commit` holds exactly it). Fails with `io`/`git`
+   * when the base versions could not be put in place (then `run` did not run) or the attempt's versions could
+   * not be put back.
+   */
+  withBaseFiles?<T>(handle: WorkspaceHandle, paths: readonly string[], run: () => Promise<T>): Promise<WorkspaceResult<{ value: T }>>;
+  /**
+   * Optional capability: the repository's installed dependency directories (`node_modules`, `.venv`, `venv`) a
+   * command in this workspace may see read-only, as absolute `source` (in the user's checkout) → `target` (the
+   * same place in the workspace) pairs. Only directories that exist at the source and are absent from the
+   * workspace are listed; nothing is copied.
+   */
+  dependencyDirs?(handle: WorkspaceHandle): Promise<ReadOnlyBind[]>;
+}
+
+/** A directory shown read-only at another path (a bind mount in a sandbox, a temporary symlink outside one). */
+export interface ReadOnlyBind {
+  source: string;
+  target: string;
 }

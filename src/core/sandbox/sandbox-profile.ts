@@ -32,6 +32,11 @@ export const SandboxProfileSchema = z.strictObject({
    * (e.g. a worktree's `.git` file). Absent: everything is readable.
    */
   readableRoots: z.array(AbsolutePathSchema).optional(),
+  /**
+   * Directories shown read-only at `target` (the checkout's `node_modules` inside the worktree), mounted after
+   * the writable roots so they stay read-only inside a writable worktree. The target must exist.
+   */
+  readOnlyBinds: z.array(z.strictObject({ source: AbsolutePathSchema, target: AbsolutePathSchema })).optional(),
   /** Paths that must be invisible even when they exist: credentials, other worktrees. */
   hiddenPaths: z.array(AbsolutePathSchema),
   /**

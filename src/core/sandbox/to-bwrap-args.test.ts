@@ -64,6 +64,14 @@ describe('toBwrapArgs (golden)', () => {
     expect(args).not.toContain('--share-net');
   });
 
+  it("mounts the checkout's node_modules read-only inside the writable worktree, after its bind", () => {
+    const profile = { ...base, writableRoots: ['/repo/.loop-worktrees/a1'], hiddenPaths: [], privateTmp: false, network: 'loopback' as const };
+    const readOnlyBinds = [{ source: '/repo/node_modules', target: '/repo/.loop-worktrees/a1/node_modules' }];
+    const args = toBwrapArgs({ ...profile, readOnlyBinds }, { ...command, cwd: '/repo/.loop-worktrees/a1', env: {} });
+    expect(args.join(' ')).toContain('--bind /repo/.loop-worktrees/a1 /repo/.loop-worktrees/a1 --ro-bind /repo/node_modules /repo/.loop-worktrees/a1/node_modules --chdir');
+    expect(SandboxProfileSchema.safeParse({ ...profile, readOnlyBinds: [{ source: 'node_modules', target: '/w/node_modules' }] }).success).toBe(false);
+  });
+
   it('refuses a domain allowlist, which bwrap cannot enforce', () => {
     expect(() => toBwrapArgs({ ...base, network: 'allowlist', allowedDomains: ['example.org'] }, command)).toThrow(CapabilityUnsupportedError);
   });

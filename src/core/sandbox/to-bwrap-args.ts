@@ -82,6 +82,10 @@ export function toBwrapArgs(profile: SandboxProfile, command: SandboxCommand, ho
     const path = normalizePath(root);
     mounts.push({ path, order: 1, args: ['--bind', path, path] });
   }
+  for (const bind of profile.readOnlyBinds ?? []) {
+    const path = normalizePath(bind.target);
+    mounts.push({ path, order: 3, args: ['--ro-bind', normalizePath(bind.source), path] });
+  }
   for (const hidden of profile.hiddenPaths) {
     const path = normalizePath(hidden);
     const kind = host.pathKinds?.[path] ?? 'directory';

@@ -28,14 +28,39 @@ const PULL_REQUESTS_NEEDING_CARE_JQ =
   ' or ([.statusCheckRollup[]? | (.conclusion // .state // "")] | any(. == "FAILURE" or . == "ERROR" or . == "TIMED_OUT")))' +
   ' | {number, title, url}]';
 
+/** Fields of a run the probe reports (the same for `gh run list` and `gh run view`). */
+const RUN_FIELDS = 'databaseId,displayTitle,headBranch,url,conclusion,workflowName';
+
+/** Lines of a failing job's log handed to triage, runs that get one, and the width each line is cut to. */
+export const FAILURE_LOG_LINES = 200;
+const RUNS_WITH_LOGS = 5;
+const LOG_LINE_WIDTH = 300;
+
+/**
+ * The failing CI runs, each with the tail of its failed jobs' log as `logTail` (JSON-escaped in POSIX sh: control
+ * characters dropped, tabs to spaces, backslashes and quotes escaped, lines joined with \n). Triage gets the log
+ * as untrusted data (see `toWorkItem`), redacted, so it can see *why* a run failed without `gh` of its own.
+ */
+const FAILING_RUNS_WITH_LOGS = [
+  'command -v gh >/dev/null 2>&1 || exit 127;',
+  `runs=$(gh run list --limit 50 --json ${RUN_FIELDS} --jq '${FAILING_RUNS_JQ}') || exit $?;`,
+  `ids=$(printf '%s' "$runs" | grep -o '"databaseId":[0-9]*' | cut -d: -f2 | head -n ${RUNS_WITH_LOGS});`,
+  `[ -n "$ids" ] || { printf '%s\\n' "$runs"; exit 0; };`,
+  `printf '['; sep=''; for id in $ids; do`,
+  `run=$(gh run view "$id" --json ${RUN_FIELDS} --jq '.') || exit $?;`,
+  `log=$(gh run view "$id" --log-failed 2>/dev/null | tail -n ${FAILURE_LOG_LINES} | cut -c1-${LOG_LINE_WIDTH} | ` +
+    String.raw`tr '\t' ' ' | tr -d '\000-\010\013-\037' | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' | awk '{printf "%s\\n", $0}');`,
+  String.raw`printf '%s%s,"logTail":"%s"}' "$sep" "${'$'}{run%\}}" "$log"; sep=','; done; printf ']\n'`,
+].join(' ');
+
 /** Default probes by catalogue pattern id. */
 export const DEFAULT_PROBES: Readonly<Record<string, readonly ProbeSettings[]>> = Object.freeze({
   'ci-sweeper': [
     {
       name: 'failing-ci-runs',
-      command: `${needs('gh')} gh run list --limit 50 --json databaseId,displayTitle,headBranch,url,conclusion,workflowName --jq '${FAILING_RUNS_JQ}'`,
+      command: FAILING_RUNS_WITH_LOGS,
       found: 'json-entries',
-      timeoutSeconds: 60,
+      timeoutSeconds: 120,
     },
   ],
   'pr-babysitter': [

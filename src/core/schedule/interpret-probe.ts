@@ -10,6 +10,7 @@
  */
 import type { WorkItem } from '../ports/index.js';
 import type { ProbeSpec } from '../plan/execution-plan.js';
+import { redactSecrets } from '../security/redact-secrets.js';
 
 export interface ProbeRun {
   exitCode: number | null;
@@ -29,6 +30,8 @@ export type ProbeOutcome =
 const MISSING_TOOL_EXITS = new Set([126, 127]);
 const MAX_ITEMS = 20;
 const MAX_DETAIL = 2_000;
+/** A failing job's log tail (`logTail` on an entry) is kept apart from the 2,000-character detail cap. */
+const MAX_LOG_TAIL = 24_000;
 
 /**
  * Interprets one probe run.
@@ -88,6 +91,14 @@ function interpretJson(probe: ProbeSpec, run: ProbeRun): ProbeOutcome {
  * only as `untrustedDetail`, never as instructions.
  */
 export function toWorkItem(probeName: string, objectKey: string | null, entry: unknown): WorkItem {
+  if (isRecord(entry) && typeof entry.logTail === 'string') {
+    // The log of a failing CI job: data from the run, never instructions; redacted, its last lines kept.
+    const { logTail, ...rest } = entry;
+    const item = toWorkItem(probeName, objectKey, rest);
+    const log = redactSecrets(logTail.trimEnd());
+    const tail = log.length > MAX_LOG_TAIL ? `…${log.slice(-MAX_LOG_TAIL)}` : log;
+    return { ...item, untrustedDetail: `${item.untrustedDetail ?? ''}\n\nFailed job log (last lines, untrusted):\n${tail}` };
+  }
   const record = isRecord(entry) ? entry : {};
   const number = pick(record, ['number', 'databaseId', 'id']);
   const url = typeof record.url === 'string' ? record.url : undefined;

@@ -15,6 +15,7 @@ import {
   THRESHOLD_PATTERN,
   WEAK_MATCHER_PATTERN,
 } from './integrity-rules.js';
+import { assertionRewrites } from './assertion-rewrites.js';
 import { parsePatch, type FilePatch } from './parse-patch.js';
 import { configKindOf, isCiFile, isTestFile } from './test-conventions.js';
 
@@ -24,6 +25,7 @@ export type IntegrityKind =
   | 'skip-marker-added'
   | 'assertion-removed'
   | 'assertion-weakened'
+  | 'assertion-rewritten'
   | 'config-loosened'
   | 'ci-workflow-edited'
   | 'protected-path-edited'
@@ -39,6 +41,8 @@ export interface IntegrityFinding {
 export interface IntegrityOptions {
   /** minimatch globs (dot: true) the loop marks protected, e.g. `test/**`. */
   protectedPaths: readonly string[];
+  /** What the failing verification commands printed at the base: an expected value rewritten to it is the bug's output. */
+  baselineOutput?: string;
 }
 
 function thresholds(lines: readonly string[]): Map<string, number> {
@@ -54,7 +58,7 @@ function thresholds(lines: readonly string[]): Map<string, number> {
   return values;
 }
 
-function contentFindings(file: FilePatch): IntegrityFinding[] {
+function contentFindings(file: FilePatch, baselineOutput: string): IntegrityFinding[] {
   const findings: IntegrityFinding[] = [];
   const path = file.path;
   const isTest = isTestFile(path);
@@ -70,9 +74,12 @@ function contentFindings(file: FilePatch): IntegrityFinding[] {
     if (net > 0) {
       findings.push({ kind: 'assertion-removed', path, detail: `${net} assertion(s) removed from a test file`, action: 'reject' });
     }
+    const rewrites = assertionRewrites(file, baselineOutput);
+    findings.push(...rewrites);
     const weakened = countMatches(file.added, WEAK_MATCHER_PATTERN) - countMatches(file.removed, WEAK_MATCHER_PATTERN);
     const exactLost = countMatches(file.removed, STRONG_MATCHER_PATTERN) - countMatches(file.added, STRONG_MATCHER_PATTERN);
-    if (weakened > 0 && exactLost > 0) {
+    // Pairs on the same subject say which assertion became which; the counts catch what no pair explains.
+    if (weakened > 0 && exactLost > 0 && !rewrites.some((finding) => finding.kind === 'assertion-weakened')) {
       findings.push({
         kind: 'assertion-weakened',
         path,
@@ -121,9 +128,11 @@ function contentFindings(file: FilePatch): IntegrityFinding[] {
  * Finds the ways a change could game verification.
  *
  * - reject: test deleted or renamed out of test conventions, skip/only/todo/xfail
- *   markers added, assertions removed or weakened, lint/type/coverage configuration
+ *   markers added, assertions removed or weakened (a weaker matcher, a wider
+ *   tolerance), an expected value rewritten to what the code printed at the
+ *   base, lint/type/coverage configuration
  *   loosened (incl. suppression comments), protected paths edited;
- * - escalate: CI definitions edited, a test renamed within test conventions,
+ * - escalate: an expected value changed (`toBe(3)` → `toBe(4)`), CI definitions edited, a test renamed within test conventions,
  *   a test or config file whose diff is missing from a truncated patch, a patch
  *   that does not parse (then nothing in it counts as checked).
  *
@@ -168,7 +177,7 @@ export function checkDiffIntegrity(changes: ChangeSet, options: IntegrityOptions
   if (!reading.ok) {
     findings.push({ kind: 'patch-incomplete', path: '(patch)', detail: `the patch could not be read, so no line in it was checked: ${reading.message}`, action: 'escalate' });
   }
-  for (const file of patches) findings.push(...contentFindings(file));
+  for (const file of patches) findings.push(...contentFindings(file, options.baselineOutput ?? ''));
 
   const inPatch = new Set(patches.flatMap((file) => [file.path, file.oldPath ?? file.path]));
   for (const file of changes.files) {

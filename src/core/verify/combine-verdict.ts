@@ -20,6 +20,18 @@ export interface VerdictInput {
   requireEvidence?: boolean;
   /** Whether a checker is configured. Default true: a missing checker verdict then rejects. */
   checkerConfigured?: boolean;
+  /**
+   * The same commands run with the base commit's tests, test configuration and test scripts over the changed
+   * source (only when the change edited any of them). Each must pass: a change that passes only with its own
+   * edited tests is not a verified fix.
+   */
+  baseTests?: readonly CommandEvidence[];
+  /** Why the base's tests could not be run over the change (the workspace cannot restore them…): escalates. */
+  baseTestsUnavailable?: string;
+  /** Test and verification paths the change edits (test files, their configuration, package.json scripts, CI). */
+  verificationEdits?: readonly { path: string; detail: string }[];
+  /** The loop's job is to change tests (`testEdits: allow`): verification edits alone do not escalate. */
+  testEditsAllowed?: boolean;
 }
 
 export interface VerdictResult {
@@ -73,6 +85,20 @@ export function combineVerdict(input: VerdictInput): VerdictResult {
     else if (evidence.finishedAt < input.lastWriteAt) {
       lower('REJECT', `\`${evidence.command}\` passed before the last edit, so its result does not count`);
     }
+  }
+
+  for (const evidence of input.baseTests ?? []) {
+    const failure = describe(evidence);
+    if (failure) lower('REJECT', `with the base's tests: ${failure} — the change passes only with its own edited tests or test configuration, so it is not a verified fix`);
+  }
+  if (input.baseTestsUnavailable) lower('ESCALATE_HUMAN', input.baseTestsUnavailable);
+  const edits = input.verificationEdits ?? [];
+  if (edits.length > 0 && !input.testEditsAllowed) {
+    lower(
+      'ESCALATE_HUMAN',
+      `the change edits tests or what runs them, which a human decides: ${edits.map((edit) => `${edit.path} (${edit.detail})`).join(', ')}. ` +
+        "To fix: if this loop's job is to change tests, set `testEdits: allow` in its `loop-runtime:` block (the base's tests still run)",
+    );
   }
 
   for (const finding of input.integrity) {

@@ -174,6 +174,39 @@ export function describeWorkspaceConformance(name: string, makeWorkspace: MakeWo
       expect(await harness.committedPaths(handle)).toEqual(['src/late.ts', 'src/math.ts']);
     });
 
+    it("withBaseFiles runs with the base's tests in place, then restores the attempt's versions byte for byte", async (context) => {
+      const { workspace } = harness;
+      if (!workspace.withBaseFiles || !workspace.readBase) {
+        context.skip();
+        return;
+      }
+      const { handle, files } = await start();
+      await files.write('src/math.ts', 'export const add = (a: number, b: number) => a + b + 0;\n');
+      await files.write('src/math.test.ts', "it('adds', () => {\n  expect(add(1, 2)).toBeTruthy();\n});\n");
+      await files.write('src/extra.test.ts', "it('passes', () => {});\n");
+      await files.remove('tests/test_math.py');
+      const changes = await changesOf(handle);
+      expect(await workspace.readBase(handle, 'src/math.test.ts')).toBe(CONFORMANCE_BASE_FILES['src/math.test.ts']);
+      expect(await workspace.readBase(handle, 'src/extra.test.ts')).toBeNull();
+      const paths = ['src/extra.test.ts', 'src/math.test.ts', 'tests/test_math.py'];
+      const seen = await workspace.withBaseFiles(handle, paths, async () => {
+        const during = await Promise.all(['src/math.ts', ...paths].map((path) => files.read(path)));
+        // A command that rewrites a test while it runs changes nothing that is kept.
+        await files.write('src/math.test.ts', 'rewritten by a test run\n');
+        return during;
+      });
+      expect(seen).toEqual({
+        ok: true,
+        value: ['export const add = (a: number, b: number) => a + b + 0;\n', null, CONFORMANCE_BASE_FILES['src/math.test.ts'], CONFORMANCE_BASE_FILES['tests/test_math.py']],
+      });
+      expect(await files.read('src/math.test.ts')).toBe("it('adds', () => {\n  expect(add(1, 2)).toBeTruthy();\n});\n");
+      expect(await files.read('src/extra.test.ts')).toBe("it('passes', () => {});\n");
+      expect(await files.read('tests/test_math.py')).toBeNull();
+      // The reviewed tree is intact: the commit goes through and holds exactly what changes() reported.
+      expect(await workspace.commit(handle, { message: 'fix', trailers: {}, author })).toMatchObject({ ok: true });
+      expect(await harness.committedPaths(handle)).toEqual(changedPaths(changes));
+    });
+
     it('refuses to commit before changes() was read', async () => {
       const { handle, files } = await start();
       await files.write('src/math.ts', 'export const add = () => 3;\n');
