@@ -11,18 +11,16 @@ import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '../core/config/diagnostics.js';
 import { findBudgetLimit, loadBudget } from '../core/config/load-budget.js';
 import type { BudgetFile } from '../core/config/load-budget.js';
-import { loadGate } from '../core/config/load-gate.js';
-import { loadLedger } from '../core/config/load-ledger.js';
-import { loadLoopMd } from '../core/config/load-loop-md.js';
-import { loadRegistry } from '../core/config/load-registry.js';
 import type { Ledger, Level, LoopSettings, Pattern, RuntimeSettings } from '../core/config/schemas.js';
-import { DEFAULT_GATE_POLICY } from '../core/gate/index.js';
+import { DEFAULT_GATE_POLICY } from '../core/gate/default-policy.js';
 import { agentCandidates } from '../core/plan/agent-tools.js';
 import { buildPlan } from '../core/plan/build-plan.js';
 import { DEFAULT_PROBES, defaultProbesFor } from '../core/schedule/default-probes.js';
 import type { ExecutionPlan, GatePolicy } from '../core/plan/execution-plan.js';
 import { scaffoldFolders } from './agent-scaffold.js';
 import { detectVerifyCommands } from './detect-verify.js';
+import { configParsers, loadLoopMdText } from './config-parsers.js';
+import { loadCatalogue } from './load-catalogue.js';
 import { mergeCatalogue } from './project-catalogue.js';
 import { detectConfiguredLoops } from './project-detect.js';
 import { configuredStateFiles } from './loop-enrolment.js';
@@ -118,41 +116,20 @@ export async function loadProject(root: string, options: { packageRoot?: string 
   const files: LoadedProject['files'] = {};
   const path = (name: string) => join(root, name);
 
-  const [catalogueText, registryText, loopMdText, gateText, budgetText, ledgerText] = await Promise.all([
-    readOptionalText(join(packageRoot, 'registry.yaml')),
+  const [catalogue, registryText, loopMdText, gateText, budgetText, ledgerText] = await Promise.all([
+    loadCatalogue(packageRoot),
     readOptionalText(path('registry.yaml')),
     readOptionalText(path('LOOP.md')),
     readOptionalText(path('gate.yaml')),
     readOptionalText(path('loop-budget.md')),
     readOptionalText(path('loop-ledger.json')),
   ]);
-
-  const catalogueFile = join(packageRoot, 'registry.yaml');
-  const catalogue = catalogueText === null ? null : loadRegistry(catalogueText, catalogueFile);
-  if (!catalogue || !catalogue.ok) {
-    const detail = catalogue && !catalogue.ok ? catalogue.issues : [];
-    return {
-      ok: false,
-      issues: [
-        {
-          severity: 'error',
-          file: catalogueFile,
-          line: 0,
-          column: 0,
-          path: '',
-          message: catalogue ? 'loop-runtime\'s own pattern catalogue is invalid.' : 'loop-runtime\'s own pattern catalogue is missing.',
-          fix: 'reinstall loop-runtime; the package is damaged.',
-        },
-        ...detail,
-      ],
-      warnings,
-    };
-  }
+  if (!catalogue.ok) return { ok: false, issues: catalogue.issues, warnings };
 
   let projectPatterns: Pattern[] | null = null;
   if (registryText !== null) {
     files.registry = path('registry.yaml');
-    const loaded = loadRegistry(registryText, 'registry.yaml');
+    const loaded = (await configParsers()).loadRegistry(registryText, 'registry.yaml');
     warnings.push(...loaded.warnings);
     if (loaded.ok) projectPatterns = loaded.value.patterns;
     else issues.push(...loaded.issues);
@@ -161,7 +138,7 @@ export async function loadProject(root: string, options: { packageRoot?: string 
   let settings: RuntimeSettings | null = null;
   if (loopMdText !== null) {
     files.loopMd = path('LOOP.md');
-    const loaded = loadLoopMd(loopMdText, 'LOOP.md');
+    const loaded = await loadLoopMdText(loopMdText, 'LOOP.md');
     warnings.push(...loaded.warnings);
     if (loaded.ok) settings = loaded.value.settings;
     else issues.push(...loaded.issues);
@@ -170,7 +147,7 @@ export async function loadProject(root: string, options: { packageRoot?: string 
   let gate: GatePolicy = DEFAULT_GATE_POLICY;
   if (gateText !== null) {
     files.gate = path('gate.yaml');
-    const loaded = loadGate(gateText, 'gate.yaml');
+    const loaded = (await configParsers()).loadGate(gateText, 'gate.yaml');
     warnings.push(...loaded.warnings);
     if (loaded.ok) gate = loaded.value;
     else issues.push(...loaded.issues);
@@ -189,13 +166,13 @@ export async function loadProject(root: string, options: { packageRoot?: string 
   let ledger: Ledger | null = null;
   if (ledgerText !== null) {
     files.ledger = path('loop-ledger.json');
-    const loaded = loadLedger(ledgerText, 'loop-ledger.json');
+    const loaded = (await configParsers()).loadLedger(ledgerText, 'loop-ledger.json');
     warnings.push(...loaded.warnings);
     if (loaded.ok) ledger = loaded.value;
     else warnings.push(...asWarnings(loaded.issues));
   }
 
-  const { patterns, patternSource } = mergeCatalogue(catalogue.value.patterns, projectPatterns);
+  const { patterns, patternSource } = mergeCatalogue(catalogue.registry.patterns, projectPatterns);
   const knownIds = new Set(patterns.map((pattern) => pattern.id));
   const loopFiles = await loadLoopFiles(root, knownIds);
   issues.push(...loopFiles.issues);

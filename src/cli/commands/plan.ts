@@ -5,7 +5,7 @@
  */
 import pc from 'picocolors';
 import { formatDiagnostic } from '../../core/config/diagnostics.js';
-import { LEVELS } from '../../core/config/schemas.js';
+import { LEVELS } from '../../core/config/constants.js';
 import type { Level } from '../../core/config/schemas.js';
 import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';

@@ -4,7 +4,7 @@
  * state and an in-memory overlay of the repository: nothing on disk changes.
  */
 import { LoopRuntimeError } from '../../core/errors.js';
-import { LEVELS, type Level } from '../../core/config/schemas.js';
+import { LEVELS, type Level } from '../../core/config/constants.js';
 import { formatDiagnostic } from '../../core/config/diagnostics.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 import { configErrorOutput, openCliRuntime } from '../open.js';

@@ -1,0 +1,112 @@
+#!/usr/bin/env node
+/**
+ * `npm run build` step 2 (after tsc): the CLI as an esbuild bundle with code
+ * splitting, so a command loads only what it uses.
+ *
+ * - `dist/cli/main.js` is the entry `bin/loop-runtime.js` imports; every
+ *   command's handler (`import('./run.js')` in src/cli/commands/index.ts) and
+ *   every lazily imported module becomes its own chunk beside it in dist/cli/.
+ * - Our own code and the pure-JS dependencies on the start-up path
+ *   (BUNDLED below) are bundled: one file read instead of hundreds of module
+ *   resolutions. Everything else stays an import of the installed package:
+ *   optional peers (openai, pg, dbos), @opentelemetry/api (a process-wide
+ *   registry that must be the user's copy), and packages used by one rare
+ *   command or that read their own files.
+ * - The pattern catalogue is compiled from registry.yaml to
+ *   dist/catalogue.json here, validated by the same loader the runtime uses,
+ *   so start-up parses JSON, not YAML.
+ *
+ * The library (`exports` in package.json) is tsc's dist/src and dist/backends,
+ * untouched by this step.
+ */
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const outdir = join(root, 'dist', 'cli');
+
+/** Dependencies bundled into the CLI (by package name); any other bare import stays external. */
+export const BUNDLED = ['cac', 'picocolors', 'yaml', 'zod', 'execa', 'croner', 'minimatch', 'diff'];
+
+/** Packages bundled because a BUNDLED package imports them (execa's and minimatch's own dependencies). */
+function bundledBy(importer) {
+  return importer.includes(`${join('node_modules')}`);
+}
+
+function packageName(specifier) {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+const externals = {
+  name: 'loop-runtime-externals',
+  setup(context) {
+    context.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('node:')) return { external: true };
+      if (BUNDLED.includes(packageName(args.path)) || bundledBy(args.importer)) return undefined;
+      return { path: args.path, external: true };
+    });
+  },
+};
+
+/** Compiles registry.yaml to dist/catalogue.json after checking it with the runtime's own loader. */
+async function compileCatalogue() {
+  const { loadRegistry } = await import(join(root, 'dist', 'src', 'core', 'config', 'load-registry.js'));
+  const { COMPILED_CATALOGUE, sha256 } = await import(join(root, 'dist', 'src', 'project', 'load-catalogue.js'));
+  const file = join(root, 'registry.yaml');
+  const text = await readFile(file, 'utf8');
+  const loaded = loadRegistry(text, file);
+  if (!loaded.ok) throw new Error(`registry.yaml is invalid:\n${loaded.issues.map((issue) => `${issue.line}:${issue.column} ${issue.path} ${issue.message}`).join('\n')}`);
+  await writeFile(join(root, COMPILED_CATALOGUE), `${JSON.stringify({ version: 1, sourceSha256: sha256(text), registry: loaded.value })}\n`);
+}
+
+await rm(outdir, { recursive: true, force: true });
+await mkdir(outdir, { recursive: true });
+const result = await build({
+  absWorkingDir: root,
+  entryPoints: { main: 'src/cli/main.ts' },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  chunkNames: 'chunk-[hash]',
+  minifySyntax: true,
+  minifyWhitespace: true,
+  legalComments: 'eof',
+  // CommonJS dependencies bundled into ESM need a require.
+  banner: { js: "import { createRequire as __loopRuntimeRequire } from 'node:module'; const require = __loopRuntimeRequire(import.meta.url);" },
+  plugins: [externals],
+  metafile: true,
+  logLevel: 'warning',
+});
+await compileCatalogue();
+if (process.argv.includes('--analyze')) console.log(await (await import('esbuild')).analyzeMetafile(result.metafile));
+
+/** With --graph: the bundled packages each output loads before its code runs (static imports only). */
+if (process.argv.includes('--graph')) {
+  const outputs = result.metafile.outputs;
+  const closure = (file, seen = new Set()) => {
+    if (seen.has(file)) return seen;
+    seen.add(file);
+    for (const entry of outputs[file]?.imports ?? []) if (entry.kind === 'import-statement' && !entry.external) closure(entry.path, seen);
+    return seen;
+  };
+  for (const [file, output] of Object.entries(outputs)) {
+    const own = Object.keys(output.inputs).filter((input) => input.startsWith('src/cli/commands/'));
+    if (own.length === 0 && !file.endsWith('main.js')) continue;
+    const packages = new Set();
+    let bytes = 0;
+    for (const loaded of closure(file)) {
+      bytes += outputs[loaded].bytes;
+      for (const input of Object.keys(outputs[loaded].inputs)) {
+        const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
+        if (match) packages.add(match[1]);
+      }
+    }
+    console.log(`${file} [${own.join(' ')}] ${(bytes / 1024).toFixed(0)} KB: ${[...packages].join(' ')}`);
+  }
+}
