@@ -52,14 +52,14 @@ const externals = {
 };
 
 /** Compiles registry.yaml to dist/catalogue.json after checking it with the runtime's own loader. */
-async function compileCatalogue() {
+async function writeCompiledCatalogue() {
   const { loadRegistry } = await import(join(root, 'dist', 'src', 'core', 'config', 'load-registry.js'));
-  const { COMPILED_CATALOGUE, sha256 } = await import(join(root, 'dist', 'src', 'project', 'load-catalogue.js'));
+  const { COMPILED_CATALOGUE, compileCatalogue } = await import(join(root, 'dist', 'src', 'project', 'load-catalogue.js'));
   const file = join(root, 'registry.yaml');
   const text = await readFile(file, 'utf8');
   const loaded = loadRegistry(text, file);
   if (!loaded.ok) throw new Error(`registry.yaml is invalid:\n${loaded.issues.map((issue) => `${issue.line}:${issue.column} ${issue.path} ${issue.message}`).join('\n')}`);
-  await writeFile(join(root, COMPILED_CATALOGUE), `${JSON.stringify({ version: 1, sourceSha256: sha256(text), registry: loaded.value })}\n`);
+  await writeFile(join(root, COMPILED_CATALOGUE), `${JSON.stringify(compileCatalogue(text, loaded.value))}\n`);
 }
 
 await rm(outdir, { recursive: true, force: true });
@@ -83,7 +83,7 @@ const result = await build({
   metafile: true,
   logLevel: 'warning',
 });
-await compileCatalogue();
+await writeCompiledCatalogue();
 if (process.argv.includes('--analyze')) console.log(await (await import('esbuild')).analyzeMetafile(result.metafile));
 
 /** With --graph: the bundled packages each output loads before its code runs (static imports only). */

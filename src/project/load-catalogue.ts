@@ -2,20 +2,20 @@
  * Our pattern catalogue. registry.yaml is the source; the build compiles it
  * to dist/catalogue.json (`scripts/build-cli.js`) so start-up parses JSON,
  * not YAML, and never validates the same file again. The JSON records the
- * SHA-256 of the YAML it came from: when registry.yaml changed since the
- * build (a checkout between builds, a hand edit), the YAML is parsed and
- * validated as before, so the two can never disagree at runtime.
+ * YAML text it came from: when registry.yaml changed since the build (a
+ * checkout between builds, a hand edit), the YAML is parsed and validated as
+ * before, so the two can never disagree at runtime. (A text comparison, not
+ * a hash: node:crypto alone costs more start-up time than reading 7 KB.)
  */
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Diagnostic } from '../core/config/diagnostics.js';
 import type { Registry } from '../core/config/schemas.js';
 import { readOptionalText } from './project-files.js';
 
-/** dist/catalogue.json: the validated registry and the hash of the registry.yaml it was compiled from. */
+/** dist/catalogue.json: the validated registry and the registry.yaml text it was compiled from. */
 export interface CompiledCatalogue {
   version: 1;
-  sourceSha256: string;
+  source: string;
   registry: Registry;
 }
 
@@ -24,8 +24,16 @@ export type LoadCatalogueResult = { ok: true; registry: Registry } | { ok: false
 /** Where the build writes the compiled catalogue, relative to the package root. */
 export const COMPILED_CATALOGUE = join('dist', 'catalogue.json');
 
-export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+/**
+ * The compiled form of a registry.yaml text that `loadRegistry` accepted.
+ *
+ * @example
+ * ```ts
+ * writeFileSync('dist/catalogue.json', JSON.stringify(compileCatalogue(yaml, loadRegistry(yaml).value)));
+ * ```
+ */
+export function compileCatalogue(source: string, registry: Registry): CompiledCatalogue {
+  return { version: 1, source, registry };
 }
 
 function damaged(file: string, message: string, detail: readonly Diagnostic[] = []): LoadCatalogueResult {
@@ -39,7 +47,7 @@ function compiledFor(json: string | null, yaml: string): Registry | null {
   if (json === null) return null;
   try {
     const compiled = JSON.parse(json) as Partial<CompiledCatalogue>;
-    return compiled.version === 1 && compiled.sourceSha256 === sha256(yaml) && compiled.registry ? compiled.registry : null;
+    return compiled.version === 1 && compiled.source === yaml && compiled.registry ? compiled.registry : null;
   } catch {
     return null;
   }

@@ -9,16 +9,11 @@ import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '../core/config/diagnostics.js';
-import { findBudgetLimit, loadBudget } from '../core/config/load-budget.js';
+import { loadBudget } from '../core/config/load-budget.js';
 import type { BudgetFile } from '../core/config/load-budget.js';
-import type { Ledger, Level, LoopSettings, Pattern, RuntimeSettings } from '../core/config/schemas.js';
+import type { Ledger, LoopSettings, Pattern, RuntimeSettings } from '../core/config/schemas.js';
 import { DEFAULT_GATE_POLICY } from '../core/gate/default-policy.js';
-import { agentCandidates } from '../core/plan/agent-tools.js';
-import { buildPlan } from '../core/plan/build-plan.js';
-import { DEFAULT_PROBES, defaultProbesFor } from '../core/schedule/default-probes.js';
 import type { ExecutionPlan, GatePolicy } from '../core/plan/execution-plan.js';
-import { scaffoldFolders } from './agent-scaffold.js';
-import { detectVerifyCommands } from './detect-verify.js';
 import { configParsers, loadLoopMdText } from './config-parsers.js';
 import { loadCatalogue } from './load-catalogue.js';
 import { mergeCatalogue } from './project-catalogue.js';
@@ -26,7 +21,6 @@ import { detectConfiguredLoops } from './project-detect.js';
 import { configuredStateFiles } from './loop-enrolment.js';
 import { readOptionalText } from './project-files.js';
 import { loadLoopFiles } from './project-loop-files.js';
-import { resolveLevel, settingsForLoop } from './project-settings.js';
 
 export interface LoadedProject {
   root: string;
@@ -222,53 +216,4 @@ export async function loadProject(root: string, options: { packageRoot?: string 
   return { ok: true, project, warnings };
 }
 
-/**
- * Compiles the ExecutionPlan for one loop of a loaded project.
- *
- * @example
- * ```ts
- * const resolved = await resolvePlan(project, 'daily-triage', { level: 'L2' });
- * if (resolved.ok) console.log(resolved.plan.phases.implement.enabled); // → true
- * ```
- */
-export async function resolvePlan(project: LoadedProject, patternId: string, options: { level?: Level; backend?: string } = {}): Promise<ResolvePlanResult> {
-  const pattern = project.patterns.find((candidate) => candidate.id === patternId);
-  if (!pattern) {
-    const known = project.patterns.map((candidate) => candidate.id);
-    return {
-      ok: false,
-      issues: [
-        {
-          severity: 'error',
-          code: 'PATTERN_NOT_FOUND',
-          file: project.files.registry ? 'registry.yaml' : 'loop-runtime catalogue',
-          line: 0,
-          column: 0,
-          path: '',
-          message: `there is no loop pattern with id ${JSON.stringify(patternId)}.`,
-          fix: `use one of: ${known.join(', ')}; or add a "${patternId}" entry to the project's registry.yaml.`,
-        },
-      ],
-    };
-  }
-  const cli: { level?: Level; backend?: string } = {};
-  if (options.level) cli.level = options.level;
-  if (options.backend) cli.backend = options.backend;
-  const overrides = settingsForLoop(patternId, { root: project.settings, loopFile: project.loopSettings[patternId], cli: {} });
-  const { level, levelSource } = resolveLevel(pattern, { cliLevel: cli.level, settingsLevel: overrides.level, ledger: project.ledger });
-  const merged = settingsForLoop(patternId, { root: project.settings, loopFile: project.loopSettings[patternId], cli });
-  const limit = project.budget ? findBudgetLimit(project.budget, pattern) : undefined;
-  // A loop without probes of its own gets our catalogue's defaults; `probes: []` turns them off.
-  const withProbes = merged.probes === undefined && DEFAULT_PROBES[patternId] ? { ...merged, probes: defaultProbesFor(patternId) } : merged;
-  const plan = buildPlan(pattern, {
-    level,
-    levelSource,
-    overrides: withProbes,
-    gate: project.gate,
-    ...(limit?.maxTokensPerDay ? { dailyTokenCap: { value: limit.maxTokensPerDay, source: `loop-budget.md (${limit.loop})` } } : {}),
-    // Only read the repository for defaults when the loop has not said which commands verify it.
-    ...(merged.verify === undefined ? { detectedVerifyCommands: await detectVerifyCommands(project.root) } : {}),
-    ...(merged.backend === undefined ? { backendCandidates: agentCandidates(pattern.tools, await scaffoldFolders(project.root)) } : {}),
-  });
-  return { ok: true, plan, warnings: [] };
-}
+export { resolvePlan, resolvePlans } from './resolve-plan.js';

@@ -6,8 +6,6 @@
  */
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import lockfile from 'proper-lockfile';
-import writeFileAtomic from 'write-file-atomic';
 import { LoopRuntimeError } from '../../core/errors.js';
 
 export interface FileLockOptions {
@@ -29,6 +27,8 @@ export async function readTextOrNull(path: string): Promise<string | null> {
 
 /** Writes a file atomically and durably (temp file + fsync + rename + directory fsync). */
 export async function writeTextAtomically(path: string, text: string): Promise<void> {
+  // Imported on first write: commands that only read (status, list) never load it.
+  const { default: writeFileAtomic } = await import('write-file-atomic');
   await writeFileAtomic(path, text, { encoding: 'utf8', fsync: true });
   await fsyncDirectory(dirname(path));
 }
@@ -56,6 +56,8 @@ export async function withFileLock<T>(path: string, action: () => Promise<T>, op
   const waitMs = options.waitMs ?? 30_000;
   let compromised: Error | null = null;
   let release: () => Promise<void>;
+  // Imported on first lock, like write-file-atomic above.
+  const { default: lockfile } = await import('proper-lockfile');
   try {
     release = await lockfile.lock(path, {
       realpath: false,
