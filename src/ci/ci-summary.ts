@@ -17,6 +17,7 @@
  * for a stopped backend still fails the job.
  */
 import { ExitCode, exitCodeForErrorCode, exitCodeForHalt, isFailingExitCode, mostSeriousExitCode } from '../core/errors.js';
+import { formatCount } from '../core/text/format-count.js';
 
 export interface CiSummary {
   markdown: string;
@@ -184,7 +185,7 @@ export function renderCiSummary(output: unknown, options: { exitCode?: number } 
   const recorded = typeof record.exitCode === 'number' ? record.exitCode : undefined;
   const final = jobCode(mostSeriousExitCode(recorded === undefined ? codes : [...codes, recorded]), given);
   const spent = rows.reduce((total, row) => total + (row.tick?.tokens ?? 0), 0);
-  const markdown = ['### loop-runtime', '', verdict(final, notices), '', ...table, '', `Tokens this run: ${spent.toLocaleString('en-US')}.`, ''].join('\n');
+  const markdown = ['### loop-runtime', '', verdict(final, notices), '', ...table, '', `Tokens this run: ${formatCount(spent)}.`, ''].join('\n');
   return { markdown, annotations, exitCode: final };
 }
 

@@ -6,6 +6,7 @@ import pc from 'picocolors';
 import { ExitCode } from '../../core/errors.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 import { openCliRuntime } from '../open.js';
+import { formatCount } from '../../core/text/format-count.js';
 
 export async function statusCommand({ io }: CommandContext): Promise<CommandOutput> {
   const opened = await openCliRuntime(io);
@@ -16,10 +17,10 @@ export async function statusCommand({ io }: CommandContext): Promise<CommandOutp
     `Loops in ${root} (UTC day ${day}):`,
     ...(loops.length === 0 ? ['  none configured — run `loop-runtime list` to see the catalogue'] : []),
     ...loops.flatMap((loop) => [
-      `  ${pc.bold(loop.id)} [${loop.level}] ${loop.spentToday.toLocaleString('en-US')} / ${loop.dailyTokenCap.toLocaleString('en-US')} tokens today${loop.paused ? pc.red(` — paused by ${loop.pausedBy}`) : ''}`,
+      `  ${pc.bold(loop.id)} [${loop.level}] ${formatCount(loop.spentToday)} / ${formatCount(loop.dailyTokenCap)} tokens today${loop.paused ? pc.red(` — paused by ${loop.pausedBy}`) : ''}`,
       loop.backend.name ? `    backend ${loop.backend.name} ${pc.dim(`— ${loop.backend.reason}`)}` : `    backend ${pc.yellow('none installed')} — ${loop.backend.reason} To fix: ${loop.backend.fix ?? ''}`,
       ...(loop.lastRuns.length
-        ? loop.lastRuns.map((run) => `    · ${run.run_id} ${run.outcome} ~${Number(run.tokens_estimate).toLocaleString('en-US')} tokens`)
+        ? loop.lastRuns.map((run) => `    · ${run.run_id} ${run.outcome} ~${formatCount(Number(run.tokens_estimate))} tokens`)
         : ['    · no runs recorded in the run log']),
     ]),
   ].join('\n');

@@ -14,6 +14,7 @@ import type { AttemptRecord, WorkItem } from '../ports/index.js';
 import { overrunHalt, TickContext } from './tick-context.js';
 import { toTickRecord } from './tick-record.js';
 import type { TickBase, TickResult } from './tick-result.js';
+import { formatCount } from '../text/format-count.js';
 
 type Outcome = TickResult extends infer T ? (T extends TickBase ? Omit<T, keyof TickBase> : never) : never;
 
@@ -86,7 +87,7 @@ export class LoopEngine {
     await this.ports.budget.reconcileAbandoned(plan.pattern.id, context.now());
     const budget = await this.ports.budget.status(plan.pattern.id, context.now(), { refresh: true });
     if (budget.state === 'exhausted') {
-      const message = `Daily token cap reached: ${budget.spent.toLocaleString('en-US')} / ${budget.cap.toLocaleString('en-US')} tokens spent on ${budget.day} (UTC). Resumes after 00:00 UTC.`;
+      const message = `Daily token cap reached: ${formatCount(budget.spent)} / ${formatCount(budget.cap)} tokens spent on ${budget.day} (UTC). Resumes after 00:00 UTC.`;
       context.step('budget', message);
       return { kind: 'halted', reason: 'budget-exhausted', message };
     }
