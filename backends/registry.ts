@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AgentBackend } from '../src/core/ports/index.js';
 import { MOCK_SCENARIOS, type MockBackendOptions } from './mock/mock-backend.js';
 import { LoopRuntimeError } from '../src/core/errors.js';

@@ -11,7 +11,7 @@
  * never an empty history (that would close every open circuit).
  */
 import { resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { formatDiagnostic } from '../../core/config/diagnostics.js';
 import { loadLedger } from '../../core/config/load-ledger.js';
 import type { AttemptLedger, AttemptRecord } from '../../core/ports/index.js';

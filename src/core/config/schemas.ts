@@ -6,7 +6,7 @@
  * errors. Our own settings block (`loop-runtime:` in LOOP.md front matter) is
  * strict.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { CADENCE_PATTERN, LEVELS } from './constants.js';
 
 export { CADENCE_PATTERN, KNOWN_TOOLS, LEVELS } from './constants.js';

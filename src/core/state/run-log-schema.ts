@@ -1,5 +1,5 @@
 /** The run-log entry's zod schema (the public contract); run-log.ts reads lines with an equivalent check that needs no zod. */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * A run-log entry as read back: liberal, because other tools and agents
