@@ -9,7 +9,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -102,6 +102,6 @@ export function formatColdTable(rows) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const runs = Number(process.argv[2] ?? 11);
-  console.log(`cold start, median of ${runs} paired runs in a loop-init scaffold (load: ${(await import('node:os')).loadavg().map((load) => load.toFixed(2)).join(' ')})`);
+  console.log(`cold start, median of ${runs} paired runs in a loop-init scaffold (load: ${loadavg().map((load) => load.toFixed(2)).join(' ')})`);
   console.log(formatColdTable(benchColdStart({ runs })));
 }

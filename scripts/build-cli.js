@@ -62,6 +62,20 @@ async function writeCompiledCatalogue() {
   await writeFile(join(root, COMPILED_CATALOGUE), `${JSON.stringify(compileCatalogue(text, loaded.value))}\n`);
 }
 
+/** Which bundled packages each output file holds (`chunk-X.js: ['zod']`): tests check a command loads none it does not need. */
+function bundledPackages(metafile) {
+  const packages = {};
+  for (const [file, output] of Object.entries(metafile.outputs)) {
+    const names = new Set();
+    for (const input of Object.keys(output.inputs)) {
+      const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
+      if (match) names.add(match[1]);
+    }
+    if (names.size > 0) packages[file.split('/').pop()] = [...names].sort();
+  }
+  return packages;
+}
+
 await rm(outdir, { recursive: true, force: true });
 await mkdir(outdir, { recursive: true });
 const result = await build({
@@ -87,6 +101,8 @@ const result = await build({
   logLevel: 'warning',
 });
 await writeCompiledCatalogue();
+await writeFile(join(outdir, 'packages.json'), `${JSON.stringify(bundledPackages(result.metafile), null, 1)}\n`);
+if (process.argv.includes('--metafile')) await writeFile(join(root, 'dist', 'cli-metafile.json'), JSON.stringify(result.metafile));
 if (process.argv.includes('--analyze')) console.log(await (await import('esbuild')).analyzeMetafile(result.metafile));
 
 /** With --graph: the bundled packages each output loads before its code runs (static imports only). */
