@@ -19,20 +19,22 @@
  * The library (`exports` in package.json) is tsc's dist/src and dist/backends,
  * untouched by this step.
  */
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { analyzeMetafile, build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = join(root, 'dist', 'cli');
+// Built beside, then swapped in: a CLI process started during a rebuild never finds half a bundle.
+const nextOutdir = join(root, 'dist', 'cli.next');
 
 /** Dependencies bundled into the CLI (by package name); any other bare import stays external. */
 export const BUNDLED = ['cac', 'picocolors', 'yaml', 'zod', 'execa', 'croner', 'minimatch', 'diff'];
 
-/** Packages bundled because a BUNDLED package imports them (execa's and minimatch's own dependencies). */
-function bundledBy(importer) {
-  return importer.includes(`${join('node_modules')}`);
+/** Whatever a bundled package imports is bundled too (execa's and minimatch's own dependencies). */
+function importedByDependency(importer) {
+  return importer.split(sep).includes('node_modules');
 }
 
 function packageName(specifier) {
@@ -45,7 +47,7 @@ const externals = {
   setup(context) {
     context.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path.startsWith('node:')) return { external: true };
-      if (BUNDLED.includes(packageName(args.path)) || bundledBy(args.importer)) return undefined;
+      if (BUNDLED.includes(packageName(args.path)) || importedByDependency(args.importer)) return undefined;
       return { path: args.path, external: true };
     });
   },
@@ -76,12 +78,11 @@ function bundledPackages(metafile) {
   return packages;
 }
 
-await rm(outdir, { recursive: true, force: true });
-await mkdir(outdir, { recursive: true });
+await rm(nextOutdir, { recursive: true, force: true });
 const result = await build({
   absWorkingDir: root,
   entryPoints: { main: 'src/cli/main.ts' },
-  outdir,
+  outdir: nextOutdir,
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -101,31 +102,9 @@ const result = await build({
   logLevel: 'warning',
 });
 await writeCompiledCatalogue();
-await writeFile(join(outdir, 'packages.json'), `${JSON.stringify(bundledPackages(result.metafile), null, 1)}\n`);
-if (process.argv.includes('--metafile')) await writeFile(join(root, 'dist', 'cli-metafile.json'), JSON.stringify(result.metafile));
-if (process.argv.includes('--analyze')) console.log(await (await import('esbuild')).analyzeMetafile(result.metafile));
+await writeFile(join(nextOutdir, 'packages.json'), `${JSON.stringify(bundledPackages(result.metafile), null, 1)}\n`);
+await rm(outdir, { recursive: true, force: true });
+await rename(nextOutdir, outdir);
+// `node scripts/build-cli.js --analyze`: what each chunk holds, biggest first.
+if (process.argv.includes('--analyze')) console.log(await analyzeMetafile(result.metafile));
 
-/** With --graph: the bundled packages each output loads before its code runs (static imports only). */
-if (process.argv.includes('--graph')) {
-  const outputs = result.metafile.outputs;
-  const closure = (file, seen = new Set()) => {
-    if (seen.has(file)) return seen;
-    seen.add(file);
-    for (const entry of outputs[file]?.imports ?? []) if (entry.kind === 'import-statement' && !entry.external) closure(entry.path, seen);
-    return seen;
-  };
-  for (const [file, output] of Object.entries(outputs)) {
-    const own = Object.keys(output.inputs).filter((input) => input.startsWith('src/cli/commands/'));
-    if (own.length === 0 && !file.endsWith('main.js')) continue;
-    const packages = new Set();
-    let bytes = 0;
-    for (const loaded of closure(file)) {
-      bytes += outputs[loaded].bytes;
-      for (const input of Object.keys(outputs[loaded].inputs)) {
-        const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
-        if (match) packages.add(match[1]);
-      }
-    }
-    console.log(`${file} [${own.join(' ')}] ${(bytes / 1024).toFixed(0)} KB: ${[...packages].join(' ')}`);
-  }
-}

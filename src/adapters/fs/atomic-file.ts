@@ -6,6 +6,10 @@
  */
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+// Imported eagerly on purpose: proper-lockfile installs signal-exit's SIGINT/SIGTERM listeners when it loads, and
+// they must come before any listener of ours (serve's graceful stop); installed later, signal-exit would see itself
+// as the last listener and re-raise the signal, killing the process before our handler's work is done.
+import lockfile from 'proper-lockfile';
 import { LoopRuntimeError } from '../../core/errors.js';
 
 export interface FileLockOptions {
@@ -27,7 +31,8 @@ export async function readTextOrNull(path: string): Promise<string | null> {
 
 /** Writes a file atomically and durably (temp file + fsync + rename + directory fsync). */
 export async function writeTextAtomically(path: string, text: string): Promise<void> {
-  // Imported on first write: commands that only read (status, list) never load it.
+  // Imported on first write: commands that only read (status, list) never load it. (Its signal-exit listeners are
+  // installed per write, not at load, so loading it late changes nothing.)
   const { default: writeFileAtomic } = await import('write-file-atomic');
   await writeFileAtomic(path, text, { encoding: 'utf8', fsync: true });
   await fsyncDirectory(dirname(path));
@@ -56,8 +61,6 @@ export async function withFileLock<T>(path: string, action: () => Promise<T>, op
   const waitMs = options.waitMs ?? 30_000;
   let compromised: Error | null = null;
   let release: () => Promise<void>;
-  // Imported on first lock, like write-file-atomic above.
-  const { default: lockfile } = await import('proper-lockfile');
   try {
     release = await lockfile.lock(path, {
       realpath: false,
