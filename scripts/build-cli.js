@@ -30,7 +30,7 @@ const outdir = join(root, 'dist', 'cli');
 const nextOutdir = join(root, 'dist', 'cli.next');
 
 /** Dependencies bundled into the CLI (by package name); any other bare import stays external. */
-export const BUNDLED = ['cac', 'picocolors', 'yaml', 'zod', 'execa', 'croner', 'minimatch', 'diff'];
+export const BUNDLED = ['cac', 'picocolors', 'yaml', 'zod', 'execa', 'croner', 'minimatch', 'diff', 'proper-lockfile'];
 
 /** Whatever a bundled package imports is bundled too (execa's and minimatch's own dependencies). */
 function importedByDependency(importer) {
