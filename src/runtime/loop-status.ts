@@ -18,6 +18,8 @@ export interface LoopStatus {
   name: string;
   level: string;
   spentToday: number;
+  /** Today's mock rehearsal spend (`--backend mock`), not counted against a real backend's cap; 0 for a mock loop. */
+  rehearsalSpentToday: number;
   dailyTokenCap: number;
   paused: boolean;
   pausedBy?: string;
@@ -56,12 +58,15 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
     }
     // The spend its configured backend is held to (mock rehearsal spend is not counted for a real backend).
     const ledger = new FileBudgetLedger({ root: project.root, runLog: plan.files.runLog, backend: plan.backend.name });
+    const spentToday = await ledger.spentOn(day, id);
+    const everything = plan.backend.name === 'mock' ? spentToday : await new FileBudgetLedger({ root: project.root, runLog: plan.files.runLog, backend: 'mock' }).spentOn(day, id);
     const pause = await new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env, patternId: id }).check();
     loops.push({
       id,
       name: plan.pattern.name,
       level: plan.level,
-      spentToday: await ledger.spentOn(day, id),
+      spentToday,
+      rehearsalSpentToday: everything - spentToday,
       dailyTokenCap: plan.dailyTokenCap,
       paused: pause.paused,
       ...(pause.source ? { pausedBy: pause.source } : {}),

@@ -16,7 +16,7 @@ export async function statusCommand({ io }: CommandContext): Promise<CommandOutp
     `Loops in ${root} (UTC day ${day}):`,
     ...(loops.length === 0 ? ['  none configured — run `loop-runtime list` to see the catalogue'] : []),
     ...loops.flatMap((loop) => [
-      `  ${pc.bold(loop.id)} [${loop.level}] ${loop.spentToday.toLocaleString('en-US')} / ${loop.dailyTokenCap.toLocaleString('en-US')} tokens today${loop.paused ? pc.red(` — paused by ${loop.pausedBy}`) : ''}`,
+      `  ${pc.bold(loop.id)} [${loop.level}] ${loop.spentToday.toLocaleString('en-US')} / ${loop.dailyTokenCap.toLocaleString('en-US')} tokens today${loop.rehearsalSpentToday ? pc.dim(` (+ ${loop.rehearsalSpentToday.toLocaleString('en-US')} in mock rehearsals, not counted; \`reset ${loop.id} --mock\` removes them)`) : ''}${loop.paused ? pc.red(` — paused by ${loop.pausedBy}`) : ''}`,
       loop.backend.name ? `    backend ${loop.backend.name} ${pc.dim(`— ${loop.backend.reason}`)}` : `    backend ${pc.yellow('none installed')} — ${loop.backend.reason} To fix: ${loop.backend.fix ?? ''}`,
       ...(loop.lastRuns.length
         ? loop.lastRuns.map((run) => `    · ${run.run_id} ${run.outcome} ~${Number(run.tokens_estimate).toLocaleString('en-US')} tokens`)
