@@ -14,6 +14,10 @@ describe('--dry-run', () => {
     const root = await makeRepo();
     await writeFile(join(root, 'README.md'), '# demo\nuncommitted edit\n');
     await writeFile(join(root, 'scratch.txt'), 'untracked\n');
+    // A test script the rehearsal must name (and not run) instead of claiming none is configured.
+    await writeFile(join(root, 'package.json'), JSON.stringify({ name: 'demo', scripts: { test: 'exit 1' } }));
+    sh(root, ['add', 'package.json']);
+    sh(root, ['commit', '-qm', 'package.json']);
     const before = await fingerprint(root);
     const copiesBefore = await dryRunCopies();
 
@@ -30,7 +34,8 @@ describe('--dry-run', () => {
     // A rehearsal runs no verification command, and no evidence is never an approval: the change (made in a real
     // worktree of the copy) is escalated for a human, never committed.
     expect(tick.kind).toBe('escalated');
-    expect(tick.reason).toContain('no verification command ran');
+    expect(tick.reason).toContain('a rehearsal runs no verification command (a real tick runs npm test)');
+    expect(tick.steps.map((step: { note: string }) => step.note).join('\n')).toContain('verification: not run in a rehearsal (a real tick runs npm test)');
     expect(tick.changes).toEqual([{ path: 'src/example.ts', status: 'modified', binary: false }]);
 
     expect(await fingerprint(root)).toEqual(before);

@@ -75,9 +75,10 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
   const notes: string[] = [];
   let plan = writtenPlan;
   if (options.dryRun && plan.phases.verify.commands.length > 0) {
-    // A rehearsal runs no project commands: the mock's edit proves nothing a test suite could check.
-    notes.push(`dry-run: verification commands not run: ${plan.phases.verify.commands.map((command) => command.command).join(', ')}`);
-    plan = { ...plan, phases: { ...plan.phases, verify: { ...plan.phases.verify, commands: [] } } };
+    // A rehearsal runs no project commands: the mock's edit proves nothing a test suite could check. The tick
+    // names what a real run would run, and escalates for want of evidence as a real tick without commands would.
+    const notRunInRehearsal = plan.phases.verify.commands.map((command) => command.command);
+    plan = { ...plan, phases: { ...plan.phases, verify: { ...plan.phases.verify, commands: [], notRunInRehearsal } } };
   }
   const killSwitch = new FileKillSwitch({ root, stateFile: plan.files.state, env: options.env, patternId: plan.pattern.id });
   const instructions = await loadInstructions(project, plan.pattern.id);

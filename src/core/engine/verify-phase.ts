@@ -107,7 +107,11 @@ export async function verifyChange(
   context.step(
     'verify',
     [
-      verify.commands.length ? `verification: ${passed}/${verify.commands.length} command(s) passed` : 'verification: no commands configured',
+      verify.commands.length
+        ? `verification: ${passed}/${verify.commands.length} command(s) passed`
+        : verify.notRunInRehearsal?.length
+          ? `verification: not run in a rehearsal (a real tick runs ${verify.notRunInRehearsal.join(', ')})`
+          : 'verification: no commands configured',
       ...(baseTests ? [`with the base's tests (${edits.length} test/config path(s) restored): ${baseTests.filter((entry) => !failed(entry)).length}/${baseTests.length} passed`] : []),
       integrity.length ? `${integrity.length} integrity finding(s): ${integrity.map((finding) => `${finding.kind} ${finding.path}`).join(', ')}` : 'diff integrity ok',
     ].join('; '),
@@ -151,7 +155,13 @@ export async function verifyChange(
   if (verify.commands.length === 0) {
     // Fail closed: the checker's opinion alone never approves; the change waits for a human.
     if (combined.verdict === 'APPROVE') combined.verdict = 'ESCALATE_HUMAN';
-    combined.reasons.unshift(planned.enabled ? NO_EVIDENCE_REASON : `the plan has the verify phase off at ${context.plan.level}, so nothing shows the change works and a human must review it`);
+    combined.reasons.unshift(
+      !planned.enabled
+        ? `the plan has the verify phase off at ${context.plan.level}, so nothing shows the change works and a human must review it`
+        : verify.notRunInRehearsal?.length
+          ? `a rehearsal runs no verification command (a real tick runs ${verify.notRunInRehearsal.join(', ')}), so nothing shows the change works: a rehearsed change always ends with a human`
+          : NO_EVIDENCE_REASON,
+    );
   }
   if (combined.verdict === 'APPROVE' && combined.reasons.length === 0) {
     combined.reasons.push(

@@ -75,8 +75,12 @@ export interface ExecutionPlan {
     triage: { enabled: boolean };
     workspace: { enabled: boolean };
     implement: { enabled: boolean };
-    /** `testEdits`: whether edits to tests and their configuration escalate (default) or are this loop's job. */
-    verify: { enabled: boolean; commands: CommandSpec[]; checker: boolean; protectedPaths: string[]; testEdits: 'escalate' | 'allow' };
+    /**
+     * `testEdits`: whether edits to tests and their configuration escalate (default) or are this loop's job.
+     * `notRunInRehearsal`: the commands a dry-run took out of `commands` (a rehearsal runs no project command), so
+     * the tick can say what a real run would run instead of "no commands configured".
+     */
+    verify: { enabled: boolean; commands: CommandSpec[]; checker: boolean; protectedPaths: string[]; testEdits: 'escalate' | 'allow'; notRunInRehearsal?: string[] };
     commit: { enabled: boolean };
     merge: { enabled: boolean };
   };
