@@ -19,6 +19,7 @@ import type { Ledger, Level, LoopSettings, Pattern, RuntimeSettings } from '../c
 import { DEFAULT_GATE_POLICY } from '../core/gate/index.js';
 import { agentCandidates } from '../core/plan/agent-tools.js';
 import { buildPlan } from '../core/plan/build-plan.js';
+import { closestMatch } from '../core/config/suggest.js';
 import { DEFAULT_PROBES, defaultProbesFor } from '../core/schedule/default-probes.js';
 import type { ExecutionPlan, GatePolicy } from '../core/plan/execution-plan.js';
 import { scaffoldFolders } from './agent-scaffold.js';
@@ -258,6 +259,7 @@ export async function resolvePlan(project: LoadedProject, patternId: string, opt
   const pattern = project.patterns.find((candidate) => candidate.id === patternId);
   if (!pattern) {
     const known = project.patterns.map((candidate) => candidate.id);
+    const suggestion = closestMatch(patternId, known);
     return {
       ok: false,
       issues: [
@@ -268,8 +270,10 @@ export async function resolvePlan(project: LoadedProject, patternId: string, opt
           line: 0,
           column: 0,
           path: '',
-          message: `there is no loop pattern with id ${JSON.stringify(patternId)}.`,
-          fix: `use one of: ${known.join(', ')}; or add a "${patternId}" entry to the project's registry.yaml.`,
+          message: `there is no loop pattern with id ${JSON.stringify(patternId)}.${suggestion ? ` Did you mean "${suggestion}"?` : ''}`,
+          fix: suggestion
+            ? `run it as "${suggestion}"; the loops are: ${known.join(', ')}.`
+            : `use one of: ${known.join(', ')}; or add a "${patternId}" entry to the project's registry.yaml.`,
         },
       ],
     };
