@@ -53,7 +53,6 @@ export interface QuietMeasure {
   modelCalls: number;
   tokens: number;
   probes: string[];
-  note: string;
 }
 
 function sh(cwd: string, command: string, args: string[], env: Record<string, string> = {}): string {
@@ -72,7 +71,8 @@ async function scaffold(patternId: string, settings: Record<string, unknown>, qu
   }
   const files: Record<string, string> = {
     ...BUGGY_ADD_PROJECT,
-    'LOOP.md': loopMarkdown({ loops: { [patternId]: {} }, ...settings }),
+    // An action tick turns the probes off so triage always runs; a quiet tick keeps the pattern's default probes.
+    'LOOP.md': loopMarkdown({ loops: { [patternId]: quiet ? {} : { probes: [] } }, ...settings }),
     // Many repositories keep CLAUDE.md as a copy of AGENTS.md for tools that read only one of them.
     'CLAUDE.md': await readFile(join(root, 'AGENTS.md'), 'utf8').catch(() => '# Agents\n\nRun `node --test test/` before you finish.\n'),
     // No dependencies: `npm outdated` has nothing to report, offline.
@@ -82,7 +82,7 @@ async function scaffold(patternId: string, settings: Record<string, unknown>, qu
     await mkdir(join(root, path, '..'), { recursive: true });
     await writeFile(join(root, path), text);
   }
-  const dated = { GIT_AUTHOR_DATE: OLD_DATE, GIT_COMMITTER_DATE: OLD_DATE };
+  const dated: Record<string, string> = quiet ? { GIT_AUTHOR_DATE: OLD_DATE, GIT_COMMITTER_DATE: OLD_DATE } : {};
   sh(root, 'git', ['add', '--all']);
   sh(root, 'git', ['commit', '--quiet', '-m', 'initial'], dated);
   if (quiet) sh(root, 'git', ['tag', 'v0.1.0'], dated);
@@ -182,7 +182,7 @@ async function main(): Promise<void> {
       const probes = resolved?.ok ? resolved.plan.earlyExit.probes.map((probe) => probe.name) : [];
       const { outcome } = await tick(root, pattern, { ...process.env, PATH: `${gh}:${process.env['PATH']}` });
       const tokens = meter.calls.reduce((sum, call) => sum + call.inputTokens + call.outputTokens, 0);
-      quiet.push({ pattern, outcome, modelCalls: meter.calls.length, tokens, probes, note: '' });
+      quiet.push({ pattern, outcome, modelCalls: meter.calls.length, tokens, probes });
     }
   } finally {
     await anthropic.close();
