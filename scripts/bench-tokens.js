@@ -68,7 +68,12 @@ export async function benchTokens(patterns = []) {
   lines.push('quiet repository (probes see nothing; gh answers [] and the default branch has no recent commit):');
   for (const quiet of measured.quiet) {
     const estimate = estimates.get(quiet.pattern) ?? loopCost(quiet.pattern);
-    const why = quiet.tokens === 0 ? `decided by ${quiet.probes.join(', ')}` : (NEEDS_MODEL[quiet.pattern] ?? `${quiet.modelCalls} model call(s): ${quiet.outcome}`);
+    const why =
+      quiet.outcome !== 'noop'
+        ? quiet.outcome
+        : quiet.tokens === 0
+          ? `decided by ${quiet.probes.join(', ')}`
+          : (NEEDS_MODEL[quiet.pattern] ?? `${quiet.modelCalls} model call(s) although it has probes`);
     lines.push(`  ${quiet.pattern.padEnd(19)} ${quiet.outcome.slice(0, 9).padEnd(9)} ${number(quiet.tokens).padStart(6)} tokens  (loop-cost no-op: ${number(estimate?.noop)})  ${why}`);
   }
   return { lines, measured };
