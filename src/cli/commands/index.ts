@@ -16,6 +16,7 @@ export const commands: CommandDefinition[] = [
       { flags: '--backend <name>', description: 'Override the loop\'s backend (mock, claude-code, openai, ollama, or a module)' },
       { flags: '--allow-unsandboxed', description: 'Below L3, run verification commands without isolation when no sandbox is available (logged)' },
       { flags: '--due', description: 'Tick only the loops whose cadence says they are due (all configured loops, or just <id>), each under its lease' },
+      { flags: '--record <file>', description: 'Save the tick\'s port calls and answers (redacted) to <file> for `replay` / `test` (one tick)' },
     ],
     examples: ['loop-runtime run daily-triage --level L2 --dry-run', 'loop-runtime run ci-sweeper --backend mock --ticks 3', 'loop-runtime run --due --json'],
     load: async () => (await import('./run.js')).runCommand,
@@ -145,6 +146,23 @@ export const commands: CommandDefinition[] = [
     options: [{ flags: '--yes', description: 'Apply the promotion (your decision)' }],
     examples: ['loop-runtime promote ci-sweeper', 'loop-runtime promote ci-sweeper --yes'],
     load: async () => (await import('./promote.js')).promoteCommand,
+  },
+  {
+    name: 'replay <file>',
+    description: 'Re-run a tick recorded with run --record offline (no model, key or network) under the current LOOP.md, gate.yaml and level; exit 6 when it now ends differently',
+    options: [
+      { flags: '--level <level>', description: 'Replay at this level instead of the configured one' },
+      { flags: '--recorded-plan', description: 'Replay under the plan saved in the recording (checks the engine alone)' },
+    ],
+    examples: ['loop-runtime replay loops/daily-triage/recordings/bug-1.json', 'loop-runtime replay tick.json --json'],
+    load: async () => (await import('./replay.js')).replayCommand,
+  },
+  {
+    name: 'test [id]',
+    description: 'Replay every loops/<id>/recordings/*.json and report the ticks that now end differently (exit 6), for CI',
+    options: [{ flags: '--level <level>', description: 'Replay at this level instead of the configured one' }],
+    examples: ['loop-runtime test', 'loop-runtime test daily-triage --json'],
+    load: async () => (await import('./test.js')).testCommand,
   },
   {
     name: 'reset <id>',
