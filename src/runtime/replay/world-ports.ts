@@ -27,6 +27,8 @@ export type CallDifference =
 
 /** Methods that answer nothing: after a divergence they can still be answered, so the tick runs to its end. */
 const VOID_METHODS = new Set(['workspace.keep', 'workspace.discard', 'workspace.recover', 'state.recordTick', 'state.note', 'attempts.append', 'release']);
+/** Required void methods: offered even by an older recording that did not list them (optional ones never are). */
+const REQUIRED_VOID_METHODS = new Set(['workspace.keep', 'workspace.discard', 'state.recordTick', 'state.note', 'attempts.append']);
 const STREAM_PORTS = new Set(['clock', 'ids']);
 
 const describe = (port: string, method: string, args: unknown): string => {
@@ -57,8 +59,11 @@ export function worldPorts(history: ReplayHistory, options: { redact?: (text: st
   const byPort = new Map<string, number[]>();
   history.calls.forEach((entry, index) => byPort.set(entry.port, [...(byPort.get(entry.port) ?? []), index]));
   const open = (port: string) => (byPort.get(port) ?? []).filter((index) => !consumed.has(index));
-  const firstOpen = (): number | null => {
-    for (let index = 0; index < history.calls.length; index++) if (!consumed.has(index) && !STREAM_PORTS.has(history.calls[index]!.port)) return index;
+  /** The recording's position: the last call answered (clock and ids aside). */
+  let position = -1;
+  /** The recorded call the engine would have made next: the first unanswered one after the position. */
+  const nextExpected = (): number | null => {
+    for (let index = position + 1; index < history.calls.length; index++) if (!consumed.has(index) && !STREAM_PORTS.has(history.calls[index]!.port)) return index;
     return null;
   };
 
@@ -102,13 +107,14 @@ export function worldPorts(history: ReplayHistory, options: { redact?: (text: st
     const index = exact ?? candidates.find(same);
     if (index !== undefined) {
       consumed.add(index);
+      position = Math.max(position, index);
       if (exact === undefined) {
         const [first] = jsonDifferences(history.calls[index]!.args, now, 1, 'args');
         found.push({ kind: 'arguments', call, index, method: `${port}.${method}`, path: first?.path ?? 'args', recorded: first?.recorded, now: first?.now });
       }
       return history.calls[index]!;
     }
-    const expectedIndex = firstOpen();
+    const expectedIndex = nextExpected();
     const expected = expectedIndex === null ? null : history.calls[expectedIndex]!;
     const answersNothing = VOID_METHODS.has(`${port}.${method}`) || (port.includes('#') && VOID_METHODS.has(method));
     found.push({
@@ -150,7 +156,7 @@ export function worldPorts(history: ReplayHistory, options: { redact?: (text: st
               if (typeof key !== 'string') return undefined;
               if (key in shape.properties) return structuredClone(shape.properties[key]);
               // Recordings list every method of a port; a void one is offered even if an older recording did not list it.
-              if (shape.methods.includes(key) || VOID_METHODS.has(`${port}.${key}`)) return (...args: unknown[]) => answer(port, key, args);
+              if (shape.methods.includes(key) || REQUIRED_VOID_METHODS.has(`${port}.${key}`)) return (...args: unknown[]) => answer(port, key, args);
               return undefined;
             },
             has: (_target, key) => typeof key === 'string' && (key in shape.properties || shape.methods.includes(key)),
