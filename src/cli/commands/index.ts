@@ -98,6 +98,7 @@ export const commands: CommandDefinition[] = [
       { flags: '--no-state', description: 'ci init: keep no state between runs (not recommended)' },
       { flags: '--package <spec>', description: 'ci init: install loop-runtime from this pinned git URL or tarball (when the project does not depend on it)' },
       { flags: '--exit-code <n>', description: 'ci summary: the exit code of the run that wrote the file' },
+      { flags: '--since <window>', description: 'ci summary: the window of the per-loop metrics lines (default 30d)' },
     ],
     examples: ['loop-runtime ci init', 'loop-runtime ci init --dry-run', 'loop-runtime ci summary result.json --exit-code 0'],
     load: async () => (await import('./ci.js')).ciCommand,
