@@ -8,16 +8,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { cleanupTempDirs, makeRepo, writeFiles } from '../git-fixtures.js';
+import { cleanupTempDirs, makeRepo } from '../git-fixtures.js';
+import { METRICS_LOOP_MD, seedMetricsHistory } from '../metrics-fixtures.js';
 
 afterAll(cleanupTempDirs);
-
-const LOOP_MD = '---\nloop-runtime:\n  loops:\n    ci-sweeper:\n      level: L2\n---\n# Loops\n';
-const proposal = (name: string) => ({
-  type: 'proposal', at: '2026-11-18T10:00:00.000Z', pattern: 'ci-sweeper', tickId: `tick-${name}`, itemKey: name, commit: name.padEnd(40, '0'),
-  branch: `loop/ci-sweeper/${name}`, base: 'main', delivery: 'local', level: 'L2', tokens: 1000, source: 'tick',
-});
-const observation = (name: string, state: string) => ({ type: 'observation', at: '2026-11-19T10:00:00.000Z', pattern: 'ci-sweeper', commit: name.padEnd(40, '0'), state, via: 'git' });
 
 async function summarize(root: string, output: unknown, args: string[] = []) {
   await writeFile(join(root, 'result.json'), JSON.stringify(output));
@@ -30,17 +24,8 @@ async function summarize(root: string, output: unknown, args: string[] = []) {
 
 describe('ci summary with metrics', () => {
   it("adds the run's loops' acceptance, revert rate, tokens and cost per merged change to the job summary", async () => {
-    const root = await makeRepo({ 'LOOP.md': LOOP_MD });
-    const ticks = ['aaaaaaa', 'bbbbbbb', 'ccccccc'];
-    const runLog = ['# Loop Run Log', '', '<!-- Loop appends below this line -->'];
-    ticks.forEach((name, index) =>
-      runLog.push(JSON.stringify({ run_id: `2026-11-18T0${index}:00:00Z`, pattern: 'ci-sweeper', duration_s: 1, items_found: 1, actions_taken: 1, escalations: 0, tokens_estimate: 1000, outcome: 'fix-proposed', tick_id: `tick-${name}`, level: 'L2', kind: 'proposed' })),
-    );
-    await writeFiles(root, {
-      'loop-run-log.md': `${runLog.join('\n')}\n`,
-      '.loop-runtime/spend.jsonl': `${ticks.map((name) => JSON.stringify({ at: 0, day: '2026-11-18', patternId: 'ci-sweeper', tickId: `tick-${name}`, phase: 'implement', tokens: 1000, costUsd: 0.5 })).join('\n')}\n`,
-      '.loop-runtime/outcomes.jsonl': `${[...ticks.map(proposal), observation('aaaaaaa', 'merged'), observation('bbbbbbb', 'reverted'), observation('ccccccc', 'closed')].map((line) => JSON.stringify(line)).join('\n')}\n`,
-    });
+    const root = await makeRepo({ 'LOOP.md': METRICS_LOOP_MD });
+    await seedMetricsHistory(root);
     const run = { pattern: { id: 'ci-sweeper' }, ticks: [{ kind: 'noop', tickId: 't', patternId: 'ci-sweeper', tokens: 0, summary: 'nothing to do' }], exitCode: 0 };
 
     const summary = await summarize(root, run, ['--since', '2026-11-01']);
