@@ -3,6 +3,7 @@
  * or the due ones (`run --due`), each tick under the loop's lease, through
  * the one composition root, with everything reported redacted.
  */
+import { relative } from 'node:path';
 import type { Level } from '../core/config/schemas.js';
 import type { Diagnostic } from '../core/config/diagnostics.js';
 import type { TickResult } from '../core/engine/tick-result.js';
@@ -129,7 +130,8 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
     }
     if (recording && options.record && ticks[0]) {
       await recording.save(options.record, ticks[0], redact);
-      notes.push(`recorded: ${options.record} (replay it with \`loop-runtime replay ${options.record}\`)`);
+      const shown = relative(project.root, options.record).startsWith('..') ? options.record : relative(project.root, options.record);
+      notes.push(`recorded: ${shown} (replay it with \`loop-runtime replay ${shown}\`)`);
     }
     if (!options.dryRun) {
       // Every delivered change is followed from here on (outcomes sync, metrics, autonomy).

@@ -14,6 +14,8 @@ const value = (entry: string | number | null) => {
   return text.length > 110 ? `${text.slice(0, 109)}…` : text;
 };
 
+const isEpochMs = (entry: unknown): boolean => typeof entry === 'number' && entry > 1e12;
+
 /** One line per call difference. */
 export function renderCallDifference(difference: CallDifference): string {
   switch (difference.kind) {
@@ -48,8 +50,13 @@ export function renderReplay(report: ReplayReport): string {
   if (report.stopped) lines.push(pc.red(`  stopped   ${report.stopped}`));
   const calls = report.calls.filter((call) => call.kind !== 'arguments');
   const asked = report.calls.filter((call) => call.kind === 'arguments');
+  // A replay that took another path reads the recorded clock at other moments: such differences are only time.
+  const timeOnly = asked.filter((call) => isEpochMs(call.recorded) && isEpochMs(call.now));
+  const shown = asked.filter((call) => !timeOnly.includes(call));
   if (calls.length > 0) lines.push(`  port calls that no longer line up (${calls.length}):`, ...calls.slice(0, 12).map((call) => `    ${renderCallDifference(call)}`));
-  if (asked.length > 0) lines.push(`  asked differently, answered from the recording (${asked.length}):`, ...asked.slice(0, 8).map((call) => `    ${renderCallDifference(call)}`));
+  if (asked.length > 0) {
+    lines.push(`  asked differently, answered from the recording (${asked.length}${timeOnly.length ? `, ${timeOnly.length} only in a time` : ''}):`, ...shown.slice(0, 8).map((call) => `    ${renderCallDifference(call)}`));
+  }
   const otherDetails = report.details.filter((detail) => !/^(kind|item|changes|tokens|reason|reasons|gate|verification\.verdict)$/.test(detail.path));
   if (!report.identical && otherDetails.length > 0) {
     lines.push(`  result also differs at: ${otherDetails.slice(0, 6).map((detail) => detail.path).join(', ')}${otherDetails.length > 6 ? ', …' : ''}`);
