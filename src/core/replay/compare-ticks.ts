@@ -25,7 +25,7 @@ export interface TickFacts {
   tokens: number;
 }
 
-export type TickFact = Exclude<keyof TickFacts, never>;
+export type TickFact = keyof TickFacts;
 
 /** One fact that changed. */
 export interface FactDifference {
