@@ -45,7 +45,7 @@ export function renderReplay(report: ReplayReport): string {
   for (const [label, key, recorded] of facts) {
     const difference = changed.get(key as never);
     if (difference) lines.push(pc.red(`  ${label.padEnd(9)} ${value(difference.recorded)} → ${value(difference.now)}`));
-    else if (recorded !== null) lines.push(`  ${label.padEnd(9)} ${value(recorded)}`);
+    else if (recorded !== null) lines.push(`  ${label.padEnd(9)} ${value(recorded)}${report.replayed ? '' : ' (recorded; not compared: the replay stopped)'}`);
   }
   if (report.stopped) lines.push(pc.red(`  stopped   ${report.stopped}`));
   const calls = report.calls.filter((call) => call.kind !== 'arguments');
