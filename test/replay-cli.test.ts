@@ -150,6 +150,12 @@ describe('run --record, replay and test', () => {
       const tested = await cli(repo, ['test'], OFFLINE_ENV);
       expect(tested.code).toBe(3);
       expect(tested.stdout).toMatch(/✗ loops\/daily-triage\/recordings\/bogus\.json {2}cannot replay: .*not a loop-runtime recording/);
+      // --record saves one tick: with --ticks or --due it is refused before anything runs.
+      for (const args of [['run', 'daily-triage', '--ticks', '2', '--record', 'x.json'], ['run', '--due', '--record', 'x.json']]) {
+        const refused = await cli(repo, [...args, '--json'], OFFLINE_ENV);
+        expect(refused.code).toBe(3);
+        expect(JSON.parse(refused.stdout)).toMatchObject({ ok: false, error: { code: 'USAGE', message: expect.stringContaining('--record saves one tick') } });
+      }
     } finally {
       await rm(bogus);
     }
