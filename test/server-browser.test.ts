@@ -55,6 +55,8 @@ describe.skipIf(!hasChromium)(hasChromium ? 'the console in headless Chromium' :
     await page.locator('#live-status[data-live="connected"]').waitFor(WAIT);
     await expect.poll(() => page.locator('#loops tbody tr[data-loop="daily-triage"]').count(), WAIT).toBe(1);
     expect(await page.locator('#loops tbody tr').first().innerText()).toMatch(/L2[\s\S]*mock[\s\S]*1d/);
+    // Cost per merged change has its own column (nothing merged yet in this repository).
+    expect(await page.locator('#loops tbody tr[data-loop="daily-triage"] td.per-merged').innerText()).toBe('no merged change');
     // The token left the address bar (kept for this origin only).
     expect(page.url()).not.toContain('token=');
     expect(consoleErrors).toEqual([]);

@@ -19,6 +19,7 @@ export type LoopErrorCode =
   | 'BUDGET_LEDGER_UNREADABLE'
   | 'PAUSED'
   | 'USAGE'
+  | 'RECORDING_INVALID'
   | 'INTERNAL';
 
 export interface LoopErrorOptions {
@@ -74,6 +75,8 @@ export const ExitCode = {
   leaseHeld: 4,
   /** The loop could not run and a human must act: backend missing or logged out, quota, no sandbox, circuit open. */
   needsHuman: 5,
+  /** `replay` / `test`: a recorded tick now ends differently under the current engine and configuration. */
+  replayDiffers: 6,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -103,7 +106,7 @@ export function exitCodeForHalt(reason: string): ExitCode {
 }
 
 /** Most serious first: what a run of several loops exits with. Unknown non-zero codes rank as failures. */
-const SEVERITY: readonly number[] = [ExitCode.needsHuman, ExitCode.configError, ExitCode.tickFailed, ExitCode.halted, ExitCode.leaseHeld, ExitCode.ok];
+const SEVERITY: readonly number[] = [ExitCode.needsHuman, ExitCode.configError, ExitCode.replayDiffers, ExitCode.tickFailed, ExitCode.halted, ExitCode.leaseHeld, ExitCode.ok];
 
 /** The most serious of several exit codes (an unknown non-zero code outranks every known one). */
 export function mostSeriousExitCode(codes: readonly number[]): number {
@@ -123,6 +126,7 @@ export function exitCodeForErrorCode(code: string): ExitCode {
     case 'PATTERN_NOT_FOUND':
     case 'BACKEND_NOT_FOUND':
     case 'USAGE':
+    case 'RECORDING_INVALID':
       return ExitCode.configError;
     case 'BUDGET_EXHAUSTED':
     case 'PAUSED':

@@ -42,6 +42,36 @@ export interface ConsoleLoop {
   paused: boolean;
   /** Every pause form set now; the first one holds. */
   pausedBy: PauseSource[];
+  /** Whether the loop earns its tokens: all its spend over the last 30 days per accepted (merged, not reverted) change, as `metrics` computes it. */
+  perMergedChange: PerMergedChange;
+}
+
+/** `usd`/`tokens` are null with no accepted change in the window; `complete: false` when some spend had no known price (a lower bound). */
+export interface PerMergedChange {
+  days: number;
+  merged: number;
+  tokens: number | null;
+  usd: number | null;
+  complete: boolean;
+  /** Why it could not be computed (an unreadable outcomes file), when it could not. */
+  error?: string;
+}
+
+const COST_WINDOW_DAYS = 30;
+
+/** Each loop's spend per merged change over the last 30 days; an unreadable outcomes file is reported, never a 500. */
+async function perMergedChanges(project: LoadedProject, plans: readonly ExecutionPlan[], now: number): Promise<Map<string, PerMergedChange>> {
+  const { gatherMetrics } = await import('./outcomes/gather-metrics.js');
+  const result = new Map<string, PerMergedChange>();
+  try {
+    const reports = await gatherMetrics(project.root, plans, { now, since: now - COST_WINDOW_DAYS * 86_400_000, audit: async () => ({ ok: false, note: 'not run by the console' }) });
+    for (const report of reports) {
+      result.set(report.pattern, { days: COST_WINDOW_DAYS, merged: report.changes.merged, tokens: report.tokens.perMerged, usd: report.costUsd.perMerged, complete: report.costUsd.complete });
+    }
+  } catch (error) {
+    for (const plan of plans) result.set(plan.pattern.id, { days: COST_WINDOW_DAYS, merged: 0, tokens: null, usd: null, complete: false, error: error instanceof Error ? error.message : String(error) });
+  }
+  return result;
 }
 
 export interface HistoryFilter {
@@ -90,6 +120,7 @@ export async function consoleLoops(project: LoadedProject, options: QueryOptions
     const ids = plans.filter((plan) => plan.files.runLog === runLog).map((plan) => plan.pattern.id);
     for (const [id, tokens] of await new FileBudgetLedger({ root: project.root, runLog }).spentByLoopOn(day, ids)) spent.set(id, tokens);
   }
+  const costs = await perMergedChanges(project, plans, now);
   const loops = await Promise.all(
     plans.map(async (plan): Promise<ConsoleLoop> => {
       const id = plan.pattern.id;
@@ -112,6 +143,7 @@ export async function consoleLoops(project: LoadedProject, options: QueryOptions
         dailyTokenCap: plan.dailyTokenCap,
         paused: pausedBy.length > 0,
         pausedBy,
+        perMergedChange: costs.get(id) ?? { days: COST_WINDOW_DAYS, merged: 0, tokens: null, usd: null, complete: true },
       };
     }),
   );

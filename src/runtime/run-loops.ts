@@ -3,6 +3,7 @@
  * or the due ones (`run --due`), each tick under the loop's lease, through
  * the one composition root, with everything reported redacted.
  */
+import { relative } from 'node:path';
 import type { Level } from '../core/config/schemas.js';
 import type { Diagnostic } from '../core/config/diagnostics.js';
 import type { TickResult } from '../core/engine/tick-result.js';
@@ -64,6 +65,8 @@ export interface TickOptions {
   progress?: (line: string) => void;
   /** Injected backend (tests); otherwise the plan's backend is resolved. */
   backend?: AgentBackend;
+  /** `--record <file>`: save the tick's port history (redacted) here for `replay`. One tick only. */
+  record?: string;
 }
 
 /** 1 for a failed tick, 5 for a halt a human must clear (backend stopped, circuit open), 2 for budget/L0/kill switch. */
@@ -119,10 +122,16 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
         if (!options.dryRun) appendTickEvent(project.root, redactStrings({ ...event, v: 1 as const, loop: plan.pattern.id, pid: process.pid }, redact));
       },
     });
+    const recording = options.record ? (await import('./replay/record-tick.js')).startRecording(runtime) : null;
     try {
-      ticks = await runtime.engine.ticks(count);
+      ticks = await (recording?.engine ?? runtime.engine).ticks(count);
     } finally {
       await runtime.close();
+    }
+    if (recording && options.record && ticks[0]) {
+      await recording.save(options.record, ticks[0], redact);
+      const shown = relative(project.root, options.record).startsWith('..') ? options.record : relative(project.root, options.record);
+      notes.push(`recorded: ${shown} (replay it with \`loop-runtime replay ${shown}\`)`);
     }
     if (!options.dryRun) {
       // Every delivered change is followed from here on (outcomes sync, metrics, autonomy).

@@ -29,6 +29,8 @@ import type { GateDecision } from '../core/gate/check-gate.js';
 import type { PauseSource } from '../adapters/kill-switch/kill-switch.js';
 import type { TickEventLine } from './tick-events.js';
 import type { EventTail } from './event-tail.js';
+import type { ReplayReport } from './replay/replay-recording.js';
+import type { RecordingTestSummary } from './replay/test-recordings.js';
 
 export interface OpenRuntimeOptions {
   cwd: string;
@@ -47,6 +49,8 @@ export interface RunRequest {
   backendName?: string;
   ticks?: number;
   allowUnsandboxed?: boolean;
+  /** Save the tick's port history (redacted) to this file for `replay` (`run <id> --record`). One tick only. */
+  record?: string;
 }
 
 export type Planned<T> = { ok: true; value: T; warnings: Diagnostic[] } | { ok: false; issues: Diagnostic[] };
@@ -91,6 +95,10 @@ export interface Runtime {
   recentEvents(limit?: number): Promise<TickEventLine[]>;
   /** Follows the event journal: engine events of ticks run by any process on this machine, redacted. */
   events(listener: (line: TickEventLine) => void): Promise<EventTail>;
+  /** Re-runs a recorded tick (`run --record`) offline under the current configuration and reports what now differs. */
+  replay(file: string, request?: { level?: Level; recordedPlan?: boolean }): Promise<Planned<ReplayReport>>;
+  /** Replays every `loops/<id>/recordings/*.json` (or one loop's) and reports which now differ. */
+  testRecordings(request?: { id?: string; level?: Level }): Promise<RecordingTestSummary>;
   /** Per configured loop: the backend it will use and why, its CLI and version, its credentials variable, the sandbox. */
   doctor(): Promise<DoctorReport>;
 }
@@ -108,6 +116,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     allowUnsandboxed: Boolean(request.allowUnsandboxed),
     ...(options.progress ? { progress: options.progress } : {}),
     ...(options.backend ? { backend: options.backend } : {}),
+    ...(request.record ? { record: request.record } : {}),
   });
   const backendOverride = (request: RunRequest) => (request.dryRun ? 'mock' : request.backendName);
   const decisions = { clock: options.clock, env: options.env };
@@ -115,6 +124,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
   const runtime: Runtime = {
     project,
     async run(id, request = {}) {
+      if (request.record) (await import('./replay/record-tick.js')).checkRecordable(request.ticks ?? 1, false);
       const unconfigured = request.dryRun ? null : await refuseUnconfigured(project, id);
       if (unconfigured) return unconfigured;
       const backend = backendOverride(request);
@@ -129,6 +139,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       return { ok: true, value: summary, warnings: resolved.warnings };
     },
     async runDue(request = {}) {
+      if (request.record) (await import('./replay/record-tick.js')).checkRecordable(1, true);
       const unconfigured = request.dryRun || !request.id ? null : await refuseUnconfigured(project, request.id);
       if (unconfigured) return unconfigured;
       const backend = backendOverride(request);
@@ -218,6 +229,15 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       const [{ tailTickEvents }, { redactorFor, redactStrings }] = await Promise.all([import('./event-tail.js'), import('./wiring.js')]);
       const redact = redactorFor(options.env);
       return tailTickEvents(project.root, (line) => listener(redactStrings(line, redact)));
+    },
+    async replay(file, request = {}) {
+      const { replayRecording } = await import('./replay/replay-recording.js');
+      const replayed = await replayRecording(project, file, { env: options.env, ...request });
+      return replayed.ok ? { ...replayed, warnings: [] } : replayed;
+    },
+    async testRecordings(request = {}) {
+      const { testRecordings } = await import('./replay/test-recordings.js');
+      return testRecordings(project, { env: options.env, ...request });
     },
     async doctor() {
       const { runDoctor } = await import('./doctor.js');

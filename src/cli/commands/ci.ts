@@ -203,9 +203,33 @@ async function ciSummary({ args, options, io }: CommandContext): Promise<Command
     output = null;
   }
   const given = options.exitCode === undefined || options.exitCode === '' ? undefined : Number(options.exitCode);
-  const summary = renderCiSummary(output, given !== undefined && Number.isInteger(given) ? { exitCode: given } : {});
+  const metrics = await summaryMetrics(io, output, typeof options.since === 'string' ? options.since : '30d');
+  const summary = renderCiSummary(output, { ...(given !== undefined && Number.isInteger(given) ? { exitCode: given } : {}), ...(metrics ? { metrics } : {}) });
   const summaryPath = io.env.GITHUB_STEP_SUMMARY;
   if (summaryPath) await appendFile(summaryPath, `${summary.markdown}\n`, 'utf8');
   const text = [...summary.annotations, ...(summaryPath ? [] : [summary.markdown])].join('\n');
   return { exitCode: summary.exitCode, json: summary, text };
+}
+
+/**
+ * The run's loops' metrics over `window` (default 30 days; the state branch was pulled before the ticks), for the summary.
+ * No loop in the output (no JSON, a config error): no section. A repository that cannot be read: a line saying why.
+ */
+async function summaryMetrics(io: CommandContext['io'], output: unknown, window: string): Promise<import('../../ci/ci-metrics.js').CiMetrics | null> {
+  const [{ loopsInRunOutput }, { parseSince }] = await Promise.all([import('../../ci/ci-summary.js'), import('../../core/outcomes/index.js')]);
+  const loops = loopsInRunOutput(output);
+  if (loops.length === 0) return null;
+  const { systemClock } = await import('../../adapters/clock/system-clock.js');
+  const since = parseSince(window, systemClock.now());
+  if (since === null) throw new LoopRuntimeError('USAGE', `--since ${window} is not a duration or a date.`, { fix: 'use e.g. 12h, 30d, 2w or 2026-11-01.' });
+  try {
+    const { openRuntime } = await import('../../runtime/runtime.js');
+    const opened = await openRuntime({ cwd: io.cwd, env: io.env, clock: systemClock });
+    if (!opened.ok) return { unavailable: `the configuration did not load (${opened.issues.length} problem(s)).` };
+    const result = await opened.runtime.metrics(undefined, { since, audit: false });
+    if (!result.ok) return { unavailable: `the configuration did not load (${result.issues.length} problem(s)).` };
+    return { since: result.value.since, loops: result.value.loops.filter((loop) => loops.includes(loop.pattern)) };
+  } catch (error) {
+    return { unavailable: error instanceof Error ? error.message : String(error) };
+  }
 }

@@ -3,6 +3,7 @@
  * --dry-run runs the whole engine with the mock backend against in-memory
  * state and an in-memory overlay of the repository: nothing on disk changes.
  */
+import { resolve } from 'node:path';
 import { LoopRuntimeError } from '../../core/errors.js';
 import { LEVELS, type Level } from '../../core/config/schemas.js';
 import { formatDiagnostic } from '../../core/config/diagnostics.js';
@@ -11,7 +12,7 @@ import { configErrorOutput, openCliRuntime } from '../open.js';
 import { renderDue } from '../render/render-due.js';
 import { renderRun } from '../render/render-run.js';
 
-function parseLevel(value: unknown): Level | undefined {
+export function parseLevel(value: unknown): Level | undefined {
   if (value === undefined) return undefined;
   const level = String(value).toUpperCase();
   if (!(LEVELS as readonly string[]).includes(level)) {
@@ -36,6 +37,7 @@ export async function runCommand({ args, options, io }: CommandContext): Promise
     allowUnsandboxed: Boolean(options.allowUnsandboxed),
     ...(level ? { level } : {}),
     ...(typeof options.backend === 'string' ? { backendName: options.backend } : {}),
+    ...(typeof options.record === 'string' ? { record: resolve(io.cwd, options.record) } : {}),
   };
   if (!options.due && !id) throw new LoopRuntimeError('USAGE', 'run needs a loop id.', { fix: 'run `loop-runtime list` to see the loops, then `loop-runtime run <id>`, or `loop-runtime run --due`.' });
   const ticks = options.due ? 1 : parseTicks(options.ticks);

@@ -43,6 +43,14 @@
   const repoName = (id) => (state.repos.find((repo) => repo.id === id) || { name: id }).name;
   const loopLabel = (repo, loop) => (state.repos.length > 1 ? `${repoName(repo)}/${loop}` : loop);
 
+  /** Cost per merged change, as `loop-runtime metrics` shows it: `$2.10 · 4,200 tokens (1 merged)`. */
+  function perMerged(cost) {
+    if (!cost || cost.error) return 'unknown';
+    if (cost.tokens === null) return cost.merged === 0 ? 'no merged change' : '—';
+    const usd = cost.usd === null ? '' : `$${cost.usd.toFixed(2)}${cost.complete ? '' : '+'} · `;
+    return `${usd}${tokens(Math.round(cost.tokens))} tokens (${cost.merged} merged)`;
+  }
+
   async function loadLoops() {
     const data = await api('/api/loops');
     state.repos = data.repos;
@@ -59,6 +67,7 @@
           el('td', { text: loop.lease ? `pid ${loop.lease.pid} on ${loop.lease.host}` : '—' }),
           el('td', { className: `outcome-${loop.lastOutcome}`, text: loop.lastOutcome ? `${loop.lastOutcome} · ${when(loop.lastRunAt)}` : 'never ran' }),
           el('td', {}, [`${tokens(loop.spentToday)} / ${tokens(loop.dailyTokenCap)}`, meter(loop.spentToday, loop.dailyTokenCap)]),
+          el('td', { className: 'per-merged', text: perMerged(loop.perMergedChange), title: loop.perMergedChange.error ?? `all spend over the last ${loop.perMergedChange.days} days ÷ ${loop.perMergedChange.merged} merged and kept change(s)` }),
           el('td', {}, [
             el('div', { className: 'pause-sources', text: loop.paused ? `paused by ${loop.pausedBy.map((s) => s.source).join(', ')}` : 'running' }),
             el('button', { type: 'button', 'data-mutating': true, 'data-action': loop.pausedBy.some((s) => s.kind === 'loop-file') ? 'resume' : 'pause', onclick: () => act(loop.pausedBy.some((s) => s.kind === 'loop-file') ? 'resume' : 'pause', { repo: loop.repo, loop: loop.id }) }, [loop.pausedBy.some((s) => s.kind === 'loop-file') ? 'Resume' : 'Pause']),
