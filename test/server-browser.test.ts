@@ -11,6 +11,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../src/adapters/clock/system-clock.js';
 import { startServer, type RunningServer } from '../src/server/serve.js';
+import { worktreesDirFor } from '../src/adapters/workspace/worktrees-location.js';
 import { CANARY, CANARY_ENV, cli, packageRoot, run, scaffoldRepository } from './server-fixtures.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -87,7 +88,7 @@ describe.skipIf(!hasChromium)(hasChromium ? 'the console in headless Chromium' :
     const item = page.locator('#inbox .change').first();
     const id = (await item.getAttribute('data-id'))!;
     // The agent's change quotes a secret: the diff must show it redacted.
-    await appendFile(join(repo, '.loop-worktrees', id, 'src', 'example.ts'), `// ${CANARY}\n`);
+    await appendFile(join(worktreesDirFor(repo), id, 'src', 'example.ts'), `// ${CANARY}\n`);
     await item.getByRole('button', { name: 'Show diff' }).click();
     await item.locator('pre.diff .add').first().waitFor(WAIT);
     expect(await item.locator('pre.diff').innerText()).toContain('[REDACTED]');

@@ -143,7 +143,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     },
     async inbox() {
       const { listInbox } = await import('./git-approval.js');
-      return listInbox(project.root, options.clock.now());
+      return listInbox(project.root, options.clock.now(), project.settings?.worktreesDir ?? null);
     },
     async approve(idOrItemKey, approval = {}) {
       const { approveChange } = await import('./git-approval.js');
@@ -186,7 +186,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       const resolved = await resolvePlan(project, id);
       if (!resolved.ok) return resolved;
       const { resetMock } = await import('./reset-mock.js');
-      return { ok: true, value: await resetMock(project.root, resolved.plan), warnings: [] };
+      return { ok: true, value: await resetMock(project.root, resolved.plan, project.settings?.worktreesDir ?? null), warnings: [] };
     },
     async loops() {
       return (await import('./console-queries.js')).consoleLoops(project, options);
