@@ -74,6 +74,8 @@ export const ExitCode = {
   leaseHeld: 4,
   /** The loop could not run and a human must act: backend missing or logged out, quota, no sandbox, circuit open. */
   needsHuman: 5,
+  /** The operator stopped the command (Ctrl-C, SIGINT): 128 + 2, as shells report it. */
+  interrupted: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

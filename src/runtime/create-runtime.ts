@@ -42,6 +42,8 @@ export interface RuntimeOptions {
   allowUnsandboxed?: boolean;
   /** Where operational notes go (sandbox opt-outs). */
   log?: (line: string) => void;
+  /** The operator's stop (Ctrl-C), handed to the engine's ports. */
+  signal?: AbortSignal;
 }
 
 export interface LoopRuntime {
@@ -137,6 +139,7 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
   }
   ports.clock = clock;
   if (options.observer) ports.observer = options.observer;
+  if (options.signal) ports.signal = options.signal;
   const engine = new LoopEngine(plan, ports);
   return {
     engine,

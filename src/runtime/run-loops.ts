@@ -64,6 +64,8 @@ export interface TickOptions {
   progress?: (line: string) => void;
   /** Injected backend (tests); otherwise the plan's backend is resolved. */
   backend?: AgentBackend;
+  /** The operator's stop (Ctrl-C), handed to the engine. */
+  signal?: AbortSignal;
 }
 
 /** 1 for a failed tick, 5 for a halt a human must clear (backend stopped, circuit open), 2 for budget/L0/kill switch. */
@@ -107,13 +109,15 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
       clock: options.clock,
       allowUnsandboxed: options.allowUnsandboxed ?? false,
       ...(options.backend ? { backend: options.backend } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
       log: (line) => {
         notes.push(line);
         progress(line);
       },
       observer: (event) => {
         telemetry(event);
-        if (event.type === 'phase-end') progress(`  ${event.phase}: ${event.note ?? ''}`);
+        if (event.type === 'phase-start') progress(phaseLabel(event.phase, event.detail));
+        else if (event.type === 'phase-end') progress(`  ${event.phase}: ${event.note ?? ''}`);
         else if (event.type === 'tick-start') progress(`${plan.pattern.id}: tick ${event.tickId} started`);
         // Real ticks publish their phases for `serve` (a dry run writes nothing).
         if (!options.dryRun) appendTickEvent(project.root, redactStrings({ ...event, v: 1 as const, loop: plan.pattern.id, pid: process.pid }, redact));
@@ -149,6 +153,14 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
     const last = ticks[ticks.length - 1];
     await lease?.release(last ? { outcome: runLogOutcome(last), tickKind: last.kind, tickId: last.tickId, startedAt: last.startedAt } : { outcome: 'failed', tickKind: 'error' });
   }
+}
+
+const PHASE_VERBS: Record<string, string> = { triage: 'triaging', implement: 'implementing', check: 'checking', verify: 'verifying' };
+
+/** The progress line for a phase that starts: `implementing`, `verifying: npm test`. */
+export function phaseLabel(phase: string, detail?: string): string {
+  const verb = PHASE_VERBS[phase] ?? phase;
+  return detail ? `${verb}: ${detail}` : verb;
 }
 
 async function decideBackend(project: LoadedProject, plan: ExecutionPlan, options: TickOptions): Promise<{ plan: ExecutionPlan; backendReason: string }> {

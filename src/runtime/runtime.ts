@@ -47,6 +47,8 @@ export interface RunRequest {
   backendName?: string;
   ticks?: number;
   allowUnsandboxed?: boolean;
+  /** The operator's stop (Ctrl-C): the running call is stopped and settled, the lease released, the tick ends paused. */
+  signal?: AbortSignal;
 }
 
 export type Planned<T> = { ok: true; value: T; warnings: Diagnostic[] } | { ok: false; issues: Diagnostic[] };
@@ -108,6 +110,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     allowUnsandboxed: Boolean(request.allowUnsandboxed),
     ...(options.progress ? { progress: options.progress } : {}),
     ...(options.backend ? { backend: options.backend } : {}),
+    ...(request.signal ? { signal: request.signal } : {}),
   });
   const backendOverride = (request: RunRequest) => (request.dryRun ? 'mock' : request.backendName);
   const decisions = { clock: options.clock, env: options.env };
