@@ -99,12 +99,13 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   const stopSignal = (): AbortSignal => {
     if (options.signal) return options.signal;
     const controller = new AbortController();
-    // One Ctrl-C stops the work cleanly; a second one (the listener is gone by then) ends the process at once.
+    // One Ctrl-C stops the work cleanly; a second one ends the process at once. The listener stays registered
+    // until the command ends: a library's exit hook (execa's cleanup) re-raises SIGINT when it sees no other listener.
     const onInterrupt = () => {
-      removeInterrupt?.();
+      if (controller.signal.aborted) process.exit(ExitCode.interrupted);
       controller.abort();
     };
-    process.once('SIGINT', onInterrupt);
+    process.on('SIGINT', onInterrupt);
     removeInterrupt = () => process.removeListener('SIGINT', onInterrupt);
     return controller.signal;
   };
