@@ -6,7 +6,7 @@
  * walks into `.git/` too), jest, vitest, tsc, eslint, ripgrep. The
  * `worktreesDir` setting in LOOP.md's `loop-runtime:` block puts them anywhere
  * else (relative to the checkout, or absolute); `.loop-worktrees` restores
- * loop-worktree's own place. See DESIGN.md, "Where worktrees live".
+ * loop-worktree's own place. See DESIGN.md, the decision of 2026-11-24.
  */
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
