@@ -97,7 +97,7 @@ export function createContainment(settings: ContainmentSettings) {
       const containment = await decision;
       if (containment?.kind !== 'bwrap') {
         // Uncontained (the logged opt-out): nothing stops the reads, but a kept worktree still holds no new secret.
-        const secrets = async () => [...secretValuesFromEnv(settings.hostEnv), ...secretValuesFromEnv(run.env), ...(await (repoSecrets ??= findSecretFiles(settings.projectRoot, { skip: worktreeHidingPaths(settings.projectRoot, settings.worktreesDir, settings.hostEnv) }))).values];
+        const secrets = async () => [...secretValuesFromEnv(settings.hostEnv), ...secretValuesFromEnv(run.env), ...(await (repoSecrets ??= findSecretFiles(settings.projectRoot, { skip: worktreeHidingPaths(settings.projectRoot, settings.worktreesDir) }))).values];
         return { file: run.binary, args: run.args, env: run.env, finish: async () => scrubbedNotes(run.role === 'implement' ? (await scrubNewSecrets(run.workDir, await secrets())).scrubbed : []) };
       }
       const binary = await binaryExists(run.binary, run.env);

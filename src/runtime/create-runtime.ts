@@ -170,7 +170,8 @@ async function commandRunnerFor(plan: ExecutionPlan, root: string, options: Runt
       // the secret values to redact them from the evidence (a scrubbed copy holds none, so nothing was redacted).
       env: options.env,
       // Other worktrees (this repository's and others') stay out of sight; the command's own is bound back writable.
-      hiddenExtra: worktreeHidingPaths(root, worktreesDir, options.env),
+      // Computed from this process's environment, like the worktrees' own location (WorktreeStore).
+      hiddenExtra: worktreeHidingPaths(root, worktreesDir),
     });
   } catch (error) {
     if (isLoopRuntimeError(error) && error.code === 'SANDBOX_UNAVAILABLE' && plan.phases.verify.commands.length === 0) {

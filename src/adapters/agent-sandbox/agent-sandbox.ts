@@ -109,14 +109,14 @@ export function createAgentSandbox(settings: AgentSandboxSettings) {
   const hostEnv = settings.hostEnv ?? process.env;
   const home = settings.home ?? homedir();
   // Worktrees never show in the checkout triage reads: the legacy `.loop-worktrees/`, a configured place, the state directory.
-  const worktreeDirs = worktreeHidingPaths(settings.repoRoot, settings.worktreesDir, hostEnv);
+  const worktreeDirs = worktreeHidingPaths(settings.repoRoot, settings.worktreesDir);
   let repoSecrets: Promise<SecretFiles> | null = null;
 
   async function launch(request: AgentLaunchRequest): Promise<AgentLaunch> {
     const workDir = await realpath(request.workDir);
     const repoRoot = await realpath(settings.repoRoot).catch(() => settings.repoRoot);
     // The checkout's secret values are redacted even though only triage sees the checkout: defence in depth.
-    repoSecrets ??= findSecretFiles(repoRoot, { skip: worktreeHidingPaths(repoRoot, settings.worktreesDir, hostEnv) });
+    repoSecrets ??= findSecretFiles(repoRoot, { skip: worktreeHidingPaths(repoRoot, settings.worktreesDir) });
     const visible = workDir === repoRoot ? await repoSecrets : await findSecretFiles(workDir);
     const secrets = [...new Set([...secretValuesFromEnv(hostEnv), ...secretValuesFromEnv(request.env), ...(await repoSecrets).values, ...visible.values])];
 
