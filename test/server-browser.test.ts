@@ -66,7 +66,8 @@ describe.skipIf(!hasChromium)(hasChromium ? 'the console in headless Chromium' :
     const card = page.locator('#live .tick[data-loop="daily-triage"]');
     await card.first().waitFor(WAIT);
     for (const phase of ['triage', 'workspace', 'implement', 'verify', 'check', 'escalate']) {
-      await card.first().locator(`.phase[data-phase="${phase}"][data-state="done"]`).waitFor(WAIT);
+      // `verify` shows twice (the base commit, then the change): the first done chip is enough here.
+      await card.first().locator(`.phase[data-phase="${phase}"][data-state="done"]`).first().waitFor(WAIT);
     }
     await page.locator('#live .tick[data-kind="escalated"]').waitFor(WAIT);
     const result = await ticking;
