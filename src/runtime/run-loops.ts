@@ -195,6 +195,8 @@ export async function tickDueLoops(project: LoadedProject, selection: DueSelecti
   const progress = (line: string) => options.progress?.(redact(line));
   const reports: DueLoopReport[] = [];
   for (const decision of evaluation.decisions) {
+    // Ctrl-C: the loop that was ticking has stopped cleanly; the rest wait for the next run.
+    if (options.signal?.aborted) break;
     const base = { id: decision.id, due: decision.due, reason: decision.reason, detail: decision.detail, intervalMs: decision.intervalMs, nextAt: new Date(decision.nextAt).toISOString() };
     if (!decision.due) {
       progress(`${decision.id}: not due — ${decision.detail}`);

@@ -42,15 +42,20 @@ export async function runCommand({ args, options, io }: CommandContext): Promise
   const ticks = options.due ? 1 : parseTicks(options.ticks);
   const opened = await openCliRuntime(io);
   if (!opened.ok) return opened.output;
-  if (options.due) {
-    const due = await opened.runtime.runDue({ ...request, ...(id ? { id } : {}) });
-    if (!due.ok) return configErrorOutput(due.issues);
-    const stderr = due.warnings.length > 0 ? due.warnings.map(formatDiagnostic).join('\n') : undefined;
-    return { exitCode: due.value.exitCode, json: due.value, text: renderDue(due.value), ...(stderr ? { stderr } : {}) };
-  }
-  // Under the loop's lease: a second concurrent tick throws LEASE_HELD (exit 4) before any side effect.
   // Ctrl-C stops the running call (its spend settled), releases the lease and exits 130.
   const signal = io.stopSignal();
+  if (options.due) {
+    const due = await opened.runtime.runDue({ ...request, ...(id ? { id } : {}), signal });
+    if (!due.ok) return configErrorOutput(due.issues);
+    const warnings = due.warnings.length > 0 ? due.warnings.map(formatDiagnostic).join('\n') : undefined;
+    if (signal.aborted) {
+      const ticks = due.value.decisions.flatMap((report) => (report.tick ? [report.tick] : []));
+      const stderr = [warnings, interruptedNote(ticks)].filter(Boolean).join('\n');
+      return { exitCode: ExitCode.interrupted, json: { ...due.value, exitCode: ExitCode.interrupted, interrupted: true }, text: renderDue(due.value), stderr };
+    }
+    return { exitCode: due.value.exitCode, json: due.value, text: renderDue(due.value), ...(warnings ? { stderr: warnings } : {}) };
+  }
+  // Under the loop's lease: a second concurrent tick throws LEASE_HELD (exit 4) before any side effect.
   const result = await opened.runtime.run(id!, { ...request, ticks, signal });
   if (!result.ok) return configErrorOutput(result.issues);
   if (signal.aborted) {
