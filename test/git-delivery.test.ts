@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MockBackend, type MockBackendOptions } from '../backends/mock/index.js';
 import type { Pattern } from '../src/core/config/schemas.js';
@@ -15,6 +15,7 @@ import { FixedClock } from '../src/testing/fixed-clock.js';
 import { parseManifest } from '../src/core/workspace/worktree-manifest.js';
 import { addBareRemote, cleanupTempDirs, fakeGh, makeRepo, sh, writeFiles } from './git-fixtures.js';
 import { dailyTriagePattern } from './fixtures/patterns.js';
+import { worktreesDirFor } from '../src/adapters/workspace/worktrees-location.js';
 
 afterAll(cleanupTempDirs);
 
@@ -219,10 +220,10 @@ describe('GitDelivery through the engine', () => {
     if (result.kind !== 'escalated') return;
     expect(result.gate?.trigger).toBe('denylist');
     expect(result.changes).toEqual([{ path: '.env', status: 'added', binary: false }]);
-    const manifest = parseManifest(await readFile(join(root, '.loop-worktrees', 'manifest.json'), 'utf8'));
+    const manifest = parseManifest(await readFile(join(worktreesDirFor(root), 'manifest.json'), 'utf8'));
     const entry = manifest.worktrees[0]!;
     expect(entry).toMatchObject({ status: 'escalated', itemKey: 'mock#1' });
-    expect(await readFile(join(root, entry.path, '.env'), 'utf8')).toContain('tidied by loop-runtime mock backend');
+    expect(await readFile(resolve(root, entry.path, '.env'), 'utf8')).toContain('tidied by loop-runtime mock backend');
     expect(existsSync(join(root, '.env'))).toBe(false);
   });
 });

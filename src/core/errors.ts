@@ -77,6 +77,8 @@ export const ExitCode = {
   needsHuman: 5,
   /** `replay` / `test`: a recorded tick now ends differently under the current engine and configuration. */
   replayDiffers: 6,
+  /** The operator stopped the command (Ctrl-C, SIGINT): 128 + 2, as shells report it. */
+  interrupted: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

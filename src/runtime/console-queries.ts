@@ -201,7 +201,7 @@ export async function inboxDiff(project: LoadedProject, id: string, options: Que
   const { gitWorkspaceFor } = await import('./wiring.js');
   const { entry, plan, handle } = await findWaiting(project, id);
   const redact = redactorFor(options.env);
-  const workspace = gitWorkspaceFor({ root: project.root, clock: options.clock, env: options.env, redact }, entry.pattern, entry.baseBranch ?? null);
+  const workspace = gitWorkspaceFor({ root: project.root, clock: options.clock, env: options.env, redact, worktreesDir: project.settings?.worktreesDir ?? null }, entry.pattern, entry.baseBranch ?? null);
   const diff = await workspace.changes(handle);
   if (!diff.ok) throw new LoopRuntimeError('WORKSPACE_FAILED', `Could not read the kept change ${entry.id}: ${diff.message}`, { fix: `check ${handle.path}, or reject the change.` });
   const paths = changedPaths(diff.changes);

@@ -28,6 +28,7 @@ import type { LoadedProject } from '../project/load-project.js';
 import { FileItemLeases, FileLeases, LEASE_MARGIN_MS } from './lease.js';
 import { loadInstructions } from '../project/load-instructions.js';
 import { ProbeDiscovery } from '../adapters/discovery/probe-discovery.js';
+import { worktreeHidingPaths } from '../adapters/workspace/worktrees-location.js';
 
 export interface RuntimeOptions {
   dryRun: boolean;
@@ -41,6 +42,8 @@ export interface RuntimeOptions {
   allowUnsandboxed?: boolean;
   /** Where operational notes go (sandbox opt-outs). */
   log?: (line: string) => void;
+  /** The operator's stop (Ctrl-C), handed to the engine's ports. */
+  signal?: AbortSignal;
 }
 
 export interface LoopRuntime {
@@ -82,12 +85,13 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
   }
   const killSwitch = new FileKillSwitch({ root, stateFile: plan.files.state, env: options.env, patternId: plan.pattern.id });
   const instructions = await loadInstructions(project, plan.pattern.id);
-  const backend = options.backend ?? (await resolvePlanBackend(plan, root, options));
+  const worktreesDir = project.settings?.worktreesDir ?? null;
+  const backend = options.backend ?? (await resolvePlanBackend(plan, root, options, worktreesDir));
   // Every line a tick writes names its backend, so mock spend never counts against a real cap and `reset --mock` finds it.
   const fileLedger = new FileBudgetLedger({ root, runLog: plan.files.runLog, backend: backend.name });
   // Secret values from the environment and common token shapes never reach a file we write.
   const redact = redactorFor(options.env);
-  const wiring = { root, clock, env: options.env, redact };
+  const wiring = { root, clock, env: options.env, redact, worktreesDir };
 
   let ports: EnginePorts;
   let dryRunWorkspace: DryRunGitWorkspace | null = null;
@@ -131,11 +135,12 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
     };
   }
   if (!options.dryRun && plan.phases.verify.enabled) {
-    const commands = await commandRunnerFor(plan, root, options);
+    const commands = await commandRunnerFor(plan, root, options, worktreesDir);
     if (commands) ports.commands = commands;
   }
   ports.clock = clock;
   if (options.observer) ports.observer = options.observer;
+  if (options.signal) ports.signal = options.signal;
   const engine = new LoopEngine(plan, ports);
   return {
     engine,
@@ -155,7 +160,7 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
  * tick halts) unless the user opted out below L3; a loop with no commands
  * runs on without a runner.
  */
-async function commandRunnerFor(plan: ExecutionPlan, root: string, options: RuntimeOptions): Promise<CommandRunner | undefined> {
+async function commandRunnerFor(plan: ExecutionPlan, root: string, options: RuntimeOptions, worktreesDir: string | null): Promise<CommandRunner | undefined> {
   const { createSandboxedRunner } = await import('../adapters/command-runner/bwrap-runner.js');
   try {
     return await createSandboxedRunner({
@@ -165,7 +170,9 @@ async function commandRunnerFor(plan: ExecutionPlan, root: string, options: Runt
       // The host environment, not a scrubbed copy: every runner scrubs what the command sees itself, and needs
       // the secret values to redact them from the evidence (a scrubbed copy holds none, so nothing was redacted).
       env: options.env,
-      hiddenExtra: [join(root, '.loop-worktrees')],
+      // Other worktrees (this repository's and others') stay out of sight; the command's own is bound back writable.
+      // Computed from this process's environment, like the worktrees' own location (WorktreeStore).
+      hiddenExtra: worktreeHidingPaths(root, worktreesDir),
     });
   } catch (error) {
     if (isLoopRuntimeError(error) && error.code === 'SANDBOX_UNAVAILABLE' && plan.phases.verify.commands.length === 0) {
@@ -186,7 +193,7 @@ function backendEnv(env: Record<string, string | undefined>): Record<string, str
  * The plan's backend. Claude Code gets the loop's level and sandbox opt-out: it runs contained in
  * bubblewrap, and without it is refused at L3 (and below L3 unless --allow-unsandboxed).
  */
-async function resolvePlanBackend(writtenPlan: ExecutionPlan, root: string, options: RuntimeOptions): Promise<AgentBackend> {
+async function resolvePlanBackend(writtenPlan: ExecutionPlan, root: string, options: RuntimeOptions, worktreesDir: string | null): Promise<AgentBackend> {
   const env = options.env;
   const { createMockBackend } = await import('../../backends/mock/index.js');
   if (options.dryRun || writtenPlan.backend.name === 'mock') return createMockBackend(writtenPlan.backend.options as never);
@@ -200,6 +207,7 @@ async function resolvePlanBackend(writtenPlan: ExecutionPlan, root: string, opti
     settings.env = { ...backendEnv(env), ...(settings.env as Record<string, string> | undefined) };
     settings.level = plan.level;
     settings.allowUnsandboxed = options.allowUnsandboxed ?? false;
+    if (worktreesDir) settings.worktreesDir = worktreesDir;
     if (options.log) settings.log = options.log;
   }
   if (plan.backend.name === 'codex') {

@@ -34,8 +34,8 @@ export interface InboxItem {
 }
 
 /** Escalated changes waiting for a human, oldest first. */
-export async function listInbox(root: string, now: number): Promise<InboxItem[]> {
-  const manifest = await new WorktreeStore(root).read();
+export async function listInbox(root: string, now: number, worktreesDir: string | null = null): Promise<InboxItem[]> {
+  const manifest = await new WorktreeStore(root, worktreesDir).read();
   return manifest.worktrees
     .filter((entry) => entry.status === 'escalated' && !entry.released)
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
@@ -79,7 +79,7 @@ export interface RejectResult {
 
 /** The escalated change under `idOrItemKey` with its plan and workspace handle; USAGE when nothing waits under it. */
 export async function findWaiting(project: LoadedProject, idOrItemKey: string): Promise<{ entry: WorktreeEntry; plan: ExecutionPlan; handle: WorkspaceHandle }> {
-  const manifest = await new WorktreeStore(project.root).read();
+  const manifest = await new WorktreeStore(project.root, project.settings?.worktreesDir).read();
   const entry = findEscalated(manifest, idOrItemKey);
   if (!entry) {
     throw new LoopRuntimeError('USAGE', `Nothing waits for a decision under "${idOrItemKey}".`, {
@@ -160,7 +160,7 @@ export async function rejectChange(project: LoadedProject, idOrItemKey: string, 
 }
 
 function wiringFor(project: LoadedProject, options: DecisionOptions): GitWiring {
-  return { root: project.root, clock: options.clock, env: options.env, redact: redactorFor(options.env) };
+  return { root: project.root, clock: options.clock, env: options.env, redact: redactorFor(options.env), worktreesDir: project.settings?.worktreesDir ?? null };
 }
 
 /** Records the decision in the state file and the run log; `line` quotes git/gh output, so it is redacted here. */

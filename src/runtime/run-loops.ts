@@ -67,6 +67,8 @@ export interface TickOptions {
   backend?: AgentBackend;
   /** `--record <file>`: save the tick's port history (redacted) here for `replay`. One tick only. */
   record?: string;
+  /** The operator's stop (Ctrl-C), handed to the engine. */
+  signal?: AbortSignal;
 }
 
 /** 1 for a failed tick, 5 for a halt a human must clear (backend stopped, circuit open), 2 for budget/L0/kill switch. */
@@ -110,13 +112,15 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
       clock: options.clock,
       allowUnsandboxed: options.allowUnsandboxed ?? false,
       ...(options.backend ? { backend: options.backend } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
       log: (line) => {
         notes.push(line);
         progress(line);
       },
       observer: (event) => {
         telemetry(event);
-        if (event.type === 'phase-end') progress(`  ${event.phase}: ${event.note ?? ''}`);
+        if (event.type === 'phase-start') progress(phaseLabel(event.phase, event.detail));
+        else if (event.type === 'phase-end') progress(`  ${event.phase}: ${event.note ?? ''}`);
         else if (event.type === 'tick-start') progress(`${plan.pattern.id}: tick ${event.tickId} started`);
         // Real ticks publish their phases for `serve` (a dry run writes nothing).
         if (!options.dryRun) appendTickEvent(project.root, redactStrings({ ...event, v: 1 as const, loop: plan.pattern.id, pid: process.pid }, redact));
@@ -160,6 +164,14 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
   }
 }
 
+const PHASE_VERBS: Record<string, string> = { triage: 'triaging', implement: 'implementing', check: 'checking', verify: 'verifying' };
+
+/** The progress line for a phase that starts: `implementing`, `verifying: npm test`. */
+export function phaseLabel(phase: string, detail?: string): string {
+  const verb = PHASE_VERBS[phase] ?? phase;
+  return detail ? `${verb}: ${detail}` : verb;
+}
+
 async function decideBackend(project: LoadedProject, plan: ExecutionPlan, options: TickOptions): Promise<{ plan: ExecutionPlan; backendReason: string }> {
   if (options.backend) return { plan, backendReason: 'injected by the caller' };
   if (options.dryRun) return { plan, backendReason: 'dry-run: always the mock' };
@@ -192,6 +204,8 @@ export async function tickDueLoops(project: LoadedProject, selection: DueSelecti
   const progress = (line: string) => options.progress?.(redact(line));
   const reports: DueLoopReport[] = [];
   for (const decision of evaluation.decisions) {
+    // Ctrl-C: the loop that was ticking has stopped cleanly; the rest wait for the next run.
+    if (options.signal?.aborted) break;
     const base = { id: decision.id, due: decision.due, reason: decision.reason, detail: decision.detail, intervalMs: decision.intervalMs, nextAt: new Date(decision.nextAt).toISOString() };
     if (!decision.due) {
       progress(`${decision.id}: not due — ${decision.detail}`);

@@ -51,6 +51,8 @@ export interface RunRequest {
   allowUnsandboxed?: boolean;
   /** Save the tick's port history (redacted) to this file for `replay` (`run <id> --record`). One tick only. */
   record?: string;
+  /** The operator's stop (Ctrl-C): the running call is stopped and settled, the lease released, the tick ends paused. */
+  signal?: AbortSignal;
 }
 
 export type Planned<T> = { ok: true; value: T; warnings: Diagnostic[] } | { ok: false; issues: Diagnostic[] };
@@ -117,6 +119,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     ...(options.progress ? { progress: options.progress } : {}),
     ...(options.backend ? { backend: options.backend } : {}),
     ...(request.record ? { record: request.record } : {}),
+    ...(request.signal ? { signal: request.signal } : {}),
   });
   const backendOverride = (request: RunRequest) => (request.dryRun ? 'mock' : request.backendName);
   const decisions = { clock: options.clock, env: options.env };
@@ -154,7 +157,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     },
     async inbox() {
       const { listInbox } = await import('./git-approval.js');
-      return listInbox(project.root, options.clock.now());
+      return listInbox(project.root, options.clock.now(), project.settings?.worktreesDir ?? null);
     },
     async approve(idOrItemKey, approval = {}) {
       const { approveChange } = await import('./git-approval.js');
@@ -197,7 +200,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       const resolved = await resolvePlan(project, id);
       if (!resolved.ok) return resolved;
       const { resetMock } = await import('./reset-mock.js');
-      return { ok: true, value: await resetMock(project.root, resolved.plan), warnings: [] };
+      return { ok: true, value: await resetMock(project.root, resolved.plan, project.settings?.worktreesDir ?? null), warnings: [] };
     },
     async loops() {
       return (await import('./console-queries.js')).consoleLoops(project, options);

@@ -32,16 +32,18 @@ export interface GitWiring {
   clock: Clock;
   env: Record<string, string | undefined>;
   redact: Redact;
+  /** LOOP.md's `worktreesDir` setting; default: the state directory (worktrees-location.ts). */
+  worktreesDir?: string | null;
 }
 
 /** The loop's git worktree workspace, redacting what it writes into git and its manifest. */
 export function gitWorkspaceFor(wiring: GitWiring, patternId: string, baseBranch: string | null): Workspace {
-  return redactingWorkspace(new GitWorkspace({ root: wiring.root, patternId, baseBranch, clock: wiring.clock }), wiring.redact);
+  return redactingWorkspace(new GitWorkspace({ root: wiring.root, patternId, baseBranch, clock: wiring.clock, worktreesDir: wiring.worktreesDir ?? null }), wiring.redact);
 }
 
 /** The loop's delivery (push, pull request, merge), redacting what it sends to a remote and what it reports back. */
 export function gitDeliveryFor(wiring: GitWiring, plan: ExecutionPlan): Delivery {
-  return redactingDelivery(new GitDelivery({ root: wiring.root, delivery: plan.delivery, clock: wiring.clock, env: wiring.env, pendingTimeoutMs: plan.timeoutMs + LEASE_MARGIN_MS }), wiring.redact);
+  return redactingDelivery(new GitDelivery({ root: wiring.root, worktreesDir: wiring.worktreesDir ?? null, delivery: plan.delivery, clock: wiring.clock, env: wiring.env, pendingTimeoutMs: plan.timeoutMs + LEASE_MARGIN_MS }), wiring.redact);
 }
 
 /**

@@ -38,7 +38,8 @@ export interface GitDeliveryOptions {
   env?: Record<string, string | undefined>;
   /** Runtime files directory (default ".loop-runtime"). */
   stateDir?: string;
-  worktreesDir?: string;
+  /** The `worktreesDir` setting; default: the state directory (worktrees-location.ts). */
+  worktreesDir?: string | null;
   /** Injected GitHub client (tests); otherwise gh on PATH or the REST API through Octokit. */
   github?: GitHubClient | null;
   /** The fetch the REST client uses (default: Node's global fetch). */
@@ -73,7 +74,7 @@ export class GitDelivery implements Delivery {
     this.options = options;
     this.ledgerPath = join(resolve(options.root), options.stateDir ?? '.loop-runtime', 'deliveries.json');
     this.rootGit = git(options.root);
-    this.worktrees = new WorktreeStore(options.root, options.worktreesDir ?? '.loop-worktrees');
+    this.worktrees = new WorktreeStore(options.root, options.worktreesDir);
   }
 
   async deliver(request: DeliveryRequest): Promise<DeliveryResult> {

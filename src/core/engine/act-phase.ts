@@ -88,6 +88,11 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
     ...(files ? { files } : {}),
     ...(previousFailure ? { previousFailure } : {}),
   });
+  if (implemented.kind === 'paused' && context.interrupted) {
+    // The operator stopped it: the half-done work stays for a look (inbox: approve or reject), unverified.
+    await ports.workspace.keep(handle, 'interrupted by the operator during the implementer; unverified');
+    return { kind: 'paused', source: implemented.source, kept: { path: handle.path, branch: handle.branch } };
+  }
   if (implemented.kind === 'paused') {
     await ports.workspace.discard(handle);
     return { kind: 'report', summary: `Stopped before the implementer: paused by ${implemented.source}.`, findings: [], items: [item], degraded: true, degradedReason: `kill switch (${implemented.source})` };
@@ -128,6 +133,10 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
   if (verified.kind === 'overrun') {
     await ports.workspace.discard(handle);
     return overrunHalt(verified);
+  }
+  if (verified.kind === 'paused' && context.interrupted) {
+    await ports.workspace.keep(handle, 'interrupted by the operator during verification; unverified');
+    return { kind: 'paused', source: verified.source, kept: { path: handle.path, branch: handle.branch } };
   }
   if (verified.kind === 'paused' || verified.kind === 'unaffordable') {
     await ports.workspace.discard(handle);

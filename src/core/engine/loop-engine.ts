@@ -11,7 +11,7 @@ import { circuitState, failedAttemptsOn } from './circuit-breaker.js';
 import { checkPorts } from './check-ports.js';
 import type { EnginePorts } from './engine-ports.js';
 import type { AttemptRecord, WorkItem } from '../ports/index.js';
-import { overrunHalt, TickContext } from './tick-context.js';
+import { INTERRUPT_SOURCE, overrunHalt, TickContext } from './tick-context.js';
 import { toTickRecord } from './tick-record.js';
 import type { TickBase, TickResult } from './tick-result.js';
 
@@ -185,5 +185,8 @@ export class LoopEngine {
 }
 
 function haltNote(result: Extract<TickResult, { kind: 'paused' | 'halted' }>): string {
+  if (result.kind === 'paused' && result.source === INTERRUPT_SOURCE) {
+    return `Tick stopped by the operator (Ctrl-C)${result.kept ? `; the unverified change waits in ${result.kept.branch} for approve or reject` : ''}.`;
+  }
   return result.kind === 'paused' ? `Loop paused by ${result.source}; no backend was called.` : `Loop halted: ${result.message}`;
 }

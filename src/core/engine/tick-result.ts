@@ -57,7 +57,8 @@ export interface BaselineSummary {
 export type HaltReason = 'budget-exhausted' | 'budget-overrun' | 'level-l0' | 'circuit-open' | 'backend-stopped';
 
 export type TickResult =
-  | (TickBase & { kind: 'paused'; source: string })
+  /** `kept`: the worktree a stopped (interrupted) attempt left for a human, listed in the inbox. */
+  | (TickBase & { kind: 'paused'; source: string; kept?: { path: string; branch: string } })
   | (TickBase & { kind: 'halted'; reason: HaltReason; message: string })
   | (TickBase & { kind: 'noop'; summary: string })
   | (TickBase & { kind: 'report'; summary: string; findings: Finding[]; items: WorkItem[]; degraded: boolean; degradedReason?: string })
