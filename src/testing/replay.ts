@@ -141,6 +141,11 @@ export function recordPorts(ports: EnginePorts): { ports: EnginePorts; history(p
   }
 
   for (const [name, port] of Object.entries(ports)) {
+    if (name === 'signal') {
+      // The operator's Ctrl-C is not the world: passed through, never recorded (a replay is never interrupted).
+      wrapped[name] = port;
+      continue;
+    }
     if (typeof port === 'function') {
       const fn = (...args: unknown[]) => call(name, '()', () => (port as AnyFunction)(...args), args);
       known.set(fn, { $port: name });
