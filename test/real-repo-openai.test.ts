@@ -11,7 +11,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAIServer, type OpenAIStep } from './fakes/fake-openai-server.js';
+import { startFakeOpenAIServer, type OpenAIReply, type OpenAIStep } from './fakes/fake-openai-server.js';
 import { git, runCli } from './e2e-fixtures.js';
 import { cleanupTempDirs } from './git-fixtures.js';
 import type { RecordedRequest } from './fakes/http-fake.js';
@@ -23,8 +23,8 @@ afterAll(async () => {
   await cleanupTempDirs();
 });
 
-const done = (result: string): OpenAIStep => ({ toolCalls: [{ name: 'done', arguments: { result } }] });
-const call = (name: string, args: Record<string, unknown>): OpenAIStep => ({ toolCalls: [{ name, arguments: args }] });
+const done = (result: string): OpenAIReply => ({ toolCalls: [{ name: 'done', arguments: { result } }] });
+const call = (name: string, args: Record<string, unknown>): OpenAIReply => ({ toolCalls: [{ name, arguments: args }] });
 const APPROVE: OpenAIStep = { text: 'The change is small and npm test passes.\n## Verdict: APPROVE\n- looks fine' };
 
 interface TickJson {
