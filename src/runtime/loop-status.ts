@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { utcDay } from '../core/budget/utc-day.js';
-import type { Clock } from '../core/ports/index.js';
+import type { Clock, LoopHalt } from '../core/ports/index.js';
 import { parseRunLog, type RunLogEntry } from '../core/state/run-log.js';
 import { FileBudgetLedger } from '../adapters/budget-ledger/file-budget-ledger.js';
 import { FileKillSwitch } from '../adapters/kill-switch/kill-switch.js';
@@ -21,6 +21,8 @@ export interface LoopStatus {
   dailyTokenCap: number;
   paused: boolean;
   pausedBy?: string;
+  /** A halt that needs a human (backend stopped, budget overrun): every tick stops until `loop-runtime resume <id>`. */
+  halted?: LoopHalt;
   stateFile: string;
   /** The backend a real tick would run (null: none installed) and why. */
   backend: { name: string | null; reason: string; fix?: string };
@@ -56,7 +58,7 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
     }
     // The spend its configured backend is held to (mock rehearsal spend is not counted for a real backend).
     const ledger = new FileBudgetLedger({ root: project.root, runLog: plan.files.runLog, backend: plan.backend.name });
-    const pause = await new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env, patternId: id }).check();
+    const pause = await new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env, patternId: id, runLog: plan.files.runLog }).check();
     loops.push({
       id,
       name: plan.pattern.name,
@@ -65,6 +67,7 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
       dailyTokenCap: plan.dailyTokenCap,
       paused: pause.paused,
       ...(pause.source ? { pausedBy: pause.source } : {}),
+      ...(pause.halt ? { halted: pause.halt } : {}),
       stateFile: plan.files.state,
       backend: backendOf(describeBackendChoice(plan, project.root, options.env)),
       lastRuns: runLogs.get(plan.files.runLog)!.filter((entry) => entry.pattern === id).slice(-5).reverse(),

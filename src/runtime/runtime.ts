@@ -29,6 +29,7 @@ import type { GateDecision } from '../core/gate/check-gate.js';
 import type { PauseSource } from '../adapters/kill-switch/kill-switch.js';
 import type { TickEventLine } from './tick-events.js';
 import type { EventTail } from './event-tail.js';
+import type { ResumeLoopResult } from './halt-control.js';
 
 export interface OpenRuntimeOptions {
   cwd: string;
@@ -87,6 +88,11 @@ export interface Runtime {
   pause(scope?: { loop?: string }): Promise<PauseSource[]>;
   /** Clears what `pause` wrote; returns the forms still set (env, state lines), which only humans clear. */
   resume(scope?: { loop?: string }): Promise<PauseSource[]>;
+  /**
+   * `resume <id>`: clears the loop's halt that needs a human (backend stopped, budget overrun) and its own pause
+   * file, recording who (`by`, default the login or CI actor at this host) and when in its run log.
+   */
+  resumeLoop(id: string, request?: { by?: string }): Promise<Planned<ResumeLoopResult>>;
   /** The last `limit` engine events in the event journal (no tick results), oldest first, redacted. */
   recentEvents(limit?: number): Promise<TickEventLine[]>;
   /** Follows the event journal: engine events of ticks run by any process on this machine, redacted. */
@@ -208,6 +214,14 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     },
     async resume(scope = {}) {
       return (await import('./pause-control.js')).setPause(project, options.env, false, scope.loop);
+    },
+    async resumeLoop(id, request = {}) {
+      const unconfigured = await refuseUnconfigured(project, id);
+      if (unconfigured) return unconfigured;
+      const resolved = await resolvePlan(project, id);
+      if (!resolved.ok) return resolved;
+      const { resumeLoop } = await import('./halt-control.js');
+      return { ok: true, value: await resumeLoop(project.root, resolved.plan, { ...decisions, ...(request.by ? { by: request.by } : {}) }), warnings: resolved.warnings };
     },
     async recentEvents(limit = 200) {
       const [{ readTickEvents }, { redactorFor, redactStrings }] = await Promise.all([import('./tick-events.js'), import('./wiring.js')]);

@@ -16,7 +16,10 @@ export async function statusCommand({ io }: CommandContext): Promise<CommandOutp
     `Loops in ${root} (UTC day ${day}):`,
     ...(loops.length === 0 ? ['  none configured — run `loop-runtime list` to see the catalogue'] : []),
     ...loops.flatMap((loop) => [
-      `  ${pc.bold(loop.id)} [${loop.level}] ${loop.spentToday.toLocaleString('en-US')} / ${loop.dailyTokenCap.toLocaleString('en-US')} tokens today${loop.paused ? pc.red(` — paused by ${loop.pausedBy}`) : ''}`,
+      `  ${pc.bold(loop.id)} [${loop.level}] ${loop.spentToday.toLocaleString('en-US')} / ${loop.dailyTokenCap.toLocaleString('en-US')} tokens today${loop.halted ? pc.red(' — HALTED') : loop.paused ? pc.red(` — paused by ${loop.pausedBy}`) : ''}`,
+      ...(loop.halted
+        ? [pc.red(`    halted by tick ${loop.halted.tickId} (${loop.halted.reason}): ${loop.halted.message} — check, then run \`loop-runtime resume ${loop.id}\``)]
+        : []),
       loop.backend.name ? `    backend ${loop.backend.name} ${pc.dim(`— ${loop.backend.reason}`)}` : `    backend ${pc.yellow('none installed')} — ${loop.backend.reason} To fix: ${loop.backend.fix ?? ''}`,
       ...(loop.lastRuns.length
         ? loop.lastRuns.map((run) => `    · ${run.run_id} ${run.outcome} ~${Number(run.tokens_estimate).toLocaleString('en-US')} tokens`)
