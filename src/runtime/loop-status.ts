@@ -12,6 +12,7 @@ import { FileBudgetLedger } from '../adapters/budget-ledger/file-budget-ledger.j
 import { FileKillSwitch } from '../adapters/kill-switch/kill-switch.js';
 import { resolvePlan, type LoadedProject } from '../project/load-project.js';
 import { describeBackendChoice, type BackendChoice } from './backend-choice.js';
+import { recentRecoveries, type RecoveryRecord } from './recovery/tick-start-recovery.js';
 
 export interface LoopStatus {
   id: string;
@@ -27,6 +28,8 @@ export interface LoopStatus {
   /** The backend a real tick would run (null: none installed) and why. */
   backend: { name: string | null; reason: string; fix?: string };
   lastRuns: RunLogEntry[];
+  /** What tick starts recovered after a process was killed mid-tick, newest first (`.loop-runtime/recovery.jsonl`). */
+  recoveries: RecoveryRecord[];
 }
 
 export interface LoopStatusReport {
@@ -71,6 +74,7 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
       stateFile: plan.files.state,
       backend: backendOf(describeBackendChoice(plan, project.root, options.env)),
       lastRuns: runLogs.get(plan.files.runLog)!.filter((entry) => entry.pattern === id).slice(-5).reverse(),
+      recoveries: await recentRecoveries(project.root, id, 3),
     });
   }
   return { day, root: project.root, loops };

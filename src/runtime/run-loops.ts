@@ -26,6 +26,8 @@ export interface RunSummary {
   budget: { spentToday: number; dailyTokenCap: number };
   /** What the runtime changed about the plan or its isolation for this run (dry-run, sandbox opt-out, fallbacks). */
   notes: string[];
+  /** What the start of this run recovered from an earlier process killed mid-tick (also in `.loop-runtime/recovery.jsonl`). */
+  recovery?: import('./recovery/tick-start-recovery.js').RecoveryRecord;
   exitCode: number;
 }
 
@@ -101,6 +103,16 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
     const { telemetryObserver } = await import('./outcomes/telemetry.js');
     const telemetry = telemetryObserver(plan);
     const notes: string[] = [];
+    let recovery: import('./recovery/tick-start-recovery.js').RecoveryRecord | null = null;
+    if (!options.dryRun) {
+      // Under the lease, before any model call: what a process killed mid-tick left behind.
+      const { describeRecovery, recoverAtTickStart } = await import('./recovery/tick-start-recovery.js');
+      recovery = await recoverAtTickStart(project.root, plan, { now: options.clock.now(), redact });
+      for (const line of recovery ? describeRecovery(recovery) : []) {
+        notes.push(line);
+        progress(line);
+      }
+    }
     const runtime = await createLoopRuntime(project, plan, {
       dryRun: options.dryRun,
       env: options.env,
@@ -142,6 +154,7 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
       ticks,
       budget: last.budget,
       notes: [...runtime.notes, ...notes],
+      ...(recovery ? { recovery } : {}),
       exitCode: exitCodeForTicks(ticks),
     };
     return redactStrings(summary, redact);
