@@ -56,3 +56,34 @@ export function processIsAlive(pid: number): boolean {
 export function safeName(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]/g, '_');
 }
+
+/**
+ * Whether any process on this host has `path` open, from `/proc/<pid>/fd` (Linux). Other users' processes
+ * (whose descriptors we may not read) are skipped: they cannot write our lease files. null when it cannot be
+ * told (no /proc: macOS, Windows): then the caller waits out its grace.
+ */
+export async function openByAnyProcess(path: string): Promise<boolean | null> {
+  const { readdir, readlink, realpath } = await import('node:fs/promises');
+  let pids: string[];
+  try {
+    pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name));
+  } catch {
+    return null;
+  }
+  const target = await realpath(path).catch(() => path);
+  let unknown = false;
+  for (const pid of pids) {
+    let descriptors: string[];
+    try {
+      descriptors = await readdir(`/proc/${pid}/fd`);
+    } catch (error) {
+      // A process that exited meanwhile is no writer; another user's (EACCES) cannot write our lease files.
+      if (!['ENOENT', 'EACCES', 'EPERM'].includes((error as NodeJS.ErrnoException).code ?? '')) unknown = true;
+      continue;
+    }
+    for (const descriptor of descriptors) {
+      if ((await readlink(`/proc/${pid}/fd/${descriptor}`).catch(() => '')) === target) return true;
+    }
+  }
+  return unknown ? null : false;
+}

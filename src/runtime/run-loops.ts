@@ -104,6 +104,11 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
     const telemetry = telemetryObserver(plan);
     const notes: string[] = [];
     let recovery: import('./recovery/tick-start-recovery.js').RecoveryRecord | null = null;
+    if (lease?.recovered) {
+      const line = `recovery: took over the loop's lease: ${lease.recovered.reason}`;
+      notes.push(line);
+      progress(line);
+    }
     if (!options.dryRun) {
       // Under the lease, before any model call: what a process killed mid-tick left behind.
       const { describeRecovery, recoverAtTickStart } = await import('./recovery/tick-start-recovery.js');
