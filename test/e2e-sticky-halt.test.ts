@@ -9,6 +9,9 @@ import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { FileKillSwitch } from '../src/adapters/kill-switch/kill-switch.js';
+import { openRuntime } from '../src/runtime/runtime.js';
+import { FixedClock } from '../src/testing/fixed-clock.js';
 import { git, makeLoopRepo, runCli, runLogLines } from './e2e-fixtures.js';
 import { cleanupTempDirs } from './git-fixtures.js';
 
@@ -93,5 +96,19 @@ describe('a backend-stopped halt persists until `loop-runtime resume`', () => {
     expect(existsSync(join(repo, 'loop-run-log.md'))).toBe(false);
     const unknown = await runCli(repo, ['resume', 'no-such-loop', '--json']);
     expect(unknown.code).toBe(3);
+  });
+
+  it('the console (serve) lists the halt as what stops the loop, and its Resume clears it like `resume` does', async () => {
+    const repo = await makeLoopRepo({ 'src/example.ts': 'export const answer = 42;\n' }, { verify: [] });
+    const at = Date.parse('2026-11-23T08:00:00Z');
+    await new FileKillSwitch({ root: repo, env: {}, patternId: 'daily-triage', runLog: 'loop-run-log.md' }).halt({ patternId: 'daily-triage', reason: 'budget-overrun', message: 'spent 9,000 of a 4,000 reservation', tickId: 't9', startedAt: at, at, tokens: 9_000 });
+    const opened = await openRuntime({ cwd: repo, env: {}, clock: new FixedClock('2026-11-23T09:00:00Z') });
+    if (!opened.ok) throw new Error('config');
+    const loop = (await opened.runtime.loops()).find((entry) => entry.id === 'daily-triage')!;
+    expect(JSON.stringify(loop)).toContain('halted (budget-overrun)');
+    const still = await opened.runtime.resume({ loop: 'daily-triage' });
+    expect(still).toEqual([]);
+    expect((await readFile(join(repo, 'loop-run-log.md'), 'utf8')).split('\n').filter((line) => line.includes('"kind":"resumed"'))).toEqual([expect.stringContaining('"by":"the console (serve)"')]);
+    expect((await opened.runtime.status()).loops[0]).toMatchObject({ paused: false });
   });
 });

@@ -86,7 +86,7 @@ export interface Runtime {
   diff(idOrItemKey: string): Promise<{ id: string; paths: string[]; patch: string; gate: GateDecision }>;
   /** Sets the kill switch through `FileKillSwitch`: every loop (`loop-pause-all`) or one loop. */
   pause(scope?: { loop?: string }): Promise<PauseSource[]>;
-  /** Clears what `pause` wrote; returns the forms still set (env, state lines), which only humans clear. */
+  /** Clears what `pause` wrote (and, for one loop, its halt that needs a human); returns the forms still set (env, state lines), which only humans clear. */
   resume(scope?: { loop?: string }): Promise<PauseSource[]>;
   /**
    * `resume <id>`: clears the loop's halt that needs a human (backend stopped, budget overrun) and its own pause
@@ -213,7 +213,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       return (await import('./pause-control.js')).setPause(project, options.env, true, scope.loop);
     },
     async resume(scope = {}) {
-      return (await import('./pause-control.js')).setPause(project, options.env, false, scope.loop);
+      return (await import('./pause-control.js')).setPause(project, options.env, false, scope.loop, options.clock);
     },
     async resumeLoop(id, request = {}) {
       const unconfigured = await refuseUnconfigured(project, id);
