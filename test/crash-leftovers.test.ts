@@ -10,6 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -95,6 +96,30 @@ describe('an atomic write killed mid-way', () => {
     expect(status).not.toContain('loop-ledger.json.4242');
     expect(status).toContain('loop-ledger.json.bak');
     expect(await readFile(join(repo, '.gitignore'), 'utf8').catch(() => null)).toBeNull();
+  });
+});
+
+describe('a lease file creation killed before it cleaned up', () => {
+  it('leaves <lease>.<host>.<pid>.<uuid>.tmp; the next tick start removes it once that pid is gone, never a live one', async () => {
+    const repo = await makeRepo();
+    const leases = join(repo, '.loop-runtime', 'leases');
+    await mkdir(join(leases, 'items'), { recursive: true });
+    const gone = spawn(process.execPath, ['-e', '']);
+    await new Promise((done) => gone.on('exit', done));
+    const alive = spawn('sleep', ['30']);
+    children.push(alive);
+    await new Promise((done) => alive.on('spawn', done));
+    const host = hostname().replace(/[^A-Za-z0-9._-]/g, '_');
+    const uuid = '0b6c1a52-8d5e-4c1e-9d8e-2f7b6a1c9e01';
+    const dead = `daily-triage.lock.${host}.${gone.pid!}.${uuid}.tmp`;
+    const live = `daily-triage.lock.${host}.${alive.pid!}.${uuid}.tmp`;
+    const otherHost = `daily-triage.lock.elsewhere.${gone.pid!}.${uuid}.tmp`;
+    const deadItem = `0123456789abcdef0123456789abcdef.lock.${host}.${gone.pid!}.${uuid}.tmp`;
+    for (const name of [dead, live, otherHost]) await writeFile(join(leases, name), '{"pid":1}');
+    await writeFile(join(leases, 'items', deadItem), '');
+    const record = await recoverAtTickStart(repo, plan, { now: Date.parse('2026-11-23T09:00:00Z'), redact });
+    expect(record?.removedTemporaryFiles).toEqual([`.loop-runtime/leases/${dead}`, `.loop-runtime/leases/items/${deadItem}`]);
+    expect((await readdir(leases)).sort()).toEqual([otherHost, live, 'items'].sort());
   });
 });
 

@@ -1,6 +1,8 @@
 /** File primitives for leases: whole-file exclusive creation, record parsing, liveness. */
 import { randomUUID } from 'node:crypto';
-import { link, open, unlink, utimes } from 'node:fs/promises';
+import { link, open, readdir, rm, unlink, utimes } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
 import type { LeaseRecord } from './lease.js';
 
 /**
@@ -10,7 +12,8 @@ import type { LeaseRecord } from './lease.js';
  * exists. A reader never sees the lease empty or half written.
  */
 export async function createExclusive(path: string, content: string, at: number): Promise<boolean> {
-  const temporary = `${path}.${randomUUID()}.tmp`;
+  // Host and pid in the name: a temporary a kill left is removed by the next tick start once its pid is gone.
+  const temporary = `${path}.${safeName(hostname())}.${process.pid}.${randomUUID()}.tmp`;
   const handle = await open(temporary, 'wx');
   try {
     try {
@@ -86,4 +89,24 @@ export async function openByAnyProcess(path: string): Promise<boolean | null> {
     }
   }
   return unknown ? null : false;
+}
+
+const LEASE_TEMPORARY = /^.+\.lock\.([A-Za-z0-9._-]+)\.(\d+)\.[0-9a-f-]{36}\.tmp$/;
+
+/**
+ * Removes the temporaries `createExclusive` left in `directories` when a kill stopped it before its unlink:
+ * only those named for this host whose pid is gone. Returns the removed paths.
+ */
+export async function removeDeadLeaseTemporaries(directories: readonly string[], isAlive: (pid: number) => boolean = processIsAlive): Promise<string[]> {
+  const host = safeName(hostname());
+  const removed: string[] = [];
+  for (const directory of directories) {
+    for (const name of await readdir(directory).catch(() => [])) {
+      const match = LEASE_TEMPORARY.exec(name);
+      if (!match || match[1] !== host || Number(match[2]) === process.pid || isAlive(Number(match[2]))) continue;
+      await rm(join(directory, name), { force: true });
+      removed.push(join(directory, name));
+    }
+  }
+  return removed;
 }

@@ -5,13 +5,15 @@
  * `.loop-runtime/recovery.jsonl`, which `status` shows.
  *
  * - temporaries of interrupted atomic writes (`<owned file>.<digits>`), removed;
+ * - temporaries of lease files whose creating process is gone (`<lease>.<host>.<pid>.<uuid>.tmp`), removed;
  * - commits a killed tick never recorded, given their run-log line (`recovered: true`).
  *
  * Stale lock directories and lease files are taken over where they are met
  * (`withFileLock`, `FileLeases`), each recorded there.
  */
 import { appendFile, mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
+import { removeDeadLeaseTemporaries } from '../lease-file.js';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
 import { readTextOrNull } from '../../adapters/fs/atomic-file.js';
 import { excludeAtomicTemporaries, ownedAtomicFiles, removeAtomicLeftovers } from './atomic-leftovers.js';
@@ -38,7 +40,8 @@ export interface RecoveryRecord {
 export async function recoverAtTickStart(root: string, plan: ExecutionPlan, options: { now: number; redact: (text: string) => string }): Promise<RecoveryRecord | null> {
   const files = ownedAtomicFiles(root, plan);
   await excludeAtomicTemporaries(root, files).catch(() => undefined);
-  const removedTemporaryFiles = await removeAtomicLeftovers(root, files);
+  const leaseTemporaries = (await removeDeadLeaseTemporaries([join(root, '.loop-runtime', 'leases'), join(root, '.loop-runtime', 'leases', 'items')])).map((path) => relative(root, path).split(sep).join('/'));
+  const removedTemporaryFiles = [...(await removeAtomicLeftovers(root, files)), ...leaseTemporaries];
   const recoveredTicks = await recordUnrecordedCommits(root, plan, options);
   if (removedTemporaryFiles.length === 0 && recoveredTicks.length === 0) return null;
   const record: RecoveryRecord = { at: new Date(options.now).toISOString(), loop: plan.pattern.id, removedTemporaryFiles, recoveredTicks };
