@@ -186,12 +186,11 @@ export class FileLeases {
         recovery = judged.held;
         break;
       }
-      const stale = judged;
-      const broken = await this.breakStale(path, stale.holder);
-      if (!broken) break;
-      if (stale.reason === RELEASED) continue;
-      recovered = stale.holder ? { pid: stale.holder.pid, host: stale.holder.host, startedAt: stale.holder.startedAt, reason: stale.reason } : { reason: stale.reason };
-      await this.appendHistory({ event: 'recover', kind, name, loop: record.loop, at: this.now(), pid: record.pid, host: record.host, token: stale.holder?.token ?? '', previous: recovered });
+      if (!(await this.breakStale(path, judged.holder))) break;
+      if (judged.reason === RELEASED) continue;
+      const { holder: stale, reason } = judged;
+      recovered = stale ? { pid: stale.pid, host: stale.host, startedAt: stale.startedAt, reason } : { reason };
+      await this.appendHistory({ event: 'recover', kind, name, loop: record.loop, at: this.now(), pid: record.pid, host: record.host, token: stale?.token ?? '', previous: recovered });
     }
     const holder = await this.readHolder(path);
     const who = holder ? `pid ${holder.pid} on ${holder.host}, since ${new Date(holder.startedAt).toISOString()}` : 'another process';

@@ -112,7 +112,11 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
     if (!options.dryRun) {
       // Under the lease, before any model call: what a process killed mid-tick left behind.
       const { describeRecovery, recoverAtTickStart } = await import('./recovery/tick-start-recovery.js');
-      recovery = await recoverAtTickStart(project.root, plan, { now: options.clock.now(), redact });
+      // Best effort: what recovery could not clean up now is retried by the next tick, and never stops this one.
+      recovery = await recoverAtTickStart(project.root, plan, { now: options.clock.now(), redact }).catch((error: unknown) => {
+        notes.push(`recovery: not completed (${error instanceof Error ? error.message : String(error)}); the next tick tries again`);
+        return null;
+      });
       for (const line of recovery ? describeRecovery(recovery) : []) {
         notes.push(line);
         progress(line);
