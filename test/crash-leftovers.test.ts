@@ -20,6 +20,7 @@ import { withFileLock, type FileLockEvent } from '../src/adapters/fs/atomic-file
 import { WorktreeStore } from '../src/adapters/workspace/git-worktree-store.js';
 import { recoverAtTickStart, RECOVERY_LOG } from '../src/runtime/recovery/tick-start-recovery.js';
 import { dailyTriagePattern } from './fixtures/patterns.js';
+import { makeLoopRepo, runCli } from './e2e-fixtures.js';
 import { cleanupTempDirs, makeRepo, sh } from './git-fixtures.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -145,5 +146,17 @@ describe('a lock directory whose holder was killed', () => {
     expect(events).toEqual([expect.objectContaining({ type: 'took-over', owner: expect.objectContaining({ pid: holder }) })]);
     expect(await readdir(repo)).not.toContain('loop-run-log.md.lock');
     expect(await readdir(repo)).not.toContain('loop-run-log.md.lock.break');
+  });
+});
+
+describe('a lease file a kill left empty', () => {
+  it('does not block the next `run` (it used to exit 4 promising recovery "after 35 minutes"); the takeover is reported', async () => {
+    const repo = await makeLoopRepo({ 'src/example.ts': 'export const answer = 42;\n' }, { verify: [] });
+    await mkdir(join(repo, '.loop-runtime', 'leases'), { recursive: true });
+    await writeFile(join(repo, '.loop-runtime', 'leases', 'daily-triage.lock'), '');
+    const result = await runCli(repo, ['run', 'daily-triage', '--level', 'L1', '--backend', 'mock', '--json']);
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(result.stdout) as { notes: string[] };
+    expect(summary.notes).toContainEqual(expect.stringMatching(/^recovery: took over the loop's lease: unreadable lease file \(0 bytes\)/));
   });
 });
