@@ -42,13 +42,14 @@ describe('a tick killed between its commit and its run-log line', () => {
     await rm(hook);
 
     // What the kill left: a committed worktree entry and no run-log line for its tick.
-    const entry = (await new WorktreeStore(repo).read()).worktrees.find((candidate) => candidate.status === 'merged')!;
-    expect(entry).toMatchObject({ pattern: 'daily-triage', commit: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    const manifest = await new WorktreeStore(repo).read();
+    const entry = manifest.worktrees.find((candidate) => candidate.status === 'merged')!;
+    expect(entry, JSON.stringify(manifest)).toMatchObject({ pattern: 'daily-triage', commit: expect.stringMatching(/^[0-9a-f]{40}$/) });
     expect((await runLogLines(repo)).map((line) => line['tick_id'])).not.toContain(entry.tickId);
 
     // The next tick (report-only, so it does not act on the same item again) recovers it first.
     const next = await runCli(repo, ['run', 'daily-triage', '--level', 'L1', '--backend', 'mock', '--json']);
-    expect(next.code).toBe(0);
+    expect(next.code, next.stdout + next.stderr).toBe(0);
     const summary = JSON.parse(next.stdout) as { recovery?: { recoveredTicks: Array<{ tickId: string; commit: string; branch: string }> }; notes: string[] };
     expect(summary.recovery?.recoveredTicks).toEqual([expect.objectContaining({ tickId: entry.tickId, commit: entry.commit, branch: entry.branch })]);
     expect(summary.notes.some((note) => note.includes(`tick ${entry.tickId!}`) && note.includes('recovered'))).toBe(true);
