@@ -127,7 +127,7 @@ export async function consoleLoops(project: LoadedProject, options: QueryOptions
       const decision = due.decisions.find((entry) => entry.id === id);
       const holder = await leases.readHolder(leases.loopLeasePath(id));
       const last = lastEntries.get(id);
-      const pausedBy = await new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env, patternId: id }).sources();
+      const pausedBy = await new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env, patternId: id, runLog: plan.files.runLog }).sources();
       return {
         id,
         name: plan.pattern.name,

@@ -12,7 +12,7 @@ import { systemClock } from '../adapters/clock/system-clock.js';
 import { SequentialIds } from '../core/engine/sequential-ids.js';
 import type { EnginePorts } from '../core/engine/engine-ports.js';
 import { LoopEngine } from '../core/engine/loop-engine.js';
-import type { AgentBackend, Clock, CommandRunner, EngineObserver } from '../core/ports/index.js';
+import type { AgentBackend, Clock, CommandRunner, EngineObserver, KillSwitch } from '../core/ports/index.js';
 import { isLoopRuntimeError } from '../core/errors.js';
 import { scrubEnv } from '../core/security/scrub-env.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
@@ -83,10 +83,22 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
     const notRunInRehearsal = plan.phases.verify.commands.map((command) => command.command);
     plan = { ...plan, phases: { ...plan.phases, verify: { ...plan.phases.verify, commands: [], notRunInRehearsal } } };
   }
-  const killSwitch = new FileKillSwitch({ root, stateFile: plan.files.state, env: options.env, patternId: plan.pattern.id });
   const instructions = await loadInstructions(project, plan.pattern.id);
   const worktreesDir = project.settings?.worktreesDir ?? null;
   const backend = options.backend ?? (await resolvePlanBackend(plan, root, options, worktreesDir));
+  // Halts that need a human are kept in the run log, so every later tick (any process) stops until `resume`.
+  const fileKillSwitch = new FileKillSwitch({
+    root,
+    stateFile: plan.files.state,
+    env: options.env,
+    patternId: plan.pattern.id,
+    runLog: plan.files.runLog,
+    redact: redactorFor(options.env),
+    backend: backend.name,
+    level: plan.level,
+  });
+  // A dry run honours a persisted halt but never writes one.
+  const killSwitch: KillSwitch = options.dryRun ? { specificationVersion: fileKillSwitch.specificationVersion, check: () => fileKillSwitch.check() } : fileKillSwitch;
   // Every line a tick writes names its backend, so mock spend never counts against a real cap and `reset --mock` finds it.
   const fileLedger = new FileBudgetLedger({ root, runLog: plan.files.runLog, backend: backend.name });
   // Secret values from the environment and common token shapes never reach a file we write.

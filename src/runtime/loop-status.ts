@@ -6,12 +6,13 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { utcDay } from '../core/budget/utc-day.js';
-import type { Clock } from '../core/ports/index.js';
+import type { Clock, LoopHalt } from '../core/ports/index.js';
 import { parseRunLog, type RunLogEntry } from '../core/state/run-log.js';
 import { FileBudgetLedger } from '../adapters/budget-ledger/file-budget-ledger.js';
 import { FileKillSwitch } from '../adapters/kill-switch/kill-switch.js';
 import { resolvePlan, type LoadedProject } from '../project/load-project.js';
 import { describeBackendChoice, type BackendChoice } from './backend-choice.js';
+import { recentRecoveries, type RecoveryRecord } from './recovery/tick-start-recovery.js';
 
 export interface LoopStatus {
   id: string;
@@ -23,10 +24,14 @@ export interface LoopStatus {
   dailyTokenCap: number;
   paused: boolean;
   pausedBy?: string;
+  /** A halt that needs a human (backend stopped, budget overrun): every tick stops until `loop-runtime resume <id>`. */
+  halted?: LoopHalt;
   stateFile: string;
   /** The backend a real tick would run (null: none installed) and why. */
   backend: { name: string | null; reason: string; fix?: string };
   lastRuns: RunLogEntry[];
+  /** What tick starts recovered after a process was killed mid-tick, newest first (`.loop-runtime/recovery.jsonl`). */
+  recoveries: RecoveryRecord[];
 }
 
 export interface LoopStatusReport {
@@ -60,7 +65,7 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
     const ledger = new FileBudgetLedger({ root: project.root, runLog: plan.files.runLog, backend: plan.backend.name });
     const spentToday = await ledger.spentOn(day, id);
     const everything = plan.backend.name === 'mock' ? spentToday : await new FileBudgetLedger({ root: project.root, runLog: plan.files.runLog, backend: 'mock' }).spentOn(day, id);
-    const pause = await new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env, patternId: id }).check();
+    const pause = await new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env, patternId: id, runLog: plan.files.runLog }).check();
     loops.push({
       id,
       name: plan.pattern.name,
@@ -70,9 +75,11 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
       dailyTokenCap: plan.dailyTokenCap,
       paused: pause.paused,
       ...(pause.source ? { pausedBy: pause.source } : {}),
+      ...(pause.halt ? { halted: pause.halt } : {}),
       stateFile: plan.files.state,
       backend: backendOf(describeBackendChoice(plan, project.root, options.env)),
       lastRuns: runLogs.get(plan.files.runLog)!.filter((entry) => entry.pattern === id).slice(-5).reverse(),
+      recoveries: await recentRecoveries(project.root, id, 3),
     });
   }
   return { day, root: project.root, loops };

@@ -27,6 +27,8 @@ export interface RunSummary {
   budget: { spentToday: number; dailyTokenCap: number };
   /** What the runtime changed about the plan or its isolation for this run (dry-run, sandbox opt-out, fallbacks). */
   notes: string[];
+  /** What the start of this run recovered from an earlier process killed mid-tick (also in `.loop-runtime/recovery.jsonl`). */
+  recovery?: import('./recovery/tick-start-recovery.js').RecoveryRecord;
   exitCode: number;
 }
 
@@ -106,6 +108,25 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
     const { telemetryObserver } = await import('./outcomes/telemetry.js');
     const telemetry = telemetryObserver(plan);
     const notes: string[] = [];
+    let recovery: import('./recovery/tick-start-recovery.js').RecoveryRecord | null = null;
+    if (lease?.recovered) {
+      const line = `recovery: took over the loop's lease: ${lease.recovered.reason}`;
+      notes.push(line);
+      progress(line);
+    }
+    if (!options.dryRun) {
+      // Under the lease, before any model call: what a process killed mid-tick left behind.
+      const { describeRecovery, recoverAtTickStart } = await import('./recovery/tick-start-recovery.js');
+      // Best effort: what recovery could not clean up now is retried by the next tick, and never stops this one.
+      recovery = await recoverAtTickStart(project.root, plan, { now: options.clock.now(), redact }).catch((error: unknown) => {
+        notes.push(`recovery: not completed (${error instanceof Error ? error.message : String(error)}); the next tick tries again`);
+        return null;
+      });
+      for (const line of recovery ? describeRecovery(recovery) : []) {
+        notes.push(line);
+        progress(line);
+      }
+    }
     const runtime = await createLoopRuntime(project, plan, {
       dryRun: options.dryRun,
       env: options.env,
@@ -155,6 +176,7 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
       ticks,
       budget: last.budget,
       notes: [...runtime.notes, ...notes],
+      ...(recovery ? { recovery } : {}),
       exitCode: exitCodeForTicks(ticks),
     };
     return redactStrings(summary, redact);

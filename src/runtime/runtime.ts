@@ -31,6 +31,7 @@ import type { TickEventLine } from './tick-events.js';
 import type { EventTail } from './event-tail.js';
 import type { ReplayReport } from './replay/replay-recording.js';
 import type { RecordingTestSummary } from './replay/test-recordings.js';
+import type { ResumeLoopResult } from './halt-control.js';
 
 export interface OpenRuntimeOptions {
   cwd: string;
@@ -91,8 +92,13 @@ export interface Runtime {
   diff(idOrItemKey: string): Promise<{ id: string; paths: string[]; patch: string; gate: GateDecision }>;
   /** Sets the kill switch through `FileKillSwitch`: every loop (`loop-pause-all`) or one loop. */
   pause(scope?: { loop?: string }): Promise<PauseSource[]>;
-  /** Clears what `pause` wrote; returns the forms still set (env, state lines), which only humans clear. */
+  /** Clears what `pause` wrote (and, for one loop, its halt that needs a human); returns the forms still set (env, state lines), which only humans clear. */
   resume(scope?: { loop?: string }): Promise<PauseSource[]>;
+  /**
+   * `resume <id>`: clears the loop's halt that needs a human (backend stopped, budget overrun) and its own pause
+   * file, recording who (`by`, default the login or CI actor at this host) and when in its run log.
+   */
+  resumeLoop(id: string, request?: { by?: string }): Promise<Planned<ResumeLoopResult>>;
   /** The last `limit` engine events in the event journal (no tick results), oldest first, redacted. */
   recentEvents(limit?: number): Promise<TickEventLine[]>;
   /** Follows the event journal: engine events of ticks run by any process on this machine, redacted. */
@@ -221,7 +227,15 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       return (await import('./pause-control.js')).setPause(project, options.env, true, scope.loop);
     },
     async resume(scope = {}) {
-      return (await import('./pause-control.js')).setPause(project, options.env, false, scope.loop);
+      return (await import('./pause-control.js')).setPause(project, options.env, false, scope.loop, options.clock);
+    },
+    async resumeLoop(id, request = {}) {
+      const unconfigured = await refuseUnconfigured(project, id);
+      if (unconfigured) return unconfigured;
+      const resolved = await resolvePlan(project, id);
+      if (!resolved.ok) return resolved;
+      const { resumeLoop } = await import('./halt-control.js');
+      return { ok: true, value: await resumeLoop(project.root, resolved.plan, { ...decisions, ...(request.by ? { by: request.by } : {}) }), warnings: resolved.warnings };
     },
     async recentEvents(limit = 200) {
       const [{ readTickEvents }, { redactorFor, redactStrings }] = await Promise.all([import('./tick-events.js'), import('./wiring.js')]);

@@ -118,6 +118,13 @@ export const commands: CommandDefinition[] = [
     load: async () => (await import('./reject.js')).rejectCommand,
   },
   {
+    name: 'resume <id>',
+    description: 'Let a halted loop run again: clears a halt that needs a human (backend stopped, budget overrun) and its pause file; the run log records who and when',
+    options: [{ flags: '--by <name>', description: 'Who resumes it, for the run log (default: your login or CI actor @ this host)' }],
+    examples: ['loop-runtime resume ci-sweeper', 'loop-runtime resume ci-sweeper --by alice --json'],
+    load: async () => (await import('./resume.js')).resumeCommand,
+  },
+  {
     name: 'inbox',
     description: 'List the escalated changes waiting for a human decision (id, loop, branch, reason, age)',
     options: [],

@@ -13,7 +13,8 @@ import type { EnginePorts } from './engine-ports.js';
 import type { AttemptRecord, WorkItem } from '../ports/index.js';
 import { INTERRUPT_SOURCE, overrunHalt, TickContext } from './tick-context.js';
 import { toTickRecord } from './tick-record.js';
-import type { TickBase, TickResult } from './tick-result.js';
+import { isStickyHalt, type TickBase, type TickResult } from './tick-result.js';
+import { isoSecond } from '../state/state-blocks.js';
 
 type Outcome = TickResult extends infer T ? (T extends TickBase ? Omit<T, keyof TickBase> : never) : never;
 
@@ -53,6 +54,11 @@ export class LoopEngine {
       throw error;
     }
     const result = { ...(await context.base()), ...outcome } as TickResult;
+    if (result.kind === 'halted' && isStickyHalt(result.reason) && this.ports.killSwitch.halt) {
+      // Persisted before anything else is written: a kill after this point still leaves the loop halted.
+      const { patternId, tickId: haltedTick, startedAt: haltedAt, finishedAt: at, tokens } = result;
+      await this.ports.killSwitch.halt({ patternId, reason: result.reason, message: result.message, tickId: haltedTick, startedAt: haltedAt, at, tokens });
+    }
     if (result.kind === 'paused' || result.kind === 'halted') {
       if (!(result.kind === 'halted' && result.reason === 'level-l0')) await this.ports.state.note(this.plan.pattern.id, result.finishedAt, haltNote(result));
     } else {
@@ -79,6 +85,12 @@ export class LoopEngine {
       return { kind: 'halted', reason: 'level-l0', message: `${plan.pattern.name} is at L0 (draft): nothing runs.` };
     }
     const pause = await this.ports.killSwitch.check();
+    if (pause.halt) {
+      const { halt } = pause;
+      const message = `${plan.pattern.name} is halted since ${isoSecond(halt.at)} (${halt.reason}: ${halt.message}); no backend was called. A human must check, then run \`loop-runtime resume ${plan.pattern.id}\`.`;
+      context.step('kill-switch', message);
+      return { kind: 'halted', reason: 'awaiting-resume', message, halt };
+    }
     if (pause.paused) {
       context.step('kill-switch', `paused by ${pause.source ?? 'kill switch'}`);
       return { kind: 'paused', source: pause.source ?? 'kill switch' };

@@ -25,3 +25,4 @@ export {
   runLogLineFromTick,
 } from './run-log.js';
 export type { AppendRunLogOptions, RunLogEntry, RunLogLine } from './run-log.js';
+export { activeHalt, haltRunLogLine, resumeRunLogLine } from './halt-lines.js';
