@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { FileAttemptLedger } from '../src/adapters/attempt-ledger/file-attempt-ledger.js';
 import { FileKillSwitch } from '../src/adapters/kill-switch/kill-switch.js';
 import { openRuntime } from '../src/runtime/runtime.js';
 import { FixedClock } from '../src/testing/fixed-clock.js';
@@ -96,6 +97,26 @@ describe('a backend-stopped halt persists until `loop-runtime resume`', () => {
     expect(existsSync(join(repo, 'loop-run-log.md'))).toBe(false);
     const unknown = await runCli(repo, ['resume', 'no-such-loop', '--json']);
     expect(unknown.code).toBe(3);
+  });
+
+  it('an open circuit breaker: run halts with circuit-open (exit 5) until resume closes it; the failures stay as history', async () => {
+    const repo = await makeLoopRepo({ 'src/example.ts': 'export const answer = 42;\n' }, { verify: [] });
+    // Five failed attempts of this loop in a row, as five broken ticks leave them.
+    const ledger = new FileAttemptLedger({ root: repo, patternId: 'daily-triage' });
+    for (let index = 0; index < 5; index += 1) {
+      await ledger.append({ patternId: 'daily-triage', itemKey: `bug#${index}`, tickId: `t${index}`, at: Date.parse('2026-11-23T08:00:00Z') + index, outcome: 'failure', error: `error ${index}`, tokensUsed: 100 });
+    }
+    const halted = await runCli(repo, ['run', 'daily-triage', '--backend', 'mock', '--json']);
+    expect(halted.code).toBe(5);
+    expect((JSON.parse(halted.stdout) as RunJson).ticks[0]).toMatchObject({ kind: 'halted', reason: 'circuit-open' });
+
+    const resumed = await runCli(repo, ['resume', 'daily-triage', '--by', 'tester']);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain('daily-triage: its circuit breaker is closed again by tester (it was open: The same error happened 5 times in a row');
+    expect((await ledger.history()).filter((attempt) => attempt.outcome === 'failure')).toHaveLength(5);
+
+    const after = await runCli(repo, ['run', 'daily-triage', '--backend', 'mock', '--json']);
+    expect((JSON.parse(after.stdout) as RunJson).ticks[0]!.kind).not.toBe('halted');
   });
 
   it('the console (serve) lists the halt as what stops the loop, and its Resume clears it like `resume` does', async () => {

@@ -20,7 +20,10 @@ export async function resumeCommand({ args, options, io }: CommandContext): Prom
   const lines = [
     value.cleared
       ? `${id}: resumed by ${value.by}; the halt of ${value.cleared.tickId} (${value.cleared.reason}: ${value.cleared.message}) is cleared.`
-      : `${id}: was not halted; nothing to clear.`,
+      : value.circuitCleared
+        ? `${id}: was not halted.`
+        : `${id}: was not halted; nothing to clear.`,
+    ...(value.circuitCleared ? [`${id}: its circuit breaker is closed again by ${value.by} (it was open: ${value.circuitCleared}); the failed attempts stay in the attempt ledger as history.`] : []),
     ...(value.unpaused ? [`${id}: its pause file is removed.`] : []),
     ...value.stillPausedBy.map((source) => pc.yellow(`${id}: still stopped by ${source.source}${source.clearable ? '' : ' (only a human can clear it there)'}.`)),
   ];

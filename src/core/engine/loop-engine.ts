@@ -105,7 +105,7 @@ export class LoopEngine {
     const history = await this.ports.attempts.history();
     const circuit = circuitState(history, plan.attempts, plan.pattern.id);
     if (circuit.open) {
-      const message = `Circuit breaker open: ${circuit.message} A human must look before the loop acts again (record a success or clear the attempts in ${plan.files.ledger}).`;
+      const message = `Circuit breaker open: ${circuit.message} A human must look before the loop acts again, then run \`loop-runtime resume ${plan.pattern.id}\` (the attempts stay in ${plan.files.ledger}).`;
       context.step('escalate', message);
       return { kind: 'halted', reason: 'circuit-open', message };
     }
