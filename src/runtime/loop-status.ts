@@ -25,6 +25,8 @@ export interface LoopStatus {
   /** The backend a real tick would run (null: none installed) and why. */
   backend: { name: string | null; reason: string; fix?: string };
   lastRuns: RunLogEntry[];
+  /** Verified commits of this loop whose delivery failed (retry: `loop-runtime deliver <id>`). */
+  deliveryFailed: Array<{ id: string; itemKey: string; branch: string; reason: string }>;
 }
 
 export interface LoopStatusReport {
@@ -45,6 +47,8 @@ async function readOptional(path: string): Promise<string | null> {
 export async function loopStatus(project: LoadedProject, options: { clock: Clock; env: Record<string, string | undefined> }): Promise<LoopStatusReport> {
   const day = utcDay(options.clock.now());
   const runLogs = new Map<string, RunLogEntry[]>();
+  const { listStranded } = await import('./stranded-delivery.js');
+  const stranded = await listStranded(project.root);
   const loops: LoopStatus[] = [];
   for (const id of project.configuredLoops) {
     const resolved = await resolvePlan(project, id);
@@ -68,6 +72,7 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
       stateFile: plan.files.state,
       backend: backendOf(describeBackendChoice(plan, project.root, options.env)),
       lastRuns: runLogs.get(plan.files.runLog)!.filter((entry) => entry.pattern === id).slice(-5).reverse(),
+      deliveryFailed: stranded.filter((item) => item.pattern === id).map((item) => ({ id: item.id, itemKey: item.itemKey, branch: item.branch, reason: item.reason })),
     });
   }
   return { day, root: project.root, loops };

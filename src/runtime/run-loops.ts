@@ -97,10 +97,18 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
   const redact = redactorFor(options.env);
   const progress = (line: string) => options.progress?.(redact(line));
   try {
+    const notes: string[] = [];
+    if (!options.dryRun) {
+      // First, cheaply (no model call): verified commits of this loop whose delivery failed are delivered again.
+      const { retryStrandedForLoop } = await import('./stranded-delivery.js');
+      for (const line of await retryStrandedForLoop(project, plan, { clock: options.clock, env: options.env })) {
+        notes.push(line);
+        progress(line);
+      }
+    }
     const { createLoopRuntime } = await import('./create-runtime.js');
     const { telemetryObserver } = await import('./outcomes/telemetry.js');
     const telemetry = telemetryObserver(plan);
-    const notes: string[] = [];
     const runtime = await createLoopRuntime(project, plan, {
       dryRun: options.dryRun,
       env: options.env,

@@ -41,7 +41,16 @@ export function gitWorkspaceFor(wiring: GitWiring, patternId: string, baseBranch
 
 /** The loop's delivery (push, pull request, merge), redacting what it sends to a remote and what it reports back. */
 export function gitDeliveryFor(wiring: GitWiring, plan: ExecutionPlan): Delivery {
-  return redactingDelivery(new GitDelivery({ root: wiring.root, delivery: plan.delivery, clock: wiring.clock, env: wiring.env, pendingTimeoutMs: plan.timeoutMs + LEASE_MARGIN_MS }), wiring.redact);
+  const settledCommits = async (): Promise<ReadonlySet<string>> => {
+    // What outcome tracking saw merged, closed or reverted is no longer an open proposal.
+    const { OutcomeStore } = await import('./outcomes/outcome-store.js');
+    const history = await new OutcomeStore(wiring.root).history();
+    return new Set(history.changes.filter((change) => change.state !== 'open').map((change) => change.proposal.commit));
+  };
+  return redactingDelivery(
+    new GitDelivery({ root: wiring.root, delivery: plan.delivery, clock: wiring.clock, env: wiring.env, pendingTimeoutMs: plan.timeoutMs + LEASE_MARGIN_MS, settledCommits, redact: wiring.redact }),
+    wiring.redact,
+  );
 }
 
 /**
@@ -77,11 +86,13 @@ export function redactingWorkspace(workspace: Workspace, redact: Redact): Worksp
 
 /** Redacts what delivery writes to a remote (PR title and body) and the failure it reports (git/gh stderr). */
 export function redactingDelivery(delivery: Delivery, redact: Redact): Delivery {
-  return {
+  const redacting: Delivery = {
     specificationVersion: delivery.specificationVersion,
     deliver: async (request) => {
       const result = await delivery.deliver({ ...request, title: redact(request.title), body: redact(request.body) });
       return result.ok ? result : redactStrings(result, redact);
     },
   };
+  if (delivery.openProposals) redacting.openProposals = (patternId) => delivery.openProposals!(patternId);
+  return redacting;
 }

@@ -7,7 +7,7 @@
  */
 import type { Clock, Delivery, DeliveryFailure, DeliveryRequest, DeliveryResult } from '../../core/ports/index.js';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
-import { formatDeliveryLedger, parseDeliveryLedger, type DeliveryLedger } from '../../core/workspace/delivery-ledger.js';
+import { formatDeliveryLedger, openProposalItems, parseDeliveryLedger, type DeliveryLedger } from '../../core/workspace/delivery-ledger.js';
 import { deliverThroughLedger, type BeforePushHook, type DeliveryLedgerStore } from './delivery-flow.js';
 import type { FoundPullRequest, GitHubClient } from './delivery-github-types.js';
 
@@ -74,6 +74,14 @@ export class MemoryDelivery implements Delivery {
 
   constructor(private readonly options: MemoryDeliveryOptions) {
     this.store = options.store ?? new MemoryDeliveryStore();
+  }
+
+  /** The item keys of `patternId` whose proposal the ledger still holds open (not known merged). */
+  async openProposals(patternId: string): Promise<string[]> {
+    const ledger = this.options.ledger
+      ? await this.options.ledger.update((current) => ({ ledger: current, result: current }))
+      : parseDeliveryLedger(this.store.ledgerText, LEDGER_NAME);
+    return [...new Set(openProposalItems(ledger, patternId))];
   }
 
   async deliver(request: DeliveryRequest): Promise<DeliveryResult> {

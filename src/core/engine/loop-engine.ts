@@ -141,16 +141,25 @@ export class LoopEngine {
             : afterTriage.state !== 'ok'
             ? `budget at ${Math.floor(afterTriage.fraction * 100)}% of the daily cap (report-only from ${Math.round(this.ports.budget.degradeAtFraction * 100)}%)`
             : undefined;
-    const item = output.decision === 'act' ? this.pickItem(output.items, history) : undefined;
+    // An item with an open proposal (a pending PR or branch, a failed delivery, a change waiting on a human) is not proposed again.
+    const open = output.decision === 'act' && !degradedReason && this.ports.delivery?.openProposals ? new Set(await this.ports.delivery.openProposals(plan.pattern.id)) : new Set<string>();
+    const item = output.decision === 'act' ? this.pickItem(output.items.filter((candidate) => !open.has(candidate.key)), history) : undefined;
     if (output.decision === 'report' || degradedReason || !item) {
+      const waiting = output.items.filter((candidate) => open.has(candidate.key)).map((candidate) => candidate.key);
+      const noItem = waiting.length > 0 ? `every item has used its attempts or has an open proposal (${waiting.join(', ')})` : 'every item has used its attempts';
+      if (output.decision === 'act' && !degradedReason && waiting.length > 0) context.step('triage', `not proposed again while an earlier proposal is open: ${waiting.join(', ')}`);
       return {
         kind: 'report',
         summary: output.summary,
         findings: output.findings,
         items: output.items,
         degraded: output.decision === 'act',
-        ...(degradedReason ? { degradedReason } : output.decision === 'act' ? { degradedReason: 'every item has used its attempts' } : {}),
+        ...(degradedReason ? { degradedReason } : output.decision === 'act' ? { degradedReason: noItem } : {}),
       };
+    }
+    if (open.size > 0) {
+      const skipped = output.items.filter((candidate) => open.has(candidate.key)).map((candidate) => candidate.key);
+      if (skipped.length > 0) context.step('triage', `not proposed again while an earlier proposal is open: ${skipped.join(', ')}`);
     }
     return act(context, this.ports, { item, history });
   }

@@ -16,7 +16,7 @@ import type {
 
 /** One step of the tick, in order, for rendering and audit. */
 export interface TickStep {
-  phase: 'kill-switch' | 'budget' | 'discovery' | 'triage' | 'workspace' | 'implement' | 'verify' | 'check' | 'gate' | 'commit' | 'deliver' | 'escalate';
+  phase: 'precondition' | 'kill-switch' | 'budget' | 'discovery' | 'triage' | 'workspace' | 'implement' | 'verify' | 'check' | 'gate' | 'commit' | 'deliver' | 'escalate';
   tokens: number;
   note: string;
 }
@@ -89,7 +89,21 @@ export type TickResult =
       attempt: number;
       attemptsLeft: number;
     })
-  | (TickBase & { kind: 'failed'; phase: TickStep['phase']; message: string; retryable: boolean });
+  | (TickBase & { kind: 'failed'; phase: TickStep['phase']; message: string; retryable: boolean; stranded?: StrandedDelivery });
+
+/**
+ * A verified, committed change whose delivery failed (phase `deliver`): the
+ * delivery ledger holds it as `failed`, the inbox lists it, and
+ * `loop-runtime deliver <worktree>` (or the loop's next tick) retries exactly
+ * this commit.
+ */
+export interface StrandedDelivery {
+  item: WorkItem;
+  commit: CommitRecord;
+  /** The worktree id: what `loop-runtime deliver <id>` takes. */
+  worktree: string;
+  reason: string;
+}
 
 export type TickKind = TickResult['kind'];
 
