@@ -18,6 +18,7 @@ export type LoopErrorCode =
   | 'BUDGET_EXHAUSTED'
   | 'BUDGET_LEDGER_UNREADABLE'
   | 'PAUSED'
+  | 'PRECONDITION_FAILED'
   | 'USAGE'
   | 'INTERNAL';
 
@@ -69,6 +70,7 @@ export const ExitCode = {
   tickFailed: 1,
   /** Halted on purpose: budget exhausted, kill switch, L0. A notice, not a failure. */
   halted: 2,
+  /** Configuration, usage or an unmet precondition (no commit, no remote, no GitHub token, agent not installed). */
   configError: 3,
   /** Another tick of the same loop holds the lease. A notice, not a failure. */
   leaseHeld: 4,
@@ -122,6 +124,7 @@ export function exitCodeForErrorCode(code: string): ExitCode {
     case 'CONFIG_INVALID':
     case 'PATTERN_NOT_FOUND':
     case 'BACKEND_NOT_FOUND':
+    case 'PRECONDITION_FAILED':
     case 'USAGE':
       return ExitCode.configError;
     case 'BUDGET_EXHAUSTED':

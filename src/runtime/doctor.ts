@@ -126,7 +126,7 @@ function versionCheck(binary: string, env: Record<string, string | undefined>, t
 }
 
 /** A trivial `true` through the same runner factory the verifier uses, in a scratch directory. */
-async function sandboxCheck(env: Record<string, string | undefined>, timeoutMs: number): Promise<DoctorCheck> {
+export async function sandboxCheck(env: Record<string, string | undefined>, timeoutMs: number): Promise<DoctorCheck> {
   const { createSandboxedRunner } = await import('../adapters/command-runner/bwrap-runner.js');
   const scratch = await mkdtemp(join(tmpdir(), 'loop-runtime-doctor-'));
   try {

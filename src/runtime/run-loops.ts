@@ -97,6 +97,8 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
   const redact = redactorFor(options.env);
   const progress = (line: string) => options.progress?.(redact(line));
   try {
+    // Cheap preconditions before any model call: a tick that cannot finish spends nothing.
+    await refuseUnmetPreconditions(project, plan, options);
     const notes: string[] = [];
     if (!options.dryRun) {
       // First, cheaply (no model call): verified commits of this loop whose delivery failed are delivered again.
@@ -157,6 +159,44 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
     const last = ticks[ticks.length - 1];
     await lease?.release(last ? { outcome: runLogOutcome(last), tickKind: last.kind, tickId: last.tickId, startedAt: last.startedAt } : { outcome: 'failed', tickKind: 'error' });
   }
+}
+
+/**
+ * Throws `PRECONDITION_FAILED` (exit 3) naming every unmet precondition and
+ * its fix; a real tick is first recorded as failed (run log, STATE.md note),
+ * never as a quiet no-op.
+ */
+async function refuseUnmetPreconditions(project: LoadedProject, plan: ExecutionPlan, options: TickOptions): Promise<void> {
+  const { checkPreconditions, preconditionError } = await import('./preconditions.js');
+  const problems = await checkPreconditions(project.root, plan, { env: options.env, dryRun: options.dryRun, backendInjected: Boolean(options.backend) });
+  if (problems.length === 0) return;
+  const error = preconditionError(plan, problems);
+  if (!options.dryRun) {
+    const [{ FileStateWriter }, { toTickRecord }, { SequentialIds }] = await Promise.all([
+      import('../adapters/state-writer/file-state-writer.js'),
+      import('../core/engine/tick-record.js'),
+      import('../core/engine/sequential-ids.js'),
+    ]);
+    const now = options.clock.now();
+    const message = `${problems.map((problem) => problem.message).join(' ')} To fix: ${problems.map((problem) => problem.fix).join(' Then: ')}`;
+    const result: TickResult = {
+      tickId: new SequentialIds(options.clock).next('tick'),
+      patternId: plan.pattern.id,
+      level: plan.level,
+      startedAt: now,
+      finishedAt: now,
+      tokens: 0,
+      budget: { spentToday: 0, dailyTokenCap: plan.dailyTokenCap },
+      steps: [{ phase: 'precondition', tokens: 0, note: message }],
+      kind: 'failed',
+      phase: 'precondition',
+      message,
+      retryable: false,
+    };
+    const writer = new FileStateWriter({ root: project.root, stateFile: plan.files.state, runLog: plan.files.runLog, redact: redactorFor(options.env), backend: plan.backend.name });
+    await writer.recordTick({ ...toTickRecord(result), kind: 'precondition-failed' });
+  }
+  throw error;
 }
 
 async function decideBackend(project: LoadedProject, plan: ExecutionPlan, options: TickOptions): Promise<{ plan: ExecutionPlan; backendReason: string }> {
