@@ -88,7 +88,7 @@ export function isFailingExitCode(code: number): boolean {
 }
 
 /** Halt reasons that are the loop working as configured (cap reached, draft level). Any other reason needs a human. */
-export const NOTICE_HALT_REASONS: readonly string[] = ['budget-exhausted', 'level-l0'];
+export const NOTICE_HALT_REASONS: readonly string[] = ['budget-exhausted', 'level-l0', 'max-runs-per-day'];
 
 /**
  * The exit code for a halted tick. Fails closed: a reason not known to be a

@@ -2,10 +2,12 @@
  * The tick engine. Pure: no `node:*`, no process, no git — every effect goes
  * through the injected ports, and time and ids are injected too.
  *
- * A tick: kill switch → budget → attempt circuit → discovery probes →
+ * A tick: kill switch → budget → max runs/day → attempt circuit → discovery probes →
  * triage → (L2+, not degraded) act → state file + run log.
  */
 import type { ExecutionPlan } from '../plan/execution-plan.js';
+import { utcDay } from '../budget/utc-day.js';
+import { CapabilityUnsupportedError } from '../errors.js';
 import { act } from './act-phase.js';
 import { circuitState, failedAttemptsOn } from './circuit-breaker.js';
 import { checkPorts } from './check-ports.js';
@@ -89,6 +91,17 @@ export class LoopEngine {
       const message = `Daily token cap reached: ${budget.spent.toLocaleString('en-US')} / ${budget.cap.toLocaleString('en-US')} tokens spent on ${budget.day} (UTC). Resumes after 00:00 UTC.`;
       context.step('budget', message);
       return { kind: 'halted', reason: 'budget-exhausted', message };
+    }
+    const runs = plan.budget.maxRunsPerDay;
+    if (runs) {
+      if (!this.ports.state.runsOn) throw new CapabilityUnsupportedError('StateWriter', 'runsOn (needed to enforce Max runs/day)');
+      const day = utcDay(context.now());
+      const ran = await this.ports.state.runsOn(plan.pattern.id, day);
+      if (ran >= runs.value) {
+        const message = `Max runs/day reached: ${plan.pattern.id} ran ${ran} time(s) on ${day} (UTC), the limit is ${runs.value} (${runs.source}). Resumes after 00:00 UTC.`;
+        context.step('budget', message);
+        return { kind: 'halted', reason: 'max-runs-per-day', message };
+      }
     }
     const history = await this.ports.attempts.history();
     const circuit = circuitState(history, plan.attempts, plan.pattern.id);

@@ -54,7 +54,7 @@ export interface BaselineSummary {
 }
 
 /** Why a loop halted. `budget-overrun`: a backend spent more than its phase's reservation (any phase). */
-export type HaltReason = 'budget-exhausted' | 'budget-overrun' | 'level-l0' | 'circuit-open' | 'backend-stopped';
+export type HaltReason = 'budget-exhausted' | 'budget-overrun' | 'level-l0' | 'circuit-open' | 'backend-stopped' | 'max-runs-per-day';
 
 export type TickResult =
   | (TickBase & { kind: 'paused'; source: string })
