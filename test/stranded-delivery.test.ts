@@ -94,6 +94,19 @@ describe('a verified commit whose delivery failed', () => {
     expect(await inboxItems(root)).toEqual([]);
   });
 
+  it('reject drops a verified change whose delivery failed: worktree, branch and record go, and the item may be proposed again', async () => {
+    const root = await makeRepo({ 'src/example.ts': 'export const answer = 42;\n', 'LOOP.md': LOOP_MD('push') });
+    await addBareRemote(root);
+    sh(root, ['remote', 'set-url', 'origin', join(root, '..', 'no-such-remote.git')]);
+    const tick = JSON.parse((await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'])).stdout).ticks[0];
+    const rejected = await cli(root, ['reject', tick.stranded.worktree]);
+    expect(rejected.code).toBe(0);
+    expect(sh(root, ['branch', '--list', tick.stranded.commit.branch]).trim()).toBe('');
+    expect(await inboxItems(root)).toEqual([]);
+    expect(JSON.parse(await readFile(join(root, '.loop-runtime', 'deliveries.json'), 'utf8')).deliveries).toEqual([]);
+    expect(await readFile(join(root, 'loop-run-log.md'), 'utf8')).toContain('"kind":"human-rejected"');
+  });
+
   for (const created of [false, true]) {
     it(`pull-request mode: GitHub answers 500${created ? ' after opening the pull request' : ''}, then 201 — the retry leaves exactly one pull request`, async () => {
       github = await startFakeGitHub('acme/demo');

@@ -176,6 +176,12 @@ export async function approveChange(project: LoadedProject, idOrItemKey: string,
 
 /** Discards an escalated change (worktree and branch) and records the decision. */
 export async function rejectChange(project: LoadedProject, idOrItemKey: string, options: DecisionOptions): Promise<RejectResult> {
+  if (!findEscalated(await new WorktreeStore(project.root).read(), idOrItemKey)) {
+    // Not escalated: maybe a verified change whose delivery failed, which a human may drop too.
+    const { rejectStranded } = await import('./stranded-delivery.js');
+    const dropped = await rejectStranded(project, idOrItemKey, options);
+    if (dropped) return { status: 'rejected', ...dropped };
+  }
   const { entry, plan, handle } = await findWaiting(project, idOrItemKey);
   const wiring = wiringFor(project, options);
   await gitWorkspaceFor(wiring, entry.pattern, entry.baseBranch ?? null).discard(handle);

@@ -16,7 +16,7 @@ import { readTextOrNull } from '../adapters/fs/atomic-file.js';
 import { git } from '../adapters/git/git-run.js';
 import { resolvePlan, type LoadedProject } from '../project/load-project.js';
 import { recordOutOfTick } from './git-approval.js';
-import { gitDeliveryFor, redactorFor } from './wiring.js';
+import { gitDeliveryFor, gitWorkspaceFor, redactorFor } from './wiring.js';
 
 /** The delivery ledger of a repository (`.loop-runtime/deliveries.json`). */
 export const DELIVERY_LEDGER = '.loop-runtime/deliveries.json';
@@ -132,6 +132,33 @@ export async function retryStrandedForLoop(project: LoadedProject, plan: Executi
   return notes;
 }
 
+/**
+ * Drops a failed delivery a human does not want delivered (`reject <id>` on a
+ * "verified, delivery failed" item): its worktree and local branch are
+ * discarded and its record removed, so the loop may propose the item again.
+ * A branch already pushed stays on the remote. Null when nothing failed
+ * under `id`.
+ */
+export async function rejectStranded(project: LoadedProject, id: string, options: RetryOptions): Promise<{ id: string; pattern: string; branch: string } | null> {
+  const entry = findFailedDelivery(await readLedger(project.root), id);
+  if (!entry) return null;
+  const resolved = await resolvePlan(project, entry.pattern);
+  if (!resolved.ok) throw new LoopRuntimeError('PATTERN_NOT_FOUND', `The failed delivery ${entry.key} belongs to loop "${entry.pattern}", which is not configured any more.`, { fix: `remove the record for ${entry.key} from ${DELIVERY_LEDGER} by hand.` });
+  const plan = resolved.plan;
+  const redact = redactorFor(options.env);
+  const wiring = { root: project.root, clock: options.clock, env: options.env, redact };
+  const worktree = entry.retry?.worktree ?? entry.key;
+  if (entry.retry) {
+    const handle = { id: worktree, path: resolve(project.root, entry.retry.path), branch: entry.branch, baseCommit: entry.retry.baseCommit, itemKey: entry.itemKey };
+    await gitWorkspaceFor(wiring, entry.pattern, plan.delivery.baseBranch).discard(handle);
+  }
+  const { GitDelivery } = await import('../adapters/delivery/git-delivery.js');
+  await new GitDelivery({ root: project.root, delivery: plan.delivery, clock: options.clock, env: options.env }).forgetFailed(entry.key);
+  const target = { pattern: entry.pattern, itemKey: entry.itemKey, ...(entry.retry?.tickId ? { tickId: entry.retry.tickId } : {}) };
+  await recordOutOfTick(project.root, plan, target, redact, options.clock.now(), `rejected by a human; the undelivered ${entry.branch} discarded`, { kind: 'human-rejected', outcome: 'no-op', actionsTaken: 0, decided: true });
+  return { id: worktree, pattern: entry.pattern, branch: entry.branch };
+}
+
 async function retryEntry(project: LoadedProject, plan: ExecutionPlan, entry: DeliveryEntry, options: RetryOptions, how: { quietFailure?: boolean } = {}): Promise<RetryResult> {
   const root = project.root;
   const redact = redactorFor(options.env);
@@ -155,6 +182,7 @@ async function retryEntry(project: LoadedProject, plan: ExecutionPlan, entry: De
     body: retry.body,
     // Never merged on a retry: the merge gate ran for the tick, and a human may have changed the branch since.
     merge: false,
+    ...(retry.tickId ? { tickId: retry.tickId } : {}),
   };
   const delivered = await gitDeliveryFor({ root, clock: options.clock, env: options.env, redact }, plan).deliver(request);
   const delivery: DeliveryRecord | Failure = delivered.ok ? (({ ok: _ok, ...rest }) => rest)(delivered) : delivered;

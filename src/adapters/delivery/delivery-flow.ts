@@ -138,7 +138,7 @@ function failedEntry(entry: DeliveryEntry, request: DeliveryRequest, reason: str
     kind: 'failed',
     reason: redact(reason),
     failedAt: new Date(now).toISOString(),
-    retry: { worktree: handle.id, path: handle.path, baseCommit: handle.baseCommit, title: request.title, body: request.body, ...(entry.retry?.tickId ? { tickId: entry.retry.tickId } : {}) },
+    retry: { worktree: handle.id, path: handle.path, baseCommit: handle.baseCommit, title: request.title, body: request.body, ...((request.tickId ?? entry.retry?.tickId) ? { tickId: request.tickId ?? entry.retry?.tickId } : {}) },
   };
 }
 

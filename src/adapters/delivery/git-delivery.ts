@@ -129,6 +129,17 @@ export class GitDelivery implements Delivery {
     return [...new Set([...openProposalItems({ ...ledger, deliveries: open }, patternId), ...escalated.map((entry) => entry.itemKey!)])];
   }
 
+  /**
+   * Removes the `failed` record of `key` (a human dropped the change). Anything else under the key is left
+   * alone. Returns whether a record was removed.
+   */
+  async forgetFailed(key: string): Promise<boolean> {
+    return this.updateLedger((ledger) => {
+      const failed = ledger.deliveries.some((entry) => entry.key === key && entry.kind === 'failed');
+      return { ledger: failed ? { ...ledger, deliveries: ledger.deliveries.filter((entry) => entry.key !== key) } : ledger, result: failed };
+    });
+  }
+
   /** The dedupe ledger as it is now (no lock: a snapshot). Throws `STATE_FAILED` when it is corrupt. */
   async readLedger(): Promise<DeliveryLedger> {
     return parseDeliveryLedger(await readTextOrNull(this.ledgerPath), this.ledgerPath);

@@ -31,7 +31,7 @@ export async function inboxCommand({ io }: CommandContext): Promise<CommandOutpu
   const stranded = items.length - escalated;
   const hints = [
     ...(escalated > 0 ? ['Run `loop-runtime approve <id>` or `loop-runtime reject <id>`.'] : []),
-    ...(stranded > 0 ? ['Run `loop-runtime deliver <id>` to retry a failed delivery (the loop\'s next tick also retries it).'] : []),
+    ...(stranded > 0 ? ['Run `loop-runtime deliver <id>` to retry a failed delivery (the loop\'s next tick also retries it), or `loop-runtime reject <id>` to drop it.'] : []),
   ];
   const heading = [escalated > 0 ? `${escalated} change(s) wait for a human decision` : '', stranded > 0 ? `${stranded} verified change(s) wait for delivery` : ''].filter(Boolean).join('; ');
   return {

@@ -110,7 +110,7 @@ export const commands: CommandDefinition[] = [
   },
   {
     name: 'reject <id>',
-    description: 'Discard an escalated change: its worktree and branch',
+    description: 'Discard an escalated change (or a verified change whose delivery failed): its worktree and branch',
     options: [],
     examples: ['loop-runtime reject mock-1-mwqao1r1'],
     load: async () => (await import('./reject.js')).rejectCommand,

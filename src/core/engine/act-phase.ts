@@ -196,6 +196,7 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
       patternId: plan.pattern.id,
       itemKey: item.key,
       dedupeKey: `${plan.pattern.id}:${item.key}`,
+      tickId: context.tickId,
       title: `${plan.pattern.name}: ${item.title}`,
       body: pullRequestBody(context, item, implementResult.output.summary, verification),
       merge,

@@ -11,6 +11,8 @@ export interface DeliveryRequest {
   title: string;
   body: string;
   merge: boolean;
+  /** The tick that made the commit (kept with a failed delivery, so its retry is logged against it). */
+  tickId?: string;
 }
 
 /**
