@@ -33,6 +33,8 @@ export class MemoryDeliveryStore {
   readonly pushes: string[] = [];
   /** When true, the remote and GitHub cannot be reached. */
   unreachable = false;
+  /** GitHub answers the next pull-request creation with HTTP 500 — after opening it when `opened` (fault injection). */
+  failNextCreate: { opened: boolean } | null = null;
 
   constructor(readonly repository = 'acme/demo') {}
 
@@ -140,7 +142,11 @@ function memoryGitHub(store: MemoryDeliveryStore): GitHubClient {
       if (store.pullRequests.some((pull) => pull.head === input.head && pull.state === 'open')) {
         return { ok: false, reason: 'api', message: `GitHub refused the pull request (HTTP 422): a pull request already exists for ${input.head}.`, retryable: false, detail: { status: 422 } };
       }
+      const failing = store.failNextCreate;
+      store.failNextCreate = null;
+      if (failing && !failing.opened) return { ok: false, reason: 'api', message: 'GitHub refused the pull request (HTTP 500): Server Error', retryable: true, detail: { status: 500 } };
       const pull = store.openPullRequest(input);
+      if (failing) return { ok: false, reason: 'api', message: 'GitHub refused the pull request (HTTP 500): Server Error', retryable: true, detail: { status: 500 } };
       return { ok: true, url: pull.url, number: pull.number };
     },
     async merge(_url, number) {
