@@ -83,6 +83,16 @@ describe('preconditions before the first model call', () => {
     expect(backend.calls).toHaveLength(0);
   });
 
+  it('no sandbox for the verification commands: SANDBOX_UNAVAILABLE (exit 5) before any model call, recorded as a failed tick', async () => {
+    const root = await makeRepo({ 'src/example.ts': 'export const answer = 42;\n', 'LOOP.md': LOOP_MD('local') });
+    const backend = new MockBackend();
+    const opened = await openRuntime({ cwd: root, env: { ...ENV, PATH: '/nonexistent' }, clock: new FixedClock('2026-05-01T10:00:00Z', 1000), backend });
+    if (!opened.ok) throw new Error('config');
+    await expect(opened.runtime.run('daily-triage', { level: 'L3' })).rejects.toMatchObject({ code: 'SANDBOX_UNAVAILABLE' });
+    expect(backend.calls).toHaveLength(0);
+    expect(await readFile(join(root, 'loop-run-log.md'), 'utf8')).toMatch(/"outcome":"failed"[^\n]*"kind":"precondition-failed"/);
+  });
+
   it('--dry-run in a repository with `git init` and no commit fails with exit 3 and the clear message; with a commit it rehearses', async () => {
     const root = await tempDir('loop-no-commit-');
     execFileSync('git', ['init', '--quiet', '--initial-branch=main'], { cwd: root });

@@ -45,6 +45,21 @@ export interface PreconditionOptions {
 const SDK_CREDENTIALS: Readonly<Record<string, readonly string[]>> = { openai: ['OPENAI_API_KEY'] };
 
 /**
+ * The variables one of which must hold the backend's key: the `apiKeyEnv`
+ * setting, else the agent's own (claude-code: ANTHROPIC_API_KEY or
+ * CLAUDE_CODE_OAUTH_TOKEN), else the SDK's. Shared with `doctor`.
+ *
+ * @example
+ * ```ts
+ * credentialVariables('codex', {}); // → ['OPENAI_API_KEY']
+ * ```
+ */
+export function credentialVariables(backend: string, options: Record<string, unknown>): readonly string[] {
+  const keyVariable = typeof options['apiKeyEnv'] === 'string' ? options['apiKeyEnv'] : undefined;
+  return keyVariable ? [keyVariable] : (agentForBackend(backend)?.credentials ?? SDK_CREDENTIALS[backend] ?? []);
+}
+
+/**
  * Every unmet precondition of one loop's plan, in the order a tick meets
  * them. An empty list: the tick may start.
  *
@@ -113,8 +128,7 @@ function backendProblems(root: string, plan: ExecutionPlan, env: Record<string, 
       problems.push({ check: 'backend-binary', message: `${plan.pattern.id} runs ${name}, but ${agent.binary} is not in node_modules/.bin or on PATH.`, fix: `npm install ${agent.packageName} (in the project, or -g), set the backend's "binary" setting to its path, or run with --backend mock to rehearse.` });
     }
   }
-  const keyVariable = typeof plan.backend.options['apiKeyEnv'] === 'string' ? plan.backend.options['apiKeyEnv'] : undefined;
-  const variables = keyVariable ? [keyVariable] : (agent?.credentials ?? SDK_CREDENTIALS[name] ?? []);
+  const variables = credentialVariables(name, plan.backend.options);
   if (variables.length > 0 && !variables.some((variable) => (env[variable] ?? '') !== '')) {
     problems.push({ check: 'backend-credentials', message: `${plan.pattern.id} runs ${name}, but none of ${variables.join(', ')} is set.`, fix: `export ${variables[0]}=<your key> where loop-runtime runs (in CI: a repository secret).` });
   }

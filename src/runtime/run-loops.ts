@@ -128,6 +128,10 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
         // Real ticks publish their phases for `serve` (a dry run writes nothing).
         if (!options.dryRun) appendTickEvent(project.root, redactStrings({ ...event, v: 1 as const, loop: plan.pattern.id, pid: process.pid }, redact));
       },
+    }).catch(async (error: unknown) => {
+      // No sandbox for the verification commands: refused before any model call, and recorded as a failed tick.
+      if (!options.dryRun && isLoopRuntimeError(error) && error.code === 'SANDBOX_UNAVAILABLE') await recordRefusedTick(project, plan, options, redact(error.message)).catch(() => undefined);
+      throw error;
     });
     try {
       ticks = await runtime.engine.ticks(count);
@@ -171,32 +175,35 @@ async function refuseUnmetPreconditions(project: LoadedProject, plan: ExecutionP
   const problems = await checkPreconditions(project.root, plan, { env: options.env, dryRun: options.dryRun, backendInjected: Boolean(options.backend) });
   if (problems.length === 0) return;
   const error = preconditionError(plan, problems);
-  if (!options.dryRun) {
-    const [{ FileStateWriter }, { toTickRecord }, { SequentialIds }] = await Promise.all([
-      import('../adapters/state-writer/file-state-writer.js'),
-      import('../core/engine/tick-record.js'),
-      import('../core/engine/sequential-ids.js'),
-    ]);
-    const now = options.clock.now();
-    const message = `${problems.map((problem) => problem.message).join(' ')} To fix: ${problems.map((problem) => problem.fix).join(' Then: ')}`;
-    const result: TickResult = {
-      tickId: new SequentialIds(options.clock).next('tick'),
-      patternId: plan.pattern.id,
-      level: plan.level,
-      startedAt: now,
-      finishedAt: now,
-      tokens: 0,
-      budget: { spentToday: 0, dailyTokenCap: plan.dailyTokenCap },
-      steps: [{ phase: 'precondition', tokens: 0, note: message }],
-      kind: 'failed',
-      phase: 'precondition',
-      message,
-      retryable: false,
-    };
-    const writer = new FileStateWriter({ root: project.root, stateFile: plan.files.state, runLog: plan.files.runLog, redact: redactorFor(options.env), backend: plan.backend.name });
-    await writer.recordTick({ ...toTickRecord(result), kind: 'precondition-failed' });
-  }
+  const message = `${problems.map((problem) => problem.message).join(' ')} To fix: ${problems.map((problem) => problem.fix).join(' Then: ')}`;
+  if (!options.dryRun) await recordRefusedTick(project, plan, options, message);
   throw error;
+}
+
+/** A tick refused before any model call (unmet precondition, no sandbox): a failed tick in the run log and a STATE.md note. */
+async function recordRefusedTick(project: LoadedProject, plan: ExecutionPlan, options: TickOptions, message: string): Promise<void> {
+  const [{ FileStateWriter }, { toTickRecord }, { SequentialIds }] = await Promise.all([
+    import('../adapters/state-writer/file-state-writer.js'),
+    import('../core/engine/tick-record.js'),
+    import('../core/engine/sequential-ids.js'),
+  ]);
+  const now = options.clock.now();
+  const result: TickResult = {
+    tickId: new SequentialIds(options.clock).next('tick'),
+    patternId: plan.pattern.id,
+    level: plan.level,
+    startedAt: now,
+    finishedAt: now,
+    tokens: 0,
+    budget: { spentToday: 0, dailyTokenCap: plan.dailyTokenCap },
+    steps: [{ phase: 'precondition', tokens: 0, note: message }],
+    kind: 'failed',
+    phase: 'precondition',
+    message,
+    retryable: false,
+  };
+  const writer = new FileStateWriter({ root: project.root, stateFile: plan.files.state, runLog: plan.files.runLog, redact: redactorFor(options.env), backend: plan.backend.name });
+  await writer.recordTick({ ...toTickRecord(result), kind: 'precondition-failed' });
 }
 
 async function decideBackend(project: LoadedProject, plan: ExecutionPlan, options: TickOptions): Promise<{ plan: ExecutionPlan; backendReason: string }> {
