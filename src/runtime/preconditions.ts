@@ -8,8 +8,8 @@
  * `git remote get-url`, a PATH lookup, `gh auth token` — no network, no model.
  *
  * The verifier's sandbox is not probed here: a real tick builds its runner
- * before the first model call and stops with `SANDBOX_UNAVAILABLE` (exit 5);
- * `validate` adds `doctor`'s sandbox probe.
+ * before the first model call and stops with `SANDBOX_UNAVAILABLE` (exit 5,
+ * also recorded as a failed tick); `validate` adds `doctor`'s sandbox probe.
  */
 import { execa } from 'execa';
 import { LoopRuntimeError } from '../core/errors.js';

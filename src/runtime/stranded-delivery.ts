@@ -165,6 +165,11 @@ async function retryEntry(project: LoadedProject, plan: ExecutionPlan, entry: De
   const id = entry.retry?.worktree ?? entry.key;
   const commit = entry.commit ?? '';
   const retry = entry.retry;
+  if (plan.delivery.mode === 'local') {
+    throw new LoopRuntimeError('USAGE', `The failed delivery ${entry.key} cannot be retried: loop "${entry.pattern}" now keeps its branches local (delivery.mode: local).`, {
+      fix: `set delivery.mode back to push or pull-request, or run \`loop-runtime reject ${id}\` to drop it (${entry.branch} stays a local branch until then).`,
+    });
+  }
   // Exactly the verified commit: its branch must still exist locally (it holds the commit the gate passed).
   const tip = (await git(root).tryRaw(['rev-parse', '--verify', '--quiet', `refs/heads/${entry.branch}^{commit}`]))?.trim() ?? '';
   if (!retry || !commit || !tip) {

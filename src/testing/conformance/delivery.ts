@@ -80,6 +80,9 @@ export function describeDeliveryConformance(name: string, make: () => Promise<De
       expect(again).toEqual({ ok: true, kind: 'duplicate', branch: first.handle.branch, url: delivered.url });
       expect(await loopBranches()).toEqual([first.handle.branch]);
       expect(await harness.pullRequests()).toEqual([{ head: first.handle.branch, url: delivered.url }]);
+      // The optional capability, where implemented: the open pull request is the item's open proposal.
+      const adapter = await harness.open();
+      if (adapter.openProposals) expect(await adapter.openProposals(first.patternId)).toEqual(['item#1']);
     });
 
     it('never reports a crash before the push as delivered: in-progress while fresh, retried after the lease timeout', async () => {
