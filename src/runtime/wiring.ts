@@ -41,14 +41,18 @@ export function gitWorkspaceFor(wiring: GitWiring, patternId: string, baseBranch
 
 /** The loop's delivery (push, pull request, merge), redacting what it sends to a remote and what it reports back. */
 export function gitDeliveryFor(wiring: GitWiring, plan: ExecutionPlan): Delivery {
-  const settledCommits = async (): Promise<ReadonlySet<string>> => {
-    // What outcome tracking saw merged, closed or reverted is no longer an open proposal.
+  const trackedProposals = async () => {
+    // Outcome tracking (synced at the start of every real tick): merged, closed or reverted changes are no longer
+    // open proposals; open ones are, local branches included.
     const { OutcomeStore } = await import('./outcomes/outcome-store.js');
-    const history = await new OutcomeStore(wiring.root).history();
-    return new Set(history.changes.filter((change) => change.state !== 'open').map((change) => change.proposal.commit));
+    const { changes } = await new OutcomeStore(wiring.root).history();
+    return {
+      settledCommits: new Set(changes.filter((change) => change.state !== 'open').map((change) => change.proposal.commit)),
+      open: changes.filter((change) => change.state === 'open').map((change) => ({ pattern: change.proposal.pattern, itemKey: change.proposal.itemKey })),
+    };
   };
   return redactingDelivery(
-    new GitDelivery({ root: wiring.root, delivery: plan.delivery, clock: wiring.clock, env: wiring.env, pendingTimeoutMs: plan.timeoutMs + LEASE_MARGIN_MS, settledCommits, redact: wiring.redact }),
+    new GitDelivery({ root: wiring.root, delivery: plan.delivery, clock: wiring.clock, env: wiring.env, pendingTimeoutMs: plan.timeoutMs + LEASE_MARGIN_MS, trackedProposals, redact: wiring.redact }),
     wiring.redact,
   );
 }

@@ -52,11 +52,12 @@ export interface GitDeliveryOptions {
   /** Fault injection for tests: runs after the dedupe key is recorded, before the push. A throw is a crash. */
   beforePush?: BeforePushHook;
   /**
-   * Commits known merged, closed or reverted (outcome tracking): their
-   * proposals are no longer open. Without it, only the ledger's own `merged`
-   * records count as settled.
+   * What outcome tracking knows of delivered changes: commits known merged,
+   * closed or reverted (their proposals are no longer open), and the changes
+   * still open (local branches included, which have no ledger record).
+   * Without it, only the ledger's own records count.
    */
-  settledCommits?: () => Promise<ReadonlySet<string>>;
+  trackedProposals?: () => Promise<{ settledCommits: ReadonlySet<string>; open: ReadonlyArray<{ pattern: string; itemKey: string }> }>;
   /** Redacts what deliveries.json keeps of a failure (git/gh output may quote a token). */
   redact?: (text: string) => string;
 }
@@ -123,10 +124,11 @@ export class GitDelivery implements Delivery {
    */
   async openProposals(patternId: string): Promise<string[]> {
     const ledger = await this.readLedger();
-    const settled = (await this.options.settledCommits?.()) ?? new Set<string>();
-    const open = ledger.deliveries.filter((entry) => !(entry.commit && settled.has(entry.commit)));
+    const tracked = (await this.options.trackedProposals?.()) ?? { settledCommits: new Set<string>(), open: [] };
+    const open = ledger.deliveries.filter((entry) => !(entry.commit && tracked.settledCommits.has(entry.commit)));
+    const openTracked = tracked.open.filter((change) => change.pattern === patternId).map((change) => change.itemKey);
     const escalated = (await this.worktrees.read()).worktrees.filter((entry) => entry.pattern === patternId && entry.status === 'escalated' && !entry.released && entry.itemKey);
-    return [...new Set([...openProposalItems({ ...ledger, deliveries: open }, patternId), ...escalated.map((entry) => entry.itemKey!)])];
+    return [...new Set([...openProposalItems({ ...ledger, deliveries: open }, patternId), ...openTracked, ...escalated.map((entry) => entry.itemKey!)])];
   }
 
   /**
