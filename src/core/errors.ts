@@ -74,7 +74,7 @@ export const ExitCode = {
   configError: 3,
   /** Another tick of the same loop holds the lease. A notice, not a failure. */
   leaseHeld: 4,
-  /** The loop could not run and a human must act: backend missing or logged out, quota, no sandbox, circuit open. */
+  /** The loop could not run and a human must act: backend logged out or out of quota, no sandbox, circuit open (a missing agent CLI or key is caught earlier, as a precondition: 3). */
   needsHuman: 5,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

@@ -130,7 +130,7 @@ function backendProblems(root: string, plan: ExecutionPlan, env: Record<string, 
   }
   const variables = credentialVariables(name, plan.backend.options);
   if (variables.length > 0 && !variables.some((variable) => (env[variable] ?? '') !== '')) {
-    problems.push({ check: 'backend-credentials', message: `${plan.pattern.id} runs ${name}, but none of ${variables.join(', ')} is set.`, fix: `export ${variables[0]}=<your key> where loop-runtime runs (in CI: a repository secret).` });
+    problems.push({ check: 'backend-credentials', message: `${plan.pattern.id} runs ${name}, but none of ${variables.join(', ')} is set.`, fix: `set ${variables[0]} to your key where loop-runtime runs (in CI: a repository secret).` });
   }
   return problems;
 }
