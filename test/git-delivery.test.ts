@@ -87,7 +87,7 @@ describe('GitDelivery through the engine', () => {
     expect(sh(bare, ['rev-parse', result.commit.branch]).trim()).toBe(result.commit.sha);
   });
 
-  it('opens one draft pull request through gh; a duplicate tick for the same item opens none and pushes nothing', async () => {
+  it('opens one draft pull request through gh; the next tick does not propose the item again while its pull request is open', async () => {
     const root = await makeRepo();
     const bare = await addBareRemote(root);
     const gh = await fakeGh();
@@ -100,10 +100,11 @@ describe('GitDelivery through the engine', () => {
     expect(creates).toHaveLength(1);
     expect(creates[0]).toEqual(expect.arrayContaining(['--head', first.commit.branch, '--base', 'main', '--draft']));
 
-    const second = await engineFor({ root, mode: 'pull-request', env, clock: new FixedClock('2026-05-01T11:30:00Z', 1000) }).engine.tick();
-    expect(second.kind).toBe('proposed');
-    if (second.kind !== 'proposed') return;
-    expect(second.delivery).toMatchObject({ kind: 'duplicate', branch: first.commit.branch, url: 'https://github.com/acme/demo/pull/1' });
+    const backend = new MockBackend();
+    const second = await engineFor({ root, mode: 'pull-request', env, backend, clock: new FixedClock('2026-05-01T11:30:00Z', 1000) }).engine.tick();
+    // The open pull request is the item's proposal: no implementer, no second branch, no second PR.
+    expect(second).toMatchObject({ kind: 'report', degraded: true, degradedReason: expect.stringContaining('open proposal (mock#1)') });
+    expect(backend.calls.map((call) => call.role)).toEqual(['triage']);
     expect((await gh.calls()).filter((args) => args[1] === 'create')).toHaveLength(1);
     expect(remoteBranches(bare)).toEqual([first.commit.branch, 'main'].sort());
     const ledger = JSON.parse(await readFile(join(root, '.loop-runtime', 'deliveries.json'), 'utf8'));

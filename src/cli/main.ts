@@ -62,7 +62,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     ...sections,
     {
       title: 'Exit codes',
-      body: '  0 ok · 1 a tick failed · 2 halted on purpose (budget, L0, kill switch) · 3 configuration or usage error · 4 lease held (a tick already runs) · 5 could not run, a human must act (backend missing/logged out/out of quota, circuit open, no sandbox) · 6 replay/test: a recorded tick now ends differently (decision, verdict, gate, outcome or port calls)',
+      body: '  0 ok · 1 a tick failed · 2 halted on purpose (budget, L0, kill switch) · 3 configuration, usage or precondition error (no commit, no remote, no GitHub token, agent CLI or key missing) · 4 lease held (a tick already runs) · 5 could not run, a human must act (backend logged out/out of quota, circuit open, no sandbox) · 6 replay/test: a recorded tick now ends differently (decision, verdict, gate, outcome or port calls) · 130 interrupted (Ctrl-C)',
     },
   ]);
   cli.version(await packageVersion());

@@ -18,6 +18,7 @@ export type LoopErrorCode =
   | 'BUDGET_EXHAUSTED'
   | 'BUDGET_LEDGER_UNREADABLE'
   | 'PAUSED'
+  | 'PRECONDITION_FAILED'
   | 'USAGE'
   | 'RECORDING_INVALID'
   | 'INTERNAL';
@@ -70,10 +71,11 @@ export const ExitCode = {
   tickFailed: 1,
   /** Halted on purpose: budget exhausted, kill switch, L0. A notice, not a failure. */
   halted: 2,
+  /** Configuration, usage or an unmet precondition (no commit, no remote, no GitHub token, agent not installed). */
   configError: 3,
   /** Another tick of the same loop holds the lease. A notice, not a failure. */
   leaseHeld: 4,
-  /** The loop could not run and a human must act: backend missing or logged out, quota, no sandbox, circuit open. */
+  /** The loop could not run and a human must act: backend logged out or out of quota, no sandbox, circuit open (a missing agent CLI or key is caught earlier, as a precondition: 3). */
   needsHuman: 5,
   /** `replay` / `test`: a recorded tick now ends differently under the current engine and configuration. */
   replayDiffers: 6,
@@ -91,7 +93,7 @@ export function isFailingExitCode(code: number): boolean {
 }
 
 /** Halt reasons that are the loop working as configured (cap reached, draft level). Any other reason needs a human. */
-export const NOTICE_HALT_REASONS: readonly string[] = ['budget-exhausted', 'level-l0'];
+export const NOTICE_HALT_REASONS: readonly string[] = ['budget-exhausted', 'level-l0', 'max-runs-per-day'];
 
 /**
  * The exit code for a halted tick. Fails closed: a reason not known to be a
@@ -127,6 +129,7 @@ export function exitCodeForErrorCode(code: string): ExitCode {
     case 'CONFIG_INVALID':
     case 'PATTERN_NOT_FOUND':
     case 'BACKEND_NOT_FOUND':
+    case 'PRECONDITION_FAILED':
     case 'USAGE':
     case 'RECORDING_INVALID':
       return ExitCode.configError;

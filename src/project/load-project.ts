@@ -293,6 +293,7 @@ export async function resolvePlan(project: LoadedProject, patternId: string, opt
     overrides: withProbes,
     gate: project.gate,
     ...(limit?.maxTokensPerDay ? { dailyTokenCap: { value: limit.maxTokensPerDay, source: `loop-budget.md (${limit.loop})` } } : {}),
+    ...(limit?.maxRunsPerDay ? { maxRunsPerDay: { value: limit.maxRunsPerDay, source: `loop-budget.md:${limit.line} (${limit.loop})` } } : {}),
     // Only read the repository for defaults when the loop has not said which commands verify it.
     ...(merged.verify === undefined ? { detectedVerifyCommands: await detectVerifyCommands(project.root) } : {}),
     ...(merged.backend === undefined ? { backendCandidates: agentCandidates(pattern.tools, await scaffoldFolders(project.root)) } : {}),

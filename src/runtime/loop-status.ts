@@ -32,6 +32,8 @@ export interface LoopStatus {
   lastRuns: RunLogEntry[];
   /** What tick starts recovered after a process was killed mid-tick, newest first (`.loop-runtime/recovery.jsonl`). */
   recoveries: RecoveryRecord[];
+  /** Verified commits of this loop whose delivery failed (retry: `loop-runtime deliver <id>`). */
+  deliveryFailed: Array<{ id: string; itemKey: string; branch: string; reason: string }>;
 }
 
 export interface LoopStatusReport {
@@ -52,6 +54,8 @@ async function readOptional(path: string): Promise<string | null> {
 export async function loopStatus(project: LoadedProject, options: { clock: Clock; env: Record<string, string | undefined> }): Promise<LoopStatusReport> {
   const day = utcDay(options.clock.now());
   const runLogs = new Map<string, RunLogEntry[]>();
+  const { listStranded } = await import('./stranded-delivery.js');
+  const stranded = await listStranded(project.root);
   const loops: LoopStatus[] = [];
   for (const id of project.configuredLoops) {
     const resolved = await resolvePlan(project, id);
@@ -80,6 +84,7 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
       backend: backendOf(describeBackendChoice(plan, project.root, options.env)),
       lastRuns: runLogs.get(plan.files.runLog)!.filter((entry) => entry.pattern === id).slice(-5).reverse(),
       recoveries: await recentRecoveries(project.root, id, 3),
+      deliveryFailed: stranded.filter((item) => item.pattern === id).map((item) => ({ id: item.id, itemKey: item.itemKey, branch: item.branch, reason: item.reason })),
     });
   }
   return { day, root: project.root, loops };

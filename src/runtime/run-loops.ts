@@ -104,9 +104,8 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
   const redact = redactorFor(options.env);
   const progress = (line: string) => options.progress?.(redact(line));
   try {
-    const { createLoopRuntime } = await import('./create-runtime.js');
-    const { telemetryObserver } = await import('./outcomes/telemetry.js');
-    const telemetry = telemetryObserver(plan);
+    // Cheap preconditions before any model call: a tick that cannot finish spends nothing.
+    await refuseUnmetPreconditions(project, plan, options);
     const notes: string[] = [];
     let recovery: import('./recovery/tick-start-recovery.js').RecoveryRecord | null = null;
     if (lease?.recovered) {
@@ -118,7 +117,7 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
       // Under the lease, before any model call: what a process killed mid-tick left behind.
       const { describeRecovery, recoverAtTickStart } = await import('./recovery/tick-start-recovery.js');
       // Best effort: what recovery could not clean up now is retried by the next tick, and never stops this one.
-      recovery = await recoverAtTickStart(project.root, plan, { now: options.clock.now(), redact }).catch((error: unknown) => {
+      recovery = await recoverAtTickStart(project.root, plan, { now: options.clock.now(), redact, worktreesDir: project.settings?.worktreesDir ?? null }).catch((error: unknown) => {
         notes.push(`recovery: not completed (${error instanceof Error ? error.message : String(error)}); the next tick tries again`);
         return null;
       });
@@ -127,6 +126,17 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
         progress(line);
       }
     }
+    if (!options.dryRun) {
+      // Then, cheaply (no model call): verified commits of this loop whose delivery failed are delivered again.
+      const { retryStrandedForLoop } = await import('./stranded-delivery.js');
+      for (const line of await retryStrandedForLoop(project, plan, { clock: options.clock, env: options.env })) {
+        notes.push(line);
+        progress(line);
+      }
+    }
+    const { createLoopRuntime } = await import('./create-runtime.js');
+    const { telemetryObserver } = await import('./outcomes/telemetry.js');
+    const telemetry = telemetryObserver(plan);
     const runtime = await createLoopRuntime(project, plan, {
       dryRun: options.dryRun,
       env: options.env,
@@ -146,6 +156,10 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
         // Real ticks publish their phases for `serve` (a dry run writes nothing).
         if (!options.dryRun) appendTickEvent(project.root, redactStrings({ ...event, v: 1 as const, loop: plan.pattern.id, pid: process.pid }, redact));
       },
+    }).catch(async (error: unknown) => {
+      // No sandbox for the verification commands: refused before any model call, and recorded as a failed tick.
+      if (!options.dryRun && isLoopRuntimeError(error) && error.code === 'SANDBOX_UNAVAILABLE') await recordRefusedTick(project, plan, options, redact(error.message)).catch(() => undefined);
+      throw error;
     });
     const recording = options.record ? (await import('./replay/record-tick.js')).startRecording(runtime) : null;
     try {
@@ -192,6 +206,47 @@ const PHASE_VERBS: Record<string, string> = { triage: 'triaging', implement: 'im
 export function phaseLabel(phase: string, detail?: string): string {
   const verb = PHASE_VERBS[phase] ?? phase;
   return detail ? `${verb}: ${detail}` : verb;
+}
+
+/**
+ * Throws `PRECONDITION_FAILED` (exit 3) naming every unmet precondition and
+ * its fix; a real tick is first recorded as failed (run log, STATE.md note),
+ * never as a quiet no-op.
+ */
+async function refuseUnmetPreconditions(project: LoadedProject, plan: ExecutionPlan, options: TickOptions): Promise<void> {
+  const { checkPreconditions, preconditionError } = await import('./preconditions.js');
+  const problems = await checkPreconditions(project.root, plan, { env: options.env, dryRun: options.dryRun, backendInjected: Boolean(options.backend) });
+  if (problems.length === 0) return;
+  const error = preconditionError(plan, problems);
+  const message = `${problems.map((problem) => problem.message).join(' ')} To fix: ${problems.map((problem) => problem.fix).join(' Then: ')}`;
+  if (!options.dryRun) await recordRefusedTick(project, plan, options, message);
+  throw error;
+}
+
+/** A tick refused before any model call (unmet precondition, no sandbox): a failed tick in the run log and a STATE.md note. */
+async function recordRefusedTick(project: LoadedProject, plan: ExecutionPlan, options: TickOptions, message: string): Promise<void> {
+  const [{ FileStateWriter }, { toTickRecord }, { SequentialIds }] = await Promise.all([
+    import('../adapters/state-writer/file-state-writer.js'),
+    import('../core/engine/tick-record.js'),
+    import('../core/engine/sequential-ids.js'),
+  ]);
+  const now = options.clock.now();
+  const result: TickResult = {
+    tickId: new SequentialIds(options.clock).next('tick'),
+    patternId: plan.pattern.id,
+    level: plan.level,
+    startedAt: now,
+    finishedAt: now,
+    tokens: 0,
+    budget: { spentToday: 0, dailyTokenCap: plan.dailyTokenCap },
+    steps: [{ phase: 'precondition', tokens: 0, note: message }],
+    kind: 'failed',
+    phase: 'precondition',
+    message,
+    retryable: false,
+  };
+  const writer = new FileStateWriter({ root: project.root, stateFile: plan.files.state, runLog: plan.files.runLog, redact: redactorFor(options.env), backend: plan.backend.name });
+  await writer.recordTick({ ...toTickRecord(result), kind: 'precondition-failed' });
 }
 
 async function decideBackend(project: LoadedProject, plan: ExecutionPlan, options: TickOptions): Promise<{ plan: ExecutionPlan; backendReason: string }> {

@@ -18,6 +18,7 @@ import type { AgentBackend, Clock } from '../core/ports/index.js';
 import type { LoadedProject } from '../project/load-project.js';
 import type { ApproveResult, InboxItem, RejectResult } from './git-approval.js';
 import type { DoctorReport } from './doctor.js';
+import type { RetryResult } from './stranded-delivery.js';
 import type { LoopStatusReport } from './loop-status.js';
 import type { ResetMockResult } from './reset-mock.js';
 import type { DueRunSummary, RunSummary } from './run-loops.js';
@@ -70,6 +71,8 @@ export interface Runtime {
   approve(idOrItemKey: string, options?: { yes?: boolean }): Promise<ApproveResult>;
   /** Discards an escalated change. */
   reject(idOrItemKey: string): Promise<RejectResult>;
+  /** Retries the delivery of a verified commit whose delivery failed (exactly that commit; no agent run). */
+  deliver(idOrItemKey: string): Promise<RetryResult>;
   /** Spend, pause state and last runs per configured loop. */
   status(): Promise<LoopStatusReport>;
   /** Follows every delivered change (git ancestry, reverts, pull requests) and applies each loop's `autonomy:` policy. No model call. */
@@ -179,6 +182,10 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     async reject(idOrItemKey) {
       const { rejectChange } = await import('./git-approval.js');
       return rejectChange(project, idOrItemKey, decisions);
+    },
+    async deliver(idOrItemKey) {
+      const { retryDelivery } = await import('./stranded-delivery.js');
+      return retryDelivery(project, idOrItemKey, decisions);
     },
     async status() {
       const { loopStatus } = await import('./loop-status.js');

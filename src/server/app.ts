@@ -152,6 +152,15 @@ export function createApp(options: AppOptions): Hono {
   );
 
   app.post(
+    '/api/inbox/:id/deliver',
+    route(async (c) => {
+      const repo = repoOr404(c);
+      if (repo instanceof Response) return repo;
+      return c.json({ ok: true, repo: repo.id, result: await repo.runtime.deliver(c.req.param('id') ?? '') });
+    }),
+  );
+
+  app.post(
     '/api/inbox/:id/reject',
     route(async (c) => {
       const repo = repoOr404(c);

@@ -112,7 +112,7 @@ export const commands: CommandDefinition[] = [
   },
   {
     name: 'reject <id>',
-    description: 'Discard an escalated change: its worktree and branch',
+    description: 'Discard an escalated change (or a verified change whose delivery failed): its worktree and branch',
     options: [],
     examples: ['loop-runtime reject mock-1-mwqao1r1'],
     load: async () => (await import('./reject.js')).rejectCommand,
@@ -125,8 +125,15 @@ export const commands: CommandDefinition[] = [
     load: async () => (await import('./resume.js')).resumeCommand,
   },
   {
+    name: 'deliver <id>',
+    description: 'Retry the delivery (push / pull request) of a verified commit whose delivery failed; never runs the agent',
+    options: [],
+    examples: ['loop-runtime deliver mock-1-mwqao1r1', 'loop-runtime deliver issue#42 --json'],
+    load: async () => (await import('./deliver.js')).deliverCommand,
+  },
+  {
     name: 'inbox',
-    description: 'List the escalated changes waiting for a human decision (id, loop, branch, reason, age)',
+    description: 'List what waits for a human: escalated changes (approve/reject) and verified commits whose delivery failed (deliver)',
     options: [],
     examples: ['loop-runtime inbox', 'loop-runtime inbox --json'],
     load: async () => (await import('./inbox.js')).inboxCommand,

@@ -22,8 +22,9 @@ export async function statusCommand({ io }: CommandContext): Promise<CommandOutp
         : []),
       loop.backend.name ? `    backend ${loop.backend.name} ${pc.dim(`— ${loop.backend.reason}`)}` : `    backend ${pc.yellow('none installed')} — ${loop.backend.reason} To fix: ${loop.backend.fix ?? ''}`,
       ...(loop.lastRuns.length
-        ? loop.lastRuns.map((run) => `    · ${run.run_id} ${run.outcome} ~${Number(run.tokens_estimate).toLocaleString('en-US')} tokens${runMarker(run)}`)
+        ? loop.lastRuns.map((run) => `    · ${run.run_id} ${run.outcome}${run.kind === 'delivery-failed' ? ' (verified, delivery failed)' : ''} ~${Number(run.tokens_estimate).toLocaleString('en-US')} tokens${runMarker(run)}`)
         : ['    · no runs recorded in the run log']),
+      ...loop.deliveryFailed.map((item) => `    ${pc.yellow('!')} ${item.itemKey} on ${item.branch}: ${item.reason} — retry: loop-runtime deliver ${item.id}`),
       ...loop.recoveries.flatMap((record) => [
         ...(record.removedTemporaryFiles.length ? [pc.yellow(`    recovered ${record.at}: removed ${record.removedTemporaryFiles.join(', ')} (left by an interrupted write)`)] : []),
         ...record.recoveredTicks.map((tick) => pc.yellow(`    recovered ${record.at}: commit ${tick.commit.slice(0, 12)} on ${tick.branch} (tick ${tick.tickId} was killed before recording it)`)),

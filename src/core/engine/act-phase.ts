@@ -205,6 +205,7 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
       patternId: plan.pattern.id,
       itemKey: item.key,
       dedupeKey: `${plan.pattern.id}:${item.key}`,
+      tickId: context.tickId,
       title: `${plan.pattern.name}: ${item.title}`,
       body: pullRequestBody(context, item, implementResult.output.summary, verification),
       merge,
@@ -219,7 +220,10 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
         context.step('escalate', reason);
         return { kind: 'escalated', item, reason, changes: changes.files, verification, gate, attempt };
       }
-      return { kind: 'failed', phase: 'deliver', message: delivered.message, retryable: delivered.retryable };
+      // The change is verified and committed: a failure the delivery recorded waits in the inbox for a retry (never a new agent run).
+      const recorded = delivered.detail?.['recorded'] === 'failed';
+      const stranded = recorded ? { item, commit: committed.commit, worktree: handle.id, reason: delivered.message } : undefined;
+      return { kind: 'failed', phase: 'deliver', message: `verified, delivery failed: ${delivered.message}`, retryable: delivered.retryable, ...(stranded ? { stranded } : {}) };
     }
     const { ok: _ok, ...record } = delivered;
     delivery = record;

@@ -2,10 +2,12 @@
  * The tick engine. Pure: no `node:*`, no process, no git — every effect goes
  * through the injected ports, and time and ids are injected too.
  *
- * A tick: kill switch → budget → attempt circuit → discovery probes →
+ * A tick: kill switch → budget → max runs/day → attempt circuit → discovery probes →
  * triage → (L2+, not degraded) act → state file + run log.
  */
 import type { ExecutionPlan } from '../plan/execution-plan.js';
+import { utcDay } from '../budget/utc-day.js';
+import { CapabilityUnsupportedError } from '../errors.js';
 import { act } from './act-phase.js';
 import { circuitState, failedAttemptsOn } from './circuit-breaker.js';
 import { checkPorts } from './check-ports.js';
@@ -102,6 +104,17 @@ export class LoopEngine {
       context.step('budget', message);
       return { kind: 'halted', reason: 'budget-exhausted', message };
     }
+    const runs = plan.budget.maxRunsPerDay;
+    if (runs) {
+      if (!this.ports.state.runsOn) throw new CapabilityUnsupportedError('StateWriter', 'runsOn (needed to enforce Max runs/day)');
+      const day = utcDay(context.now());
+      const ran = await this.ports.state.runsOn(plan.pattern.id, day);
+      if (ran >= runs.value) {
+        const message = `Max runs/day reached: ${plan.pattern.id} ran ${ran} time(s) on ${day} (UTC), the limit is ${runs.value} (${runs.source}). Resumes after 00:00 UTC.`;
+        context.step('budget', message);
+        return { kind: 'halted', reason: 'max-runs-per-day', message };
+      }
+    }
     const history = await this.ports.attempts.history();
     const circuit = circuitState(history, plan.attempts, plan.pattern.id);
     if (circuit.open) {
@@ -153,16 +166,25 @@ export class LoopEngine {
             : afterTriage.state !== 'ok'
             ? `budget at ${Math.floor(afterTriage.fraction * 100)}% of the daily cap (report-only from ${Math.round(this.ports.budget.degradeAtFraction * 100)}%)`
             : undefined;
-    const item = output.decision === 'act' ? this.pickItem(output.items, history) : undefined;
+    // An item with an open proposal (a pending PR or branch, a failed delivery, a change waiting on a human) is not proposed again.
+    const open = output.decision === 'act' && !degradedReason && this.ports.delivery?.openProposals ? new Set(await this.ports.delivery.openProposals(plan.pattern.id)) : new Set<string>();
+    const item = output.decision === 'act' ? this.pickItem(output.items.filter((candidate) => !open.has(candidate.key)), history) : undefined;
     if (output.decision === 'report' || degradedReason || !item) {
+      const waiting = output.items.filter((candidate) => open.has(candidate.key)).map((candidate) => candidate.key);
+      const noItem = waiting.length > 0 ? `every item has used its attempts or has an open proposal (${waiting.join(', ')})` : 'every item has used its attempts';
+      if (output.decision === 'act' && !degradedReason && waiting.length > 0) context.step('triage', `not proposed again while an earlier proposal is open: ${waiting.join(', ')}`);
       return {
         kind: 'report',
         summary: output.summary,
         findings: output.findings,
         items: output.items,
         degraded: output.decision === 'act',
-        ...(degradedReason ? { degradedReason } : output.decision === 'act' ? { degradedReason: 'every item has used its attempts' } : {}),
+        ...(degradedReason ? { degradedReason } : output.decision === 'act' ? { degradedReason: noItem } : {}),
       };
+    }
+    if (open.size > 0) {
+      const skipped = output.items.filter((candidate) => open.has(candidate.key)).map((candidate) => candidate.key);
+      if (skipped.length > 0) context.step('triage', `not proposed again while an earlier proposal is open: ${skipped.join(', ')}`);
     }
     return act(context, this.ports, { item, history });
   }

@@ -18,7 +18,7 @@ import type {
 
 /** One step of the tick, in order, for rendering and audit. */
 export interface TickStep {
-  phase: 'kill-switch' | 'budget' | 'discovery' | 'triage' | 'workspace' | 'implement' | 'verify' | 'check' | 'gate' | 'commit' | 'deliver' | 'escalate';
+  phase: 'precondition' | 'kill-switch' | 'budget' | 'discovery' | 'triage' | 'workspace' | 'implement' | 'verify' | 'check' | 'gate' | 'commit' | 'deliver' | 'escalate';
   tokens: number;
   note: string;
 }
@@ -57,10 +57,11 @@ export interface BaselineSummary {
 
 /**
  * Why a loop halted. `budget-overrun`: a backend spent more than its phase's reservation (any phase).
+ * `max-runs-per-day`: loop-budget.md's Max runs/day for the loop is reached for today (UTC).
  * `awaiting-resume`: an earlier tick halted for a reason a human must clear (`STICKY_HALT_REASONS`) and no one
  * has run `loop-runtime resume <id>` since; the tick stopped before any model call.
  */
-export type HaltReason = 'budget-exhausted' | 'budget-overrun' | 'level-l0' | 'circuit-open' | 'backend-stopped' | 'awaiting-resume';
+export type HaltReason = 'budget-exhausted' | 'budget-overrun' | 'level-l0' | 'circuit-open' | 'backend-stopped' | 'awaiting-resume' | 'max-runs-per-day';
 
 /**
  * Halts that persist until `loop-runtime resume <id>`: the backend stopped (auth, quota, not installed) or
@@ -109,7 +110,21 @@ export type TickResult =
       attempt: number;
       attemptsLeft: number;
     })
-  | (TickBase & { kind: 'failed'; phase: TickStep['phase']; message: string; retryable: boolean });
+  | (TickBase & { kind: 'failed'; phase: TickStep['phase']; message: string; retryable: boolean; stranded?: StrandedDelivery });
+
+/**
+ * A verified, committed change whose delivery failed (phase `deliver`): the
+ * delivery ledger holds it as `failed`, the inbox lists it, and
+ * `loop-runtime deliver <worktree>` (or the loop's next tick) retries exactly
+ * this commit.
+ */
+export interface StrandedDelivery {
+  item: WorkItem;
+  commit: CommitRecord;
+  /** The worktree id: what `loop-runtime deliver <id>` takes. */
+  worktree: string;
+  reason: string;
+}
 
 export type TickKind = TickResult['kind'];
 

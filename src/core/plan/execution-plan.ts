@@ -63,6 +63,11 @@ export interface ExecutionPlan {
     degradeAtFraction: number;
     /** Tokens reserved before each phase starts; a phase whose reservation would cross the cap does not start. */
     reserve: { triage: number; implement: number; check: number };
+    /**
+     * loop-budget.md's "Max runs/day" for this loop (absent: no limit). Enforced: a tick of a loop that already
+     * ran this many times on the UTC day halts (`max-runs-per-day`) before any model call.
+     */
+    maxRunsPerDay?: { value: number; source: string };
   };
   /**
    * What each phase may do at this level; the engine enforces every switch. Triage off: nothing runs.

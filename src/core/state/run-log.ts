@@ -212,3 +212,23 @@ function openHaltLines(lines: readonly string[]): Set<number> {
   });
   return new Set([...last.values()].filter((value) => value.halted).map((value) => value.index));
 }
+
+/** Run-log kinds that are not runs of the loop: decisions and retries outside a tick, precondition refusals. */
+const NOT_RUNS: ReadonlySet<string> = new Set(['human-approved', 'human-rejected', 'level-change', 'delivery-retried', 'precondition-failed', 'resumed']);
+
+/**
+ * How many times `patternId` ran on the UTC day `day` (YYYY-MM-DD), from a
+ * run log: every line of the loop — ours and those agents following the
+ * methodology wrote — except decisions and retries outside a tick and ticks
+ * refused by a precondition (which called no model). What `Max runs/day` in
+ * loop-budget.md is held to.
+ *
+ * @example
+ * ```ts
+ * runsOnDay(runLogText, 'daily-triage', '2026-05-01'); // → 2
+ * ```
+ */
+export function runsOnDay(text: string | null, patternId: string, day: string): number {
+  if (!text) return 0;
+  return parseRunLog(text).filter((entry) => entry.pattern === patternId && entry.run_id.slice(0, 10) === day && !NOT_RUNS.has(entry.kind ?? '')).length;
+}

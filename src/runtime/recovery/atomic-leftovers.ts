@@ -15,7 +15,7 @@ import { withFileLock } from '../../adapters/fs/atomic-file.js';
 import { WorktreeStore } from '../../adapters/workspace/git-worktree-store.js';
 
 /** Every file loop-runtime writes atomically for a loop's plan (absolute paths). */
-export function ownedAtomicFiles(root: string, plan: ExecutionPlan): string[] {
+export function ownedAtomicFiles(root: string, plan: ExecutionPlan, worktreesDir: string | null = null): string[] {
   const files = [
     plan.files.state,
     plan.files.runLog,
@@ -26,7 +26,7 @@ export function ownedAtomicFiles(root: string, plan: ExecutionPlan): string[] {
     '.loop-runtime/state-manifest.json',
     '.loop-runtime/state-sync.json',
   ].map((file) => resolve(root, file));
-  files.push(new WorktreeStore(root).manifestPath);
+  files.push(new WorktreeStore(root, worktreesDir).manifestPath);
   return [...new Set(files)];
 }
 

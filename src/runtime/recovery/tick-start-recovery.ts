@@ -37,8 +37,8 @@ export interface RecoveryRecord {
  * record?.removedTemporaryFiles; // → ['loop-ledger.json.700828677']
  * ```
  */
-export async function recoverAtTickStart(root: string, plan: ExecutionPlan, options: { now: number; redact: (text: string) => string }): Promise<RecoveryRecord | null> {
-  const files = ownedAtomicFiles(root, plan);
+export async function recoverAtTickStart(root: string, plan: ExecutionPlan, options: { now: number; redact: (text: string) => string; worktreesDir?: string | null }): Promise<RecoveryRecord | null> {
+  const files = ownedAtomicFiles(root, plan, options.worktreesDir ?? null);
   await excludeAtomicTemporaries(root, files).catch(() => undefined);
   const leaseTemporaries = (await removeDeadLeaseTemporaries([join(root, '.loop-runtime', 'leases'), join(root, '.loop-runtime', 'leases', 'items')])).map((path) => relative(root, path).split(sep).join('/'));
   const removedTemporaryFiles = [...(await removeAtomicLeftovers(root, files)), ...leaseTemporaries];

@@ -95,6 +95,17 @@
         const diffBox = el('div');
         const query = `?repo=${encodeURIComponent(item.repo)}`;
         const path = `/api/inbox/${encodeURIComponent(item.id)}`;
+        if (item.kind === 'delivery-failed') {
+          // A verified commit whose push or pull request failed: the only action is to deliver it again.
+          return el('li', { className: 'change', 'data-id': item.id }, [
+            el('strong', { text: `${loopLabel(item.repo, item.pattern)} · ${item.itemKey || item.id}${item.title ? ` — ${item.title}` : ''}` }),
+            el('div', { className: 'why', text: item.reason || 'verified, delivery failed' }),
+            el('div', { className: 'muted', text: `${item.branch} · since ${when(item.createdAt)}` }),
+            el('div', { className: 'actions' }, [
+              el('button', { type: 'button', className: 'primary', 'data-mutating': true, onclick: () => redeliver(item, path, query) }, ['Retry delivery']),
+            ]),
+          ]);
+        }
         return el('li', { className: 'change', 'data-id': item.id }, [
           el('strong', { text: `${loopLabel(item.repo, item.pattern)} · ${item.itemKey || item.id}${item.title ? ` — ${item.title}` : ''}` }),
           el('div', { className: 'why', text: `Escalated because: ${item.reason || 'unknown'}` }),
@@ -109,6 +120,18 @@
       }),
     );
     applyMode();
+  }
+
+  async function redeliver(item, path, query) {
+    try {
+      const answer = await post(`${path}/deliver${query}`, {});
+      const delivery = answer.result.delivery;
+      if (delivery.ok === false) say(`Delivery of ${item.id} failed again: ${delivery.message}`, 'error');
+      else say(`Delivered ${item.id}: ${delivery.kind}${delivery.url ? ` ${delivery.url}` : ''}.`);
+      await refresh();
+    } catch (error) {
+      say(error.message, 'error');
+    }
   }
 
   async function approve(item, path, query) {
