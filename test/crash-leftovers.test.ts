@@ -80,7 +80,8 @@ describe('an atomic write killed mid-way', () => {
     for (const name of userFiles) await writeFile(join(repo, name), 'mine\n');
 
     const record = await recoverAtTickStart(repo, plan, { now: Date.parse('2026-11-23T09:00:00Z'), redact });
-    const manifestLeftover = manifestKill.line.slice(4).trim().slice(repo.length + 1);
+    // The worktree manifest lives outside the checkout (the state directory): reported by its absolute path.
+    const manifestLeftover = manifestKill.line.slice(4).trim();
     expect(record?.removedTemporaryFiles).toEqual([leftover.slice(repo.length + 1), manifestLeftover].sort());
     expect(existsSync(leftover)).toBe(false);
     for (const name of userFiles) expect(await readFile(join(repo, name), 'utf8')).toBe('mine\n');

@@ -1,4 +1,4 @@
-import { readdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,18 @@ import { cleanupTempDirs, fingerprint, makeRepo, sh } from './git-fixtures.js';
 afterAll(cleanupTempDirs);
 
 const dryRunCopies = async () => (await readdir(tmpdir())).filter((name) => name.startsWith('loop-runtime-dry-run-'));
+
+/** A private temporary directory for this file's process (vitest forks one per file), so other files' dry runs never show. */
+async function privateTmpdir(): Promise<() => Promise<void>> {
+  const previous = process.env.TMPDIR;
+  const directory = await mkdtemp(join(tmpdir(), 'git-dry-run-tmp-'));
+  process.env.TMPDIR = directory;
+  return async () => {
+    if (previous === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = previous;
+    await rm(directory, { recursive: true, force: true });
+  };
+}
 
 describe('--dry-run', () => {
   it('runs the git workspace in a temporary copy: the repository stays byte-for-byte the same, .git included', async () => {
@@ -19,6 +31,7 @@ describe('--dry-run', () => {
     sh(root, ['add', 'package.json']);
     sh(root, ['commit', '-qm', 'package.json']);
     const before = await fingerprint(root);
+    const restoreTmpdir = await privateTmpdir();
     const copiesBefore = await dryRunCopies();
 
     let stdout = '';
@@ -42,5 +55,6 @@ describe('--dry-run', () => {
     expect(sh(root, ['branch', '--list', 'loop/*']).trim()).toBe('');
     // The copy is gone after close().
     expect((await dryRunCopies()).filter((name) => !copiesBefore.includes(name))).toEqual([]);
+    await restoreTmpdir();
   });
 });

@@ -59,7 +59,9 @@ export async function removeAtomicLeftovers(root: string, files: readonly string
         const path = join(directory, name);
         if (!(await stat(path).catch(() => null))?.isFile()) continue;
         await rm(path, { force: true });
-        removed.push(relative(root, path).split(sep).join('/'));
+        // Inside the checkout: relative to it; elsewhere (the worktree manifest in the state directory): absolute.
+        const inside = relative(root, path);
+        removed.push(inside.startsWith('..') || isAbsolute(inside) ? path : inside.split(sep).join('/'));
       }
     });
   }
