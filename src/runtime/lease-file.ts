@@ -4,6 +4,7 @@ import { link, open, readdir, rm, unlink, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { LeaseRecord } from './lease.js';
+import { processIsAlive } from '../adapters/fs/process-alive.js';
 
 /**
  * Creates `path` with `content` only if it does not exist, all or nothing:
@@ -42,16 +43,6 @@ export function parseRecord(text: string, defaultStaleMs: number): LeaseRecord |
     return { staleMs: defaultStaleMs, kind: 'loop', name: '', loop: '', ...value } as LeaseRecord;
   } catch {
     return null;
-  }
-}
-
-/** Whether a pid on this host is alive (EPERM: alive, not ours). */
-export function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -21,7 +21,8 @@ import { appendFile, mkdir, readFile, stat, unlink, utimes } from 'node:fs/promi
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { LoopRuntimeError } from '../core/errors.js';
-import { createExclusive, openByAnyProcess, parseRecord, processIsAlive, safeName } from './lease-file.js';
+import { createExclusive, openByAnyProcess, parseRecord, safeName } from './lease-file.js';
+import { processIsAlive } from '../adapters/fs/process-alive.js';
 
 export { FileItemLeases } from './file-item-leases.js';
 

@@ -18,6 +18,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { LoopRuntimeError } from '../../core/errors.js';
+import { processIsAlive } from './process-alive.js';
 
 export interface FileLockOptions {
   /** A lock older than this is considered abandoned by a crashed process (default 10 000 ms). */
@@ -56,16 +57,6 @@ function ownerRecordingFs(owner: LockOwner) {
     // proper-lockfile releases held locks this way when the process exits.
     rmdirSync: (path: string) => fs.rmSync(path, { recursive: true, force: true }),
   };
-}
-
-/** Whether a pid on this host is alive (EPERM: alive, not ours). */
-export function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** The owner recorded in a lock directory, or null (none yet, another version, unreadable). */

@@ -21,6 +21,7 @@ import {
 import { readTextOrNull, withFileLock, writeTextAtomically } from '../fs/atomic-file.js';
 import { git, type GitRunner } from '../git/git-run.js';
 import { LEGACY_WORKTREES_DIR, worktreesDirFor, type LocationEnv } from './worktrees-location.js';
+import { processIsAlive } from '../fs/process-alive.js';
 
 /** Worktrees of this process's ticks that are still in use (shared by every GitWorkspace in the process). */
 export const liveWorktrees = new Set<string>();
@@ -220,21 +221,11 @@ async function freePath(path: string): Promise<string> {
   }
 }
 
-/** Whether a process with this pid is still running (EPERM means it is, but not ours). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Whether an active entry belongs to a tick that can no longer finish it. */
 export function isAbandoned(entry: WorktreeEntry, now: number, maxActiveAgeMs: number): boolean {
   if (liveWorktrees.has(entry.id)) return false;
   const created = Date.parse(entry.createdAt);
   if (Number.isFinite(created) && now - created > maxActiveAgeMs) return true;
   if (entry.pid === undefined || entry.pid === process.pid) return true;
-  return !processAlive(entry.pid);
+  return !processIsAlive(entry.pid);
 }
