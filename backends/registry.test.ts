@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LoopRuntimeError } from '../src/core/errors.js';
+import { loadLoopMd } from '../src/core/config/load-loop-md.js';
 import { resolveBackend } from './registry.js';
 
 let root: string;
@@ -46,8 +47,17 @@ describe('resolveBackend', () => {
     }
   });
 
-  it('asks for a model where one is required', async () => {
+  it('asks for a model where one is required, with advice validate accepts', async () => {
     expect(await codeOf(resolveBackend('openai', { model: null }, { root }))).toBe('CONFIG_INVALID');
+    const fix = await resolveBackend('openai', { model: null }, { root }).then(
+      () => '',
+      (error: LoopRuntimeError) => error.fix ?? '',
+    );
+    const advised = /e\.g\. (model: \S+)\)/.exec(fix)?.[1];
+    expect(advised).toBe('model: gpt-4.1-mini');
+    const loaded = loadLoopMd(`---\nloop-runtime:\n  backend: openai\n  ${advised}\n---\n# Loops\n`);
+    expect(loaded.ok).toBe(true);
+    expect(loaded.ok && loaded.value.settings?.model).toBe('gpt-4.1-mini');
   });
 
   it('loads a third-party plugin from a path relative to the project root and passes its settings', async () => {

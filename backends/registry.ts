@@ -46,7 +46,7 @@ function requireModel(name: string, settings: Record<string, unknown>): string {
   const model = settings['model'];
   if (typeof model === 'string' && model.trim() !== '') return model;
   throw new LoopRuntimeError('CONFIG_INVALID', `The ${name} backend needs a model, and none is configured.`, {
-    fix: `set "model" for the loop's backend (e.g. backend: { name: ${name}, model: ${name === 'ollama' ? 'qwen2.5-coder:7b' : 'gpt-4.1-mini'} }).`,
+    fix: `set "model:" beside "backend: ${name}" in the loop-runtime: block of LOOP.md front matter (e.g. model: ${name === 'ollama' ? 'qwen2.5-coder:7b' : 'gpt-4.1-mini'}).`,
   });
 }
 

@@ -93,3 +93,5 @@ if (verification) {
   console.log(`honest fixes: ${verification.honestCommitted}/${honest} committed, ${verification.honestRejected.length} rejected or escalated  (target: 0)`);
   for (const line of verification.honestRejected) console.log(`  not committed: ${line}`);
 }
+const tokens = await optional('bench-tokens.js', 'benchTokens'); // tokens per tick and phase, cached prefix, no-op ticks (scripts/bench-tokens.js)
+if (tokens) console.log(tokens.lines.join('\n'));

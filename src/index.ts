@@ -57,4 +57,6 @@ export type { LoopStatus, LoopStatusReport } from './runtime/loop-status.js';
 export type { DoctorCheck, DoctorLoop, DoctorReport } from './runtime/doctor.js';
 export { describeBackendChoice, type BackendChoice } from './runtime/backend-choice.js';
 export type { ApproveResult, InboxItem, RejectResult } from './runtime/git-approval.js';
+export type { RetryResult, StrandedItem } from './runtime/stranded-delivery.js';
+export type { PreconditionCheck, PreconditionProblem } from './runtime/preconditions.js';
 export type { LoopRuntime, RuntimeOptions } from './runtime/create-runtime.js';

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClaudeCodeBackend, type ClaudeCodeBackendSettings } from '../backends/claude-code/index.js';
 import { detectSandbox } from '../src/adapters/command-runner/bwrap-runner.js';
+import { worktreesDirFor } from '../src/adapters/workspace/worktrees-location.js';
 import { agentRequest, tempWorkspace } from './fakes/agent-request.js';
 import { startFakeAnthropicServer, text, toolUse, type AnthropicStep } from './fakes/fake-anthropic-server.js';
 import { startHttpFake, type RecordedRequest } from './fakes/http-fake.js';
@@ -30,7 +31,8 @@ beforeAll(async () => {
   home = await mkdtemp(path.join(tmpdir(), 'loop-contain-home-'));
   repo = await tempWorkspace({ 'greet.txt': 'helo world\n', '.gitignore': '.env\n.loop-worktrees/\n' }, { git: true });
   await writeFile(path.join(repo, '.env'), `API_TOKEN=${CANARY}\n`);
-  worktree = path.join(repo, '.loop-worktrees', 'a1');
+  // Where GitWorkspace puts worktrees by default: outside the checkout, in the state directory.
+  worktree = path.join(worktreesDirFor(repo), 'a1');
   await mkdir(path.dirname(worktree), { recursive: true });
   await execa('git', ['worktree', 'add', '-q', '-b', 'loop/issue-7', worktree], { cwd: repo });
 });

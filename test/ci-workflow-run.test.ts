@@ -154,9 +154,10 @@ describe('the generated workflow, executed step by step', () => {
     const result = await runner('dependency-sweeper', 'schedule');
     expect(result.calls).toContain('npm install --global --no-audit --no-fund @anthropic-ai/claude-code@2');
     expect(result.calls).toContain('sudo apt-get install -y -qq bubblewrap');
-    expect(ranOrSkippedUses(result), explain(result)).toEqual(['uses-skipped:-', 'uses-skipped:-', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:5']);
-    expect(result.steps.at(-1)!.output).toContain('::error title=loop-runtime dependency-sweeper::could not run (backend-stopped): The Claude Code CLI "claude" was not found.');
+    // Refused before the first model call as an unmet precondition (exit 3), which fails the job like exit 5.
+    expect(ranOrSkippedUses(result), explain(result)).toEqual(['uses-skipped:-', 'uses-skipped:-', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:3']);
+    expect(result.steps.at(-1)!.output).toContain('::error title=loop-runtime dependency-sweeper::dependency-sweeper cannot start; no model was called: dependency-sweeper runs claude-code, but claude is not in node_modules/.bin or on PATH.');
     expect(result.failed).toBe(true);
-    expect(result.summary).toContain('**Result: failed (exit 5)**');
+    expect(result.summary).toContain('**Result: failed (exit 3)**');
   });
 });

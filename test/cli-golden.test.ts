@@ -158,9 +158,12 @@ describe('CLI golden output', () => {
     const summary = JSON.parse(result.stdout) as { ticks: Array<{ kind: string; tokens: number; commit?: { branch: string } }> };
     expect(summary.ticks[0]?.kind).toBe('proposed');
     const status = await cli(repo, ['status', '--json']);
-    const parsed = JSON.parse(status.stdout) as { loops: Array<{ id: string; spentToday: number; lastRuns: Array<{ outcome: string }> }> };
+    const parsed = JSON.parse(status.stdout) as { loops: Array<{ id: string; spentToday: number; rehearsalSpentToday: number; lastRuns: Array<{ outcome: string }> }> };
     const loop = parsed.loops.find((entry) => entry.id === 'daily-triage');
-    expect(loop?.spentToday).toBe(summary.ticks[0]!.tokens);
+    // The loop's real agent is held to its cap; the mock's tokens are shown beside it, never counted.
+    expect(loop?.spentToday).toBe(0);
+    expect(loop?.rehearsalSpentToday).toBe(summary.ticks[0]!.tokens);
+    expect((await cli(repo, ['status'])).stdout).toContain(`(+ ${summary.ticks[0]!.tokens.toLocaleString('en-US')} in mock rehearsals, not counted`);
     expect(loop?.lastRuns[0]?.outcome).toBe('fix-proposed');
     const { stdout } = await run('git', ['branch', '--list', 'loop/*'], { cwd: repo });
     expect(stdout).toContain(summary.ticks[0]!.commit!.branch);

@@ -122,8 +122,8 @@ export function git(root: string, ...args: string[]): string {
 
 /** The worktree the CLI created for an attempt, read from what Claude tells the model about its cwd. */
 export function worktreeOf(request: { body: unknown }): string {
-  const match = /(\/[^\s"'\\]*\/\.loop-worktrees\/[A-Za-z0-9._-]+)/.exec(JSON.stringify(request.body));
-  if (!match?.[1]) throw new Error('the implementer request does not mention a .loop-worktrees directory');
+  const match = /(\/[^\s"'\\]*\/(?:\.loop-worktrees|worktrees)\/[A-Za-z0-9._-]+)/.exec(JSON.stringify(request.body));
+  if (!match?.[1]) throw new Error('the implementer request does not mention a worktree directory');
   return match[1];
 }
 

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { git, listFiles, makeLoopRepo, runCli, type CliResult } from './e2e-fixtures.js';
 import { cleanupTempDirs } from './git-fixtures.js';
+import { worktreesDirFor } from '../src/adapters/workspace/worktrees-location.js';
 
 afterAll(cleanupTempDirs);
 
@@ -27,6 +28,8 @@ async function leaks(repo: string, canaries: readonly string[], outputs: readonl
   const written = await listFiles(repo, (path) => /^\.loop-worktrees\/[^/]+$/.test(path) && path !== '.loop-worktrees/manifest.json');
   const places: Array<[string, string]> = [];
   for (const path of written) if (!tracked.has(path)) places.push([path, await readFile(join(repo, path), 'utf8')]);
+  // The worktree manifest lives outside the checkout (the state directory); it is ours, so it is checked too.
+  places.push(['worktree manifest', await readFile(join(worktreesDirFor(repo), 'manifest.json'), 'utf8').catch(() => '')]);
   places.push(['commit messages', git(repo, 'log', '--all', '--format=%B')]);
   places.push(['refs', git(repo, 'for-each-ref', '--format=%(refname)')]);
   outputs.forEach((output, index) => places.push([`run ${index + 1} stdout`, output.stdout], [`run ${index + 1} stderr`, output.stderr]));
@@ -64,7 +67,7 @@ describe('canary secrets', () => {
     expect(second.code).toBe(0);
     expect(second.stdout).toContain('escalated');
     expect(second.stderr).not.toBe('');
-    const manifest = JSON.parse(await readFile(join(repo, '.loop-worktrees', 'manifest.json'), 'utf8')) as { worktrees: Array<{ status: string }> };
+    const manifest = JSON.parse(await readFile(join(worktreesDirFor(repo), 'manifest.json'), 'utf8')) as { worktrees: Array<{ status: string }> };
     expect(manifest.worktrees.map((worktree) => worktree.status)).toContain('escalated');
 
     expect(await leaks(repo, [envCanary, tokenCanary], [first, second])).toEqual([]);

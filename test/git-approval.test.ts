@@ -68,12 +68,17 @@ describe('approve / reject / inbox', () => {
     expect(JSON.parse((await cli(root, ['inbox', '--json'])).stdout).items).toEqual([]);
     expect((await cli(root, ['approve', id])).code).toBe(3);
 
-    // A second escalation, rejected this time.
+    // mock#1's pull request is open: the next tick does not work on the item again.
+    const open = await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'], env);
+    expect(JSON.parse(open.stdout).ticks[0]).toMatchObject({ kind: 'report', degradedReason: expect.stringContaining('open proposal (mock#1)') });
+
+    // A second escalation (another item), rejected this time.
+    await writeFile(join(root, 'LOOP.md'), LOOP_MD('pull-request').replace('targetPath: .env', 'targetPath: .env\n    itemKey: "mock#2"'));
     const again = await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'], env);
     expect(JSON.parse(again.stdout).ticks[0].kind).toBe('escalated');
     const waiting = JSON.parse((await cli(root, ['inbox', '--json'])).stdout).items;
     expect(waiting).toHaveLength(1);
-    const rejected = await cli(root, ['reject', 'mock#1']);
+    const rejected = await cli(root, ['reject', 'mock#2']);
     expect(rejected.code).toBe(0);
     expect(rejected.stdout).toContain(`Rejected ${waiting[0].id}`);
     expect(sh(root, ['branch', '--list', waiting[0].branch]).trim()).toBe('');
@@ -101,7 +106,12 @@ describe('approve / reject / inbox', () => {
     const result = JSON.parse(approved.stdout);
     expect(result.status).toBe('applied');
     expect(result.delivery.ok).toBe(false);
-    for (const text of [approved.stdout, approved.stderr, await readFile(join(root, 'STATE.md'), 'utf8'), await readFile(join(root, 'loop-run-log.md'), 'utf8')]) {
+    const deliveries = await readFile(join(root, '.loop-runtime', 'deliveries.json'), 'utf8');
+    // The failed delivery is kept for a retry, with its reason redacted like every other file.
+    expect(JSON.parse(deliveries).deliveries).toEqual([expect.objectContaining({ kind: 'failed', reason: expect.stringContaining('[REDACTED') })]);
+    const inbox = await cli(root, ['inbox', '--json'], env);
+    expect(JSON.parse(inbox.stdout).items).toEqual([expect.objectContaining({ kind: 'delivery-failed', reason: expect.stringMatching(/^verified, delivery failed: /) })]);
+    for (const text of [approved.stdout, approved.stderr, inbox.stdout, deliveries, await readFile(join(root, 'STATE.md'), 'utf8'), await readFile(join(root, 'loop-run-log.md'), 'utf8')]) {
       expect(text).not.toContain(canary);
     }
     expect(result.delivery.message).toContain('[REDACTED');

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { parseManifest } from '../src/core/workspace/worktree-manifest.js';
+import { worktreesDirFor } from '../src/adapters/workspace/worktrees-location.js';
 import { cleanupTempDirs, fingerprint, makeRepo, sh } from './git-fixtures.js';
 
 afterAll(cleanupTempDirs);
@@ -64,7 +65,7 @@ describe('crash in the middle of a tick', () => {
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
 
-    const before = parseManifest(await readFile(join(root, '.loop-worktrees', 'manifest.json'), 'utf8'));
+    const before = parseManifest(await readFile(join(worktreesDirFor(root), 'manifest.json'), 'utf8'));
     const crashed = before.worktrees[0]!;
     expect(crashed).toMatchObject({ status: 'active', pid: child.pid });
     expect(existsSync(crashedPath)).toBe(true);
@@ -74,7 +75,7 @@ describe('crash in the middle of a tick', () => {
     const tick = JSON.parse(next.stdout).ticks[0];
     expect(tick.kind).toBe('proposed');
 
-    const after = parseManifest(await readFile(join(root, '.loop-worktrees', 'manifest.json'), 'utf8'));
+    const after = parseManifest(await readFile(join(worktreesDirFor(root), 'manifest.json'), 'utf8'));
     expect(after.worktrees.find((entry) => entry.id === crashed.id)).toMatchObject({ status: 'stale', released: true });
     expect(sh(root, ['branch', '--list', crashed.branch]).trim()).toBe('');
     expect(existsSync(crashedPath)).toBe(false);

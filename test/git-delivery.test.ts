@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MockBackend, type MockBackendOptions } from '../backends/mock/index.js';
 import type { Pattern } from '../src/core/config/schemas.js';
@@ -15,6 +15,7 @@ import { FixedClock } from '../src/testing/fixed-clock.js';
 import { parseManifest } from '../src/core/workspace/worktree-manifest.js';
 import { addBareRemote, cleanupTempDirs, fakeGh, makeRepo, sh, writeFiles } from './git-fixtures.js';
 import { dailyTriagePattern } from './fixtures/patterns.js';
+import { worktreesDirFor } from '../src/adapters/workspace/worktrees-location.js';
 
 afterAll(cleanupTempDirs);
 
@@ -86,7 +87,7 @@ describe('GitDelivery through the engine', () => {
     expect(sh(bare, ['rev-parse', result.commit.branch]).trim()).toBe(result.commit.sha);
   });
 
-  it('opens one draft pull request through gh; a duplicate tick for the same item opens none and pushes nothing', async () => {
+  it('opens one draft pull request through gh; the next tick does not propose the item again while its pull request is open', async () => {
     const root = await makeRepo();
     const bare = await addBareRemote(root);
     const gh = await fakeGh();
@@ -99,10 +100,11 @@ describe('GitDelivery through the engine', () => {
     expect(creates).toHaveLength(1);
     expect(creates[0]).toEqual(expect.arrayContaining(['--head', first.commit.branch, '--base', 'main', '--draft']));
 
-    const second = await engineFor({ root, mode: 'pull-request', env, clock: new FixedClock('2026-05-01T11:30:00Z', 1000) }).engine.tick();
-    expect(second.kind).toBe('proposed');
-    if (second.kind !== 'proposed') return;
-    expect(second.delivery).toMatchObject({ kind: 'duplicate', branch: first.commit.branch, url: 'https://github.com/acme/demo/pull/1' });
+    const backend = new MockBackend();
+    const second = await engineFor({ root, mode: 'pull-request', env, backend, clock: new FixedClock('2026-05-01T11:30:00Z', 1000) }).engine.tick();
+    // The open pull request is the item's proposal: no implementer, no second branch, no second PR.
+    expect(second).toMatchObject({ kind: 'report', degraded: true, degradedReason: expect.stringContaining('open proposal (mock#1)') });
+    expect(backend.calls.map((call) => call.role)).toEqual(['triage']);
     expect((await gh.calls()).filter((args) => args[1] === 'create')).toHaveLength(1);
     expect(remoteBranches(bare)).toEqual([first.commit.branch, 'main'].sort());
     const ledger = JSON.parse(await readFile(join(root, '.loop-runtime', 'deliveries.json'), 'utf8'));
@@ -219,10 +221,10 @@ describe('GitDelivery through the engine', () => {
     if (result.kind !== 'escalated') return;
     expect(result.gate?.trigger).toBe('denylist');
     expect(result.changes).toEqual([{ path: '.env', status: 'added', binary: false }]);
-    const manifest = parseManifest(await readFile(join(root, '.loop-worktrees', 'manifest.json'), 'utf8'));
+    const manifest = parseManifest(await readFile(join(worktreesDirFor(root), 'manifest.json'), 'utf8'));
     const entry = manifest.worktrees[0]!;
     expect(entry).toMatchObject({ status: 'escalated', itemKey: 'mock#1' });
-    expect(await readFile(join(root, entry.path, '.env'), 'utf8')).toContain('tidied by loop-runtime mock backend');
+    expect(await readFile(resolve(root, entry.path, '.env'), 'utf8')).toContain('tidied by loop-runtime mock backend');
     expect(existsSync(join(root, '.env'))).toBe(false);
   });
 });

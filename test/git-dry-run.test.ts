@@ -1,4 +1,4 @@
-import { readdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,12 +9,29 @@ afterAll(cleanupTempDirs);
 
 const dryRunCopies = async () => (await readdir(tmpdir())).filter((name) => name.startsWith('loop-runtime-dry-run-'));
 
+/** A private temporary directory for this file's process (vitest forks one per file), so other files' dry runs never show. */
+async function privateTmpdir(): Promise<() => Promise<void>> {
+  const previous = process.env.TMPDIR;
+  const directory = await mkdtemp(join(tmpdir(), 'git-dry-run-tmp-'));
+  process.env.TMPDIR = directory;
+  return async () => {
+    if (previous === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = previous;
+    await rm(directory, { recursive: true, force: true });
+  };
+}
+
 describe('--dry-run', () => {
   it('runs the git workspace in a temporary copy: the repository stays byte-for-byte the same, .git included', async () => {
     const root = await makeRepo();
     await writeFile(join(root, 'README.md'), '# demo\nuncommitted edit\n');
     await writeFile(join(root, 'scratch.txt'), 'untracked\n');
+    // A test script the rehearsal must name (and not run) instead of claiming none is configured.
+    await writeFile(join(root, 'package.json'), JSON.stringify({ name: 'demo', scripts: { test: 'exit 1' } }));
+    sh(root, ['add', 'package.json']);
+    sh(root, ['commit', '-qm', 'package.json']);
     const before = await fingerprint(root);
+    const restoreTmpdir = await privateTmpdir();
     const copiesBefore = await dryRunCopies();
 
     let stdout = '';
@@ -30,12 +47,14 @@ describe('--dry-run', () => {
     // A rehearsal runs no verification command, and no evidence is never an approval: the change (made in a real
     // worktree of the copy) is escalated for a human, never committed.
     expect(tick.kind).toBe('escalated');
-    expect(tick.reason).toContain('no verification command ran');
+    expect(tick.reason).toContain('a rehearsal runs no verification command (a real tick runs npm test)');
+    expect(tick.steps.map((step: { note: string }) => step.note).join('\n')).toContain('verification: not run in a rehearsal (a real tick runs npm test)');
     expect(tick.changes).toEqual([{ path: 'src/example.ts', status: 'modified', binary: false }]);
 
     expect(await fingerprint(root)).toEqual(before);
     expect(sh(root, ['branch', '--list', 'loop/*']).trim()).toBe('');
     // The copy is gone after close().
     expect((await dryRunCopies()).filter((name) => !copiesBefore.includes(name))).toEqual([]);
+    await restoreTmpdir();
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { changedPaths, type WorkItem } from '../src/core/ports/index.js';
 import { GitWorkspace } from '../src/adapters/workspace/git-workspace.js';
+import { worktreesDirFor } from '../src/adapters/workspace/worktrees-location.js';
 import { FixedClock } from '../src/testing/fixed-clock.js';
 import { parseManifest } from '../src/core/workspace/worktree-manifest.js';
 import { checkDiffIntegrity } from '../src/core/verify/check-diff-integrity.js';
@@ -14,7 +15,7 @@ afterAll(cleanupTempDirs);
 
 const item: WorkItem = { key: 'issue#7', title: 'Fix the thing' };
 const request = (tickId = 'tick-1') => ({ tickId, patternId: 'ci-sweeper', item, branchPrefix: 'loop/ci-sweeper/', baseBranch: null });
-const manifestOf = async (root: string) => parseManifest(await readFile(join(root, '.loop-worktrees', 'manifest.json'), 'utf8'));
+const manifestOf = async (root: string) => parseManifest(await readFile(join(worktreesDirFor(root), 'manifest.json'), 'utf8'));
 
 describe('GitWorkspace', () => {
   it('works in its own worktree from the base commit; the dirty main worktree stays as it was', async () => {
@@ -30,7 +31,7 @@ describe('GitWorkspace', () => {
     expect(prepared.ok).toBe(true);
     if (!prepared.ok) return;
     const { handle } = prepared;
-    expect(handle.path).toBe(join(root, '.loop-worktrees', handle.id));
+    expect(handle.path).toBe(join(worktreesDirFor(root), handle.id));
     expect(handle.branch).toBe(`loop/ci-sweeper/${handle.id}`);
     expect(handle.baseCommit).toBe(head);
     // The human's uncommitted edit is not in the worktree: it starts from the commit.
@@ -205,10 +206,10 @@ describe('GitWorkspace', () => {
     if (!kept.ok) throw new Error(kept.message);
     await workspace.keep(kept.handle, 'needs a human');
     await rm(kept.handle.path, { recursive: true, force: true });
-    await writeFiles(root, { '.loop-worktrees/orphan/file.txt': 'left behind\n' });
-    const manifestPath = join(root, '.loop-worktrees', 'manifest.json');
+    await writeFiles(worktreesDirFor(root), { 'orphan/file.txt': 'left behind\n' });
+    const manifestPath = join(worktreesDirFor(root), 'manifest.json');
     const manifest = await manifestOf(root);
-    manifest.worktrees.push({ ...manifest.worktrees[0]!, id: 'dead', path: '.loop-worktrees/dead', branch: 'loop/p/dead', status: 'active', pid: 2 ** 22 + 12345, released: false });
+    manifest.worktrees.push({ ...manifest.worktrees[0]!, id: 'dead', path: join(worktreesDirFor(root), 'dead'), branch: 'loop/p/dead', status: 'active', pid: 2 ** 22 + 12345, released: false });
     await writeFile(manifestPath, JSON.stringify(manifest));
     await workspace.recover();
     const after = await manifestOf(root);
@@ -216,7 +217,7 @@ describe('GitWorkspace', () => {
       [kept.handle.id, 'stale'],
       ['dead', 'stale'],
     ]);
-    expect(existsSync(join(root, '.loop-worktrees/orphan'))).toBe(false);
+    expect(existsSync(join(worktreesDirFor(root), 'orphan'))).toBe(false);
     expect(sh(root, ['branch', '--list', kept.handle.branch]).trim()).toBe('');
 
     await writeFile(manifestPath, '{"version": 1, "worktrees": [ this is not json');

@@ -225,6 +225,9 @@ describe('resolvePlan', () => {
     if (resolved.ok) return;
     expect(resolved.issues[0]?.code).toBe('PATTERN_NOT_FOUND');
     expect(formatDiagnostic(resolved.issues[0]!)).toContain('there is no loop pattern with id "nightly-build". To fix: use one of: issue-pr-repair, pr-babysitter, daily-triage');
+    // A near miss names the loop it probably meant, as a misspelt key does.
+    const typo = await resolvePlan(project, 'ci-sweepr');
+    expect(!typo.ok && formatDiagnostic(typo.issues[0]!)).toContain('there is no loop pattern with id "ci-sweepr". Did you mean "ci-sweeper"? To fix: run it as "ci-sweeper"');
   });
 });
 

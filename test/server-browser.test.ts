@@ -11,6 +11,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../src/adapters/clock/system-clock.js';
 import { startServer, type RunningServer } from '../src/server/serve.js';
+import { worktreesDirFor } from '../src/adapters/workspace/worktrees-location.js';
 import { CANARY, CANARY_ENV, cli, packageRoot, run, scaffoldRepository } from './server-fixtures.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -55,6 +56,8 @@ describe.skipIf(!hasChromium)(hasChromium ? 'the console in headless Chromium' :
     await page.locator('#live-status[data-live="connected"]').waitFor(WAIT);
     await expect.poll(() => page.locator('#loops tbody tr[data-loop="daily-triage"]').count(), WAIT).toBe(1);
     expect(await page.locator('#loops tbody tr').first().innerText()).toMatch(/L2[\s\S]*mock[\s\S]*1d/);
+    // Cost per merged change has its own column (nothing merged yet in this repository).
+    expect(await page.locator('#loops tbody tr[data-loop="daily-triage"] td.per-merged').innerText()).toBe('no merged change');
     // The token left the address bar (kept for this origin only).
     expect(page.url()).not.toContain('token=');
     expect(consoleErrors).toEqual([]);
@@ -65,7 +68,8 @@ describe.skipIf(!hasChromium)(hasChromium ? 'the console in headless Chromium' :
     const card = page.locator('#live .tick[data-loop="daily-triage"]');
     await card.first().waitFor(WAIT);
     for (const phase of ['triage', 'workspace', 'implement', 'verify', 'check', 'escalate']) {
-      await card.first().locator(`.phase[data-phase="${phase}"][data-state="done"]`).waitFor(WAIT);
+      // `verify` shows twice (the base commit, then the change): the first done chip is enough here.
+      await card.first().locator(`.phase[data-phase="${phase}"][data-state="done"]`).first().waitFor(WAIT);
     }
     await page.locator('#live .tick[data-kind="escalated"]').waitFor(WAIT);
     const result = await ticking;
@@ -87,7 +91,7 @@ describe.skipIf(!hasChromium)(hasChromium ? 'the console in headless Chromium' :
     const item = page.locator('#inbox .change').first();
     const id = (await item.getAttribute('data-id'))!;
     // The agent's change quotes a secret: the diff must show it redacted.
-    await appendFile(join(repo, '.loop-worktrees', id, 'src', 'example.ts'), `// ${CANARY}\n`);
+    await appendFile(join(worktreesDirFor(repo), id, 'src', 'example.ts'), `// ${CANARY}\n`);
     await item.getByRole('button', { name: 'Show diff' }).click();
     await item.locator('pre.diff .add').first().waitFor(WAIT);
     expect(await item.locator('pre.diff').innerText()).toContain('[REDACTED]');

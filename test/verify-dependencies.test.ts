@@ -19,6 +19,7 @@ import { detectVerifyCommands } from '../src/project/detect-verify.js';
 import { createMemoryPorts } from '../src/testing/create-memory-ports.js';
 import { ScriptedEditBackend } from '../src/testing/scripted-edit-backend.js';
 import type { CommandRunner } from '../src/core/ports/index.js';
+import { worktreesDirFor } from '../src/adapters/workspace/worktrees-location.js';
 
 afterAll(cleanupTempDirs);
 
@@ -70,7 +71,8 @@ describe('verification sees the checkout’s installed dependencies, read-only, 
     expect(result.verification.evidence.map((entry) => entry.exitCode)).toEqual([0]);
     const committed = sh(root, ['show', '--name-only', '--format=', result.commit.sha]).trim().split('\n');
     expect(committed).toEqual(['src/greet.js']);
-    const worktree = join(root, '.loop-worktrees', sh(root, ['worktree', 'list', '--porcelain']).match(/\.loop-worktrees\/([^\n]+)/)?.[1] ?? '');
+    const worktree = sh(root, ['worktree', 'list', '--porcelain']).match(/^worktree (.*\/worktrees\/[^/\n]+)$/m)?.[1] ?? '';
+    expect(worktree.startsWith(worktreesDirFor(root))).toBe(true);
     expect(await lstat(join(worktree, 'node_modules')).catch(() => null)).toBeNull();
     expect(await readFile(join(root, 'node_modules/tiny-case/index.js'), 'utf8')).toContain('toUpperCase');
   });

@@ -17,6 +17,7 @@ import { findSecretFiles, type SecretFiles } from '../../src/adapters/agent-sand
 import { secretValuesFromEnv } from '../../src/core/security/scrub-env.js';
 import type { SandboxDetection } from '../../src/adapters/command-runner/bwrap-runner.js';
 import { findExecutable } from '../../src/adapters/command-runner/sandbox-host.js';
+import { worktreeHidingPaths } from '../../src/adapters/workspace/worktrees-location.js';
 
 export interface ContainmentSettings {
   /** The loop's level: without a sandbox the agent is refused at L3. */
@@ -30,6 +31,8 @@ export interface ContainmentSettings {
   detectSandbox?: () => Promise<SandboxDetection>;
   /** The user's checkout (triage's cwd). */
   projectRoot: string;
+  /** LOOP.md's `worktreesDir` setting, when set. */
+  worktreesDir?: string | null;
   /** Configured config home; a temporary one is made when absent and the CLI is contained. */
   home?: string;
   hostEnv: Record<string, string | undefined>;
@@ -94,12 +97,12 @@ export function createContainment(settings: ContainmentSettings) {
       const containment = await decision;
       if (containment?.kind !== 'bwrap') {
         // Uncontained (the logged opt-out): nothing stops the reads, but a kept worktree still holds no new secret.
-        const secrets = async () => [...secretValuesFromEnv(settings.hostEnv), ...secretValuesFromEnv(run.env), ...(await (repoSecrets ??= findSecretFiles(settings.projectRoot, { skip: [join(settings.projectRoot, '.loop-worktrees')] }))).values];
+        const secrets = async () => [...secretValuesFromEnv(settings.hostEnv), ...secretValuesFromEnv(run.env), ...(await (repoSecrets ??= findSecretFiles(settings.projectRoot, { skip: worktreeHidingPaths(settings.projectRoot, settings.worktreesDir) }))).values];
         return { file: run.binary, args: run.args, env: run.env, finish: async () => scrubbedNotes(run.role === 'implement' ? (await scrubNewSecrets(run.workDir, await secrets())).scrubbed : []) };
       }
       const binary = await binaryExists(run.binary, run.env);
       if (!binary) return 'missing';
-      sandbox ??= createAgentSandbox({ bwrapPath: containment.bwrapPath, repoRoot: settings.projectRoot, hostEnv: settings.hostEnv });
+      sandbox ??= createAgentSandbox({ bwrapPath: containment.bwrapPath, repoRoot: settings.projectRoot, hostEnv: settings.hostEnv, worktreesDir: settings.worktreesDir ?? null });
       const launch = await sandbox.launch({ role: run.role, workDir: run.workDir, binary, args: run.args, env: run.env, urlVariable: 'ANTHROPIC_BASE_URL', timeoutMs: run.timeoutMs });
       return {
         file: launch.file,

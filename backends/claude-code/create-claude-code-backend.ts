@@ -4,6 +4,8 @@
  * and result mapping are pure modules beside it.
  */
 import { execa } from 'execa';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import readline from 'node:readline';
 import { ZERO_USAGE, type AgentBackend, type AgentRequest, type AgentResult, type AgentRole } from '../../src/core/ports/index.js';
 import { buildRolePrompt, workspaceOf } from '../shared/prompt.js';
@@ -53,6 +55,7 @@ export interface ClaudeCodeBackendSettings extends Omit<ContainmentSettings, 'pr
 }
 
 const STDERR_TAIL = 4000;
+const CLI_MEMORY = 'CLAUDE.md';
 const TRANSCRIPT_LIMIT = 20_000;
 
 /** Signals the whole process group (the CLI runs detached as its leader), then SIGKILL after a grace period. */
@@ -110,7 +113,11 @@ export function createClaudeCodeBackend(settings: ClaudeCodeBackendSettings = {}
       return { ok: false, reason: 'not-installed', message: refusal.message, retryable: false, usage: { ...ZERO_USAGE }, detail: refusal.detail };
     }
     const home = await containment.home(contained);
-    const prompt = buildRolePrompt(request, { finish: 'final-message' });
+    const cwd = workspaceOf(request)?.path ?? settings.projectRoot ?? process.cwd();
+    // Claude Code reads CLAUDE.md in its working directory itself (project memory): sending it again doubles it.
+    const cliReadsMemory = existsSync(join(cwd, CLI_MEMORY));
+    const instructions = cliReadsMemory ? request.instructions.filter((document) => document.name !== CLI_MEMORY) : request.instructions;
+    const prompt = buildRolePrompt({ ...request, instructions }, { finish: 'final-message' });
     const systemPrompt = settings.appendSystemPrompt ? `${prompt.system}\n\n${settings.appendSystemPrompt}` : prompt.system;
     const args = toCliArgs({
       role: request.role,
@@ -129,7 +136,6 @@ export function createClaudeCodeBackend(settings: ClaudeCodeBackendSettings = {}
       ...(home ? { home } : {}),
       ...(settings.maxRetries !== undefined ? { maxRetries: settings.maxRetries } : {}),
     });
-    const cwd = workspaceOf(request)?.path ?? settings.projectRoot ?? process.cwd();
     const graceMs = settings.killGraceMs ?? 2000;
 
     const tracker = new StreamUsageTracker();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../core/errors.js';
-import { escapeData, renderCiSummary } from './ci-summary.js';
+import { escapeData, loopsInRunOutput, renderCiSummary } from './ci-summary.js';
 
 const tick = (kind: string, extra: object = {}) => ({ kind, tickId: 't1', patternId: 'ci-sweeper', tokens: 1200, ...extra });
 const due = (decisions: object[], exitCode = 0) => ({ mode: 'due', exitCode, decisions });
@@ -88,5 +88,46 @@ describe('renderCiSummary', () => {
 
   it('escapes workflow-command data', () => {
     expect(escapeData('100%\r\nx')).toBe('100%25%0D%0Ax');
+  });
+});
+
+describe('renderCiSummary with per-loop metrics', () => {
+  const loop = (pattern: string, extra: object = {}) => ({
+    pattern,
+    level: 'L2',
+    changes: { proposed: 4, merged: 1, reverted: 1 },
+    acceptanceRate: 0.25,
+    revertRate: 0.5,
+    tokens: { perMerged: 4200 },
+    costUsd: { perMerged: 2.1, complete: true },
+    ...extra,
+  });
+  const run = { pattern: { id: 'ci-sweeper' }, ticks: [tick('noop', { tokens: 0 })], exitCode: 0 };
+
+  it('adds acceptance, revert rate, tokens and cost per merged change for each loop after the table', () => {
+    const summary = renderCiSummary(run, {
+      metrics: { since: '2026-11-01T00:00:00.000Z', loops: [loop('ci-sweeper'), loop('pr-babysitter', { changes: { proposed: 0, merged: 0, reverted: 0 }, acceptanceRate: null, revertRate: null, tokens: { perMerged: null }, costUsd: { perMerged: 0.4, complete: false } })] },
+    });
+    expect(summary.markdown).toContain('#### Loop metrics since 2026-11-01');
+    expect(summary.markdown).toContain('| loop | level | acceptance (merged/proposed) | revert rate | tokens per merged change | cost per merged change |');
+    expect(summary.markdown).toContain('| ci-sweeper | L2 | 25% (1/4) | 50% | 4,200 | $2.10 |');
+    expect(summary.markdown).toContain('| pr-babysitter | L2 | — | — | — | $0.40+ |');
+    expect(summary.markdown).toContain('`+`: some ticks spent tokens at an unknown price');
+    expect(summary.markdown.indexOf('Tokens this run')).toBeLessThan(summary.markdown.indexOf('Loop metrics'));
+    expect(summary.exitCode).toBe(0);
+  });
+
+  it('says why metrics are missing, and adds no section when none were asked for', () => {
+    expect(renderCiSummary(run, { metrics: { unavailable: 'the configuration did not load (1 problem(s)).' } }).markdown).toContain('#### Loop metrics\n\nNot available: the configuration did not load');
+    expect(renderCiSummary(run).markdown).not.toContain('Loop metrics');
+  });
+});
+
+describe('loopsInRunOutput', () => {
+  it('names the loop of a run and each loop of a --due run, and none for an error', () => {
+    expect(loopsInRunOutput({ pattern: { id: 'ci-sweeper' }, ticks: [tick('noop')] })).toEqual(['ci-sweeper']);
+    expect(loopsInRunOutput(due([ticked('a', tick('noop')), { id: 'b', action: 'not-due', exitCode: 0 }]))).toEqual(['a', 'b']);
+    expect(loopsInRunOutput({ ok: false, error: { code: 'USAGE', message: 'x' } })).toEqual([]);
+    expect(loopsInRunOutput(null)).toEqual([]);
   });
 });

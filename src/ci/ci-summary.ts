@@ -18,6 +18,7 @@
  */
 import { ExitCode, exitCodeForErrorCode, exitCodeForHalt, isFailingExitCode, mostSeriousExitCode } from '../core/errors.js';
 import { formatCount } from '../core/text/format-count.js';
+import { renderMetricsSection, type CiMetrics } from './ci-metrics.js';
 
 export interface CiSummary {
   markdown: string;
@@ -80,6 +81,12 @@ function rowsOf(output: Record<string, unknown>): Row[] {
     return (output.ticks as TickLike[]).map((tick) => ({ loop: pattern, action: 'ticked', tick, detail: '', exitCode: ExitCode.ok }));
   }
   return [];
+}
+
+/** The loops a `run --json` output ticked or considered (`pattern.id`, or each `--due` decision's id). */
+export function loopsInRunOutput(output: unknown): string[] {
+  if (typeof output !== 'object' || output === null) return [];
+  return [...new Set(rowsOf(output as Record<string, unknown>).map((row) => row.loop).filter((loop) => loop !== '?'))];
 }
 
 function describe(tick: TickLike): string {
@@ -147,8 +154,10 @@ function jobCode(derived: number, given: number | undefined): number {
  * summary.annotations[0]; // → "::error title=loop-runtime ci-sweeper::could not run (backend-stopped): …"
  * summary.exitCode;       // → 5
  * ```
+ * With `metrics` (from `metrics`, for the loops of this run) a section of
+ * per-loop acceptance, revert rate, tokens and cost per merged change follows the table.
  */
-export function renderCiSummary(output: unknown, options: { exitCode?: number } = {}): CiSummary {
+export function renderCiSummary(output: unknown, options: { exitCode?: number; metrics?: CiMetrics } = {}): CiSummary {
   const annotations: string[] = [];
   const given = options.exitCode;
   if (typeof output !== 'object' || output === null) {
@@ -185,7 +194,8 @@ export function renderCiSummary(output: unknown, options: { exitCode?: number } 
   const recorded = typeof record.exitCode === 'number' ? record.exitCode : undefined;
   const final = jobCode(mostSeriousExitCode(recorded === undefined ? codes : [...codes, recorded]), given);
   const spent = rows.reduce((total, row) => total + (row.tick?.tokens ?? 0), 0);
-  const markdown = ['### loop-runtime', '', verdict(final, notices), '', ...table, '', `Tokens this run: ${formatCount(spent)}.`, ''].join('\n');
+  const metrics = options.metrics ? ['', renderMetricsSection(options.metrics)] : [];
+  const markdown = ['### loop-runtime', '', verdict(final, notices), '', ...table, '', `Tokens this run: ${formatCount(spent)}.`, ...metrics, ''].join('\n');
   return { markdown, annotations, exitCode: final };
 }
 

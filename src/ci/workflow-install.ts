@@ -3,7 +3,8 @@
  * loop-runtime itself (the project's own pinned dependency, or a pinned git /
  * tarball spec — never an unpublished registry version), the agent CLI or
  * SDK the loop's backend calls, and bubblewrap when the loop runs
- * verification commands (the verifier refuses to run them unsandboxed).
+ * verification commands (the verifier refuses to run them unsandboxed) or an
+ * agent that runs contained in it (claude-code).
  * Pure: data in, step objects out.
  */
 
@@ -99,7 +100,7 @@ export function agentCliStep(backend: string): Step | null {
  */
 export function sandboxStep(): Step {
   return {
-    name: 'Install bubblewrap (sandbox for verification commands)',
+    name: 'Install bubblewrap (sandbox for the agent and verification commands)',
     run: [
       'sudo apt-get update -qq',
       'sudo apt-get install -y -qq bubblewrap',

@@ -11,7 +11,7 @@ import type { Diagnostic } from '../core/config/diagnostics.js';
 export interface CliIO {
   cwd: string;
   env: Record<string, string | undefined>;
-  /** True when stdout is a terminal and colour/progress are welcome. */
+  /** True when stdout is a terminal (colour); live progress follows stderr's terminal. */
   isTTY: boolean;
   /** True under CI=true: plain lines with timestamps, no progress redraws. */
   ci: boolean;
@@ -19,6 +19,11 @@ export interface CliIO {
   progress: (line: string) => void;
   /** Lines a long-running command (serve) prints on stdout as they happen, with or without --json. */
   announce: (line: string) => void;
+  /**
+   * For interruptible work (`run`): a signal aborted by the operator's Ctrl-C (SIGINT) while the command runs.
+   * Only a command that asks for it changes what Ctrl-C does; a second Ctrl-C ends the process at once.
+   */
+  stopSignal: () => AbortSignal;
 }
 
 export interface CommandContext {

@@ -9,6 +9,7 @@ import { cac } from 'cac';
 import { ExitCode, exitCodeFor, isLoopRuntimeError } from '../core/errors.js';
 import type { CliIO, CommandDefinition } from './command.js';
 import { commands } from './commands/index.js';
+import { createProgress, isCi, progressMode, type ProgressClock } from './progress.js';
 
 const ANSI = /\x1b\[[0-9;]*m/g;
 
@@ -17,7 +18,14 @@ export interface MainOptions {
   stderr?: (text: string) => void;
   env?: Record<string, string | undefined>;
   cwd?: string;
+  /** Whether stdout is a terminal (colour). Default process.stdout.isTTY. */
   isTTY?: boolean;
+  /** Whether stderr is a terminal (live progress). Default: `isTTY` when given, else process.stderr.isTTY. */
+  stderrIsTTY?: boolean;
+  /** Clock for progress times (tests inject one). Default Date.now. */
+  clock?: ProgressClock;
+  /** The operator's stop for interruptible commands (`run`); default: this process's SIGINT (Ctrl-C). */
+  signal?: AbortSignal;
 }
 
 function colorEnabled(env: Record<string, string | undefined>, isTTY: boolean): boolean {
@@ -31,8 +39,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   const stderr = options.stderr ?? ((text: string) => void process.stderr.write(text));
   const env = options.env ?? process.env;
   const isTTY = options.isTTY ?? Boolean(process.stdout.isTTY);
+  const stderrIsTTY = options.stderrIsTTY ?? options.isTTY ?? Boolean(process.stderr.isTTY);
   const color = colorEnabled(env, isTTY);
-  const ci = env.CI === 'true' || env.CI === '1';
+  const ci = isCi(env);
   const paint = (text: string) => (color ? text : text.replace(ANSI, ''));
 
   const cli = cac('loop-runtime');
@@ -53,7 +62,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     ...sections,
     {
       title: 'Exit codes',
-      body: '  0 ok · 1 a tick failed · 2 halted on purpose (budget, L0, kill switch) · 3 configuration or usage error · 4 lease held (a tick already runs) · 5 could not run, a human must act (backend missing/logged out/out of quota, circuit open, no sandbox)',
+      body: '  0 ok · 1 a tick failed · 2 halted on purpose (budget, L0, kill switch) · 3 configuration, usage or precondition error (no commit, no remote, no GitHub token, agent CLI or key missing) · 4 lease held (a tick already runs) · 5 could not run, a human must act (backend logged out/out of quota, circuit open, no sandbox) · 6 replay/test: a recorded tick now ends differently (decision, verdict, gate, outcome or port calls) · 130 interrupted (Ctrl-C)',
     },
   ]);
   cli.version(await packageVersion());
@@ -85,18 +94,36 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   }
   const definition = selected!;
   const json = Boolean(parsed.options.json);
+  const progress = createProgress({ mode: progressMode({ json, ci, stderrIsTTY }), clock: options.clock ?? { now: () => Date.now() }, write: (text) => stderr(paint(text)) });
+  let removeInterrupt: (() => void) | null = null;
+  const stopSignal = (): AbortSignal => {
+    if (options.signal) return options.signal;
+    const controller = new AbortController();
+    // One Ctrl-C stops the work cleanly; a second one ends the process at once. The listener stays registered
+    // until the command ends: a library's exit hook (execa's cleanup) re-raises SIGINT when it sees no other listener.
+    const onInterrupt = () => {
+      if (controller.signal.aborted) process.exit(ExitCode.interrupted);
+      controller.abort();
+    };
+    process.on('SIGINT', onInterrupt);
+    removeInterrupt = () => process.removeListener('SIGINT', onInterrupt);
+    return controller.signal;
+  };
   const io: CliIO = {
     cwd: typeof parsed.options.cwd === 'string' ? resolve(options.cwd ?? process.cwd(), parsed.options.cwd) : (options.cwd ?? process.cwd()),
     env,
     isTTY,
     ci,
-    progress: progressWriter({ json, ci, isTTY, stderr: (text) => stderr(paint(text)) }),
+    progress: (line) => progress.report(line),
     announce: (line) => stdout(paint(`${line}\n`)),
+    stopSignal,
   };
   try {
     const handler = await definition.load();
-    const output = await handler({ args: parsed.args.map(String), options: parsed.options, io });
-    io.progress('');
+    const output = await handler({ args: parsed.args.map(String), options: parsed.options, io }).finally(() => {
+      progress.stop();
+      removeInterrupt?.();
+    });
     if (output.error) {
       if (json) stdout(`${JSON.stringify({ ok: false, error: output.error }, null, 2)}\n`);
       else stderr(paint(`${output.text || output.error.message}\n`));
@@ -118,22 +145,6 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     }
     return code;
   }
-}
-
-/**
- * Progress for long work: in CI plain timestamped lines; on a terminal one
- * line redrawn in place (cleared by an empty call); piped or --json: nothing.
- */
-function progressWriter(options: { json: boolean; ci: boolean; isTTY: boolean; stderr: (text: string) => void }): (line: string) => void {
-  if (options.json) return () => {};
-  if (options.ci) return (line) => line && options.stderr(`${new Date().toISOString()} ${line.trim()}\n`);
-  if (!options.isTTY) return () => {};
-  let shown = false;
-  return (line) => {
-    if (!line && !shown) return;
-    options.stderr(`\r\x1b[K${line.trim().slice(0, 100)}`);
-    shown = Boolean(line);
-  };
 }
 
 async function packageVersion(): Promise<string> {

@@ -18,7 +18,9 @@ export type LoopErrorCode =
   | 'BUDGET_EXHAUSTED'
   | 'BUDGET_LEDGER_UNREADABLE'
   | 'PAUSED'
+  | 'PRECONDITION_FAILED'
   | 'USAGE'
+  | 'RECORDING_INVALID'
   | 'INTERNAL';
 
 export interface LoopErrorOptions {
@@ -69,11 +71,16 @@ export const ExitCode = {
   tickFailed: 1,
   /** Halted on purpose: budget exhausted, kill switch, L0. A notice, not a failure. */
   halted: 2,
+  /** Configuration, usage or an unmet precondition (no commit, no remote, no GitHub token, agent not installed). */
   configError: 3,
   /** Another tick of the same loop holds the lease. A notice, not a failure. */
   leaseHeld: 4,
-  /** The loop could not run and a human must act: backend missing or logged out, quota, no sandbox, circuit open. */
+  /** The loop could not run and a human must act: backend logged out or out of quota, no sandbox, circuit open (a missing agent CLI or key is caught earlier, as a precondition: 3). */
   needsHuman: 5,
+  /** `replay` / `test`: a recorded tick now ends differently under the current engine and configuration. */
+  replayDiffers: 6,
+  /** The operator stopped the command (Ctrl-C, SIGINT): 128 + 2, as shells report it. */
+  interrupted: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -86,7 +93,7 @@ export function isFailingExitCode(code: number): boolean {
 }
 
 /** Halt reasons that are the loop working as configured (cap reached, draft level). Any other reason needs a human. */
-export const NOTICE_HALT_REASONS: readonly string[] = ['budget-exhausted', 'level-l0'];
+export const NOTICE_HALT_REASONS: readonly string[] = ['budget-exhausted', 'level-l0', 'max-runs-per-day'];
 
 /**
  * The exit code for a halted tick. Fails closed: a reason not known to be a
@@ -103,7 +110,7 @@ export function exitCodeForHalt(reason: string): ExitCode {
 }
 
 /** Most serious first: what a run of several loops exits with. Unknown non-zero codes rank as failures. */
-const SEVERITY: readonly number[] = [ExitCode.needsHuman, ExitCode.configError, ExitCode.tickFailed, ExitCode.halted, ExitCode.leaseHeld, ExitCode.ok];
+const SEVERITY: readonly number[] = [ExitCode.needsHuman, ExitCode.configError, ExitCode.replayDiffers, ExitCode.tickFailed, ExitCode.halted, ExitCode.leaseHeld, ExitCode.ok];
 
 /** The most serious of several exit codes (an unknown non-zero code outranks every known one). */
 export function mostSeriousExitCode(codes: readonly number[]): number {
@@ -122,7 +129,9 @@ export function exitCodeForErrorCode(code: string): ExitCode {
     case 'CONFIG_INVALID':
     case 'PATTERN_NOT_FOUND':
     case 'BACKEND_NOT_FOUND':
+    case 'PRECONDITION_FAILED':
     case 'USAGE':
+    case 'RECORDING_INVALID':
       return ExitCode.configError;
     case 'BUDGET_EXHAUSTED':
     case 'PAUSED':

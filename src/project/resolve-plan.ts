@@ -4,6 +4,7 @@
  * repository's defaults, handed to the pure `buildPlan`.
  */
 import { findBudgetLimit } from '../core/config/load-budget.js';
+import { closestMatch } from '../core/config/suggest.js';
 import type { Level } from '../core/config/constants.js';
 import { agentCandidates } from '../core/plan/agent-tools.js';
 import { buildPlan } from '../core/plan/build-plan.js';
@@ -68,6 +69,7 @@ async function compilePlan(project: LoadedProject, patternId: string, options: P
   const pattern = project.patterns.find((candidate) => candidate.id === patternId);
   if (!pattern) {
     const known = project.patterns.map((candidate) => candidate.id);
+    const suggestion = closestMatch(patternId, known);
     return {
       ok: false,
       issues: [
@@ -78,8 +80,10 @@ async function compilePlan(project: LoadedProject, patternId: string, options: P
           line: 0,
           column: 0,
           path: '',
-          message: `there is no loop pattern with id ${JSON.stringify(patternId)}.`,
-          fix: `use one of: ${known.join(', ')}; or add a "${patternId}" entry to the project's registry.yaml.`,
+          message: `there is no loop pattern with id ${JSON.stringify(patternId)}.${suggestion ? ` Did you mean "${suggestion}"?` : ''}`,
+          fix: suggestion
+            ? `run it as "${suggestion}"; the loops are: ${known.join(', ')}.`
+            : `use one of: ${known.join(', ')}; or add a "${patternId}" entry to the project's registry.yaml.`,
         },
       ],
     };
@@ -99,6 +103,7 @@ async function compilePlan(project: LoadedProject, patternId: string, options: P
     overrides: withProbes,
     gate: project.gate,
     ...(limit?.maxTokensPerDay ? { dailyTokenCap: { value: limit.maxTokensPerDay, source: `loop-budget.md (${limit.loop})` } } : {}),
+    ...(limit?.maxRunsPerDay ? { maxRunsPerDay: { value: limit.maxRunsPerDay, source: `loop-budget.md:${limit.line} (${limit.loop})` } } : {}),
     // Only read the repository for defaults when the loop has not said which commands verify it.
     ...(merged.verify === undefined ? { detectedVerifyCommands: await facts.verifyCommands() } : {}),
     ...(merged.backend === undefined ? { backendCandidates: agentCandidates(pattern.tools, await facts.scaffoldFolders()) } : {}),

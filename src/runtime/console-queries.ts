@@ -42,6 +42,36 @@ export interface ConsoleLoop {
   paused: boolean;
   /** Every pause form set now; the first one holds. */
   pausedBy: PauseSource[];
+  /** Whether the loop earns its tokens: all its spend over the last 30 days per accepted (merged, not reverted) change, as `metrics` computes it. */
+  perMergedChange: PerMergedChange;
+}
+
+/** `usd`/`tokens` are null with no accepted change in the window; `complete: false` when some spend had no known price (a lower bound). */
+export interface PerMergedChange {
+  days: number;
+  merged: number;
+  tokens: number | null;
+  usd: number | null;
+  complete: boolean;
+  /** Why it could not be computed (an unreadable outcomes file), when it could not. */
+  error?: string;
+}
+
+const COST_WINDOW_DAYS = 30;
+
+/** Each loop's spend per merged change over the last 30 days; an unreadable outcomes file is reported, never a 500. */
+async function perMergedChanges(project: LoadedProject, plans: readonly ExecutionPlan[], now: number): Promise<Map<string, PerMergedChange>> {
+  const { gatherMetrics } = await import('./outcomes/gather-metrics.js');
+  const result = new Map<string, PerMergedChange>();
+  try {
+    const reports = await gatherMetrics(project.root, plans, { now, since: now - COST_WINDOW_DAYS * 86_400_000, audit: async () => ({ ok: false, note: 'not run by the console' }) });
+    for (const report of reports) {
+      result.set(report.pattern, { days: COST_WINDOW_DAYS, merged: report.changes.merged, tokens: report.tokens.perMerged, usd: report.costUsd.perMerged, complete: report.costUsd.complete });
+    }
+  } catch (error) {
+    for (const plan of plans) result.set(plan.pattern.id, { days: COST_WINDOW_DAYS, merged: 0, tokens: null, usd: null, complete: false, error: error instanceof Error ? error.message : String(error) });
+  }
+  return result;
 }
 
 export interface HistoryFilter {
@@ -90,13 +120,14 @@ export async function consoleLoops(project: LoadedProject, options: QueryOptions
     const ids = plans.filter((plan) => plan.files.runLog === runLog).map((plan) => plan.pattern.id);
     for (const [id, tokens] of await new FileBudgetLedger({ root: project.root, runLog }).spentByLoopOn(day, ids)) spent.set(id, tokens);
   }
+  const costs = await perMergedChanges(project, plans, now);
   const loops = await Promise.all(
     plans.map(async (plan): Promise<ConsoleLoop> => {
       const id = plan.pattern.id;
       const decision = due.decisions.find((entry) => entry.id === id);
       const holder = await leases.readHolder(leases.loopLeasePath(id));
       const last = lastEntries.get(id);
-      const pausedBy = await new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env, patternId: id }).sources();
+      const pausedBy = await new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env, patternId: id, runLog: plan.files.runLog }).sources();
       return {
         id,
         name: plan.pattern.name,
@@ -112,6 +143,7 @@ export async function consoleLoops(project: LoadedProject, options: QueryOptions
         dailyTokenCap: plan.dailyTokenCap,
         paused: pausedBy.length > 0,
         pausedBy,
+        perMergedChange: costs.get(id) ?? { days: COST_WINDOW_DAYS, merged: 0, tokens: null, usd: null, complete: true },
       };
     }),
   );
@@ -169,7 +201,7 @@ export async function inboxDiff(project: LoadedProject, id: string, options: Que
   const { gitWorkspaceFor } = await import('./wiring.js');
   const { entry, plan, handle } = await findWaiting(project, id);
   const redact = redactorFor(options.env);
-  const workspace = gitWorkspaceFor({ root: project.root, clock: options.clock, env: options.env, redact }, entry.pattern, entry.baseBranch ?? null);
+  const workspace = gitWorkspaceFor({ root: project.root, clock: options.clock, env: options.env, redact, worktreesDir: project.settings?.worktreesDir ?? null }, entry.pattern, entry.baseBranch ?? null);
   const diff = await workspace.changes(handle);
   if (!diff.ok) throw new LoopRuntimeError('WORKSPACE_FAILED', `Could not read the kept change ${entry.id}: ${diff.message}`, { fix: `check ${handle.path}, or reject the change.` });
   const paths = changedPaths(diff.changes);

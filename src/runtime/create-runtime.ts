@@ -12,7 +12,7 @@ import { systemClock } from '../adapters/clock/system-clock.js';
 import { SequentialIds } from '../core/engine/sequential-ids.js';
 import type { EnginePorts } from '../core/engine/engine-ports.js';
 import { LoopEngine } from '../core/engine/loop-engine.js';
-import type { AgentBackend, Clock, CommandRunner, EngineObserver } from '../core/ports/index.js';
+import type { AgentBackend, Clock, CommandRunner, EngineObserver, KillSwitch } from '../core/ports/index.js';
 import { isLoopRuntimeError } from '../core/errors.js';
 import { scrubEnv } from '../core/security/scrub-env.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
@@ -28,6 +28,7 @@ import type { LoadedProject } from '../project/load-project.js';
 import { FileItemLeases, FileLeases, LEASE_MARGIN_MS } from './lease.js';
 import { loadInstructions } from '../project/load-instructions.js';
 import { ProbeDiscovery } from '../adapters/discovery/probe-discovery.js';
+import { worktreeHidingPaths } from '../adapters/workspace/worktrees-location.js';
 
 export interface RuntimeOptions {
   dryRun: boolean;
@@ -41,6 +42,8 @@ export interface RuntimeOptions {
   allowUnsandboxed?: boolean;
   /** Where operational notes go (sandbox opt-outs). */
   log?: (line: string) => void;
+  /** The operator's stop (Ctrl-C), handed to the engine's ports. */
+  signal?: AbortSignal;
 }
 
 export interface LoopRuntime {
@@ -75,18 +78,32 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
   const notes: string[] = [];
   let plan = writtenPlan;
   if (options.dryRun && plan.phases.verify.commands.length > 0) {
-    // A rehearsal runs no project commands: the mock's edit proves nothing a test suite could check.
-    notes.push(`dry-run: verification commands not run: ${plan.phases.verify.commands.map((command) => command.command).join(', ')}`);
-    plan = { ...plan, phases: { ...plan.phases, verify: { ...plan.phases.verify, commands: [] } } };
+    // A rehearsal runs no project commands: the mock's edit proves nothing a test suite could check. The tick
+    // names what a real run would run, and escalates for want of evidence as a real tick without commands would.
+    const notRunInRehearsal = plan.phases.verify.commands.map((command) => command.command);
+    plan = { ...plan, phases: { ...plan.phases, verify: { ...plan.phases.verify, commands: [], notRunInRehearsal } } };
   }
-  const killSwitch = new FileKillSwitch({ root, stateFile: plan.files.state, env: options.env, patternId: plan.pattern.id });
   const instructions = await loadInstructions(project, plan.pattern.id);
-  const backend = options.backend ?? (await resolvePlanBackend(plan, root, options));
+  const worktreesDir = project.settings?.worktreesDir ?? null;
+  const backend = options.backend ?? (await resolvePlanBackend(plan, root, options, worktreesDir));
+  // Halts that need a human are kept in the run log, so every later tick (any process) stops until `resume`.
+  const fileKillSwitch = new FileKillSwitch({
+    root,
+    stateFile: plan.files.state,
+    env: options.env,
+    patternId: plan.pattern.id,
+    runLog: plan.files.runLog,
+    redact: redactorFor(options.env),
+    backend: backend.name,
+    level: plan.level,
+  });
+  // A dry run honours a persisted halt but never writes one.
+  const killSwitch: KillSwitch = options.dryRun ? { specificationVersion: fileKillSwitch.specificationVersion, check: () => fileKillSwitch.check() } : fileKillSwitch;
   // Every line a tick writes names its backend, so mock spend never counts against a real cap and `reset --mock` finds it.
   const fileLedger = new FileBudgetLedger({ root, runLog: plan.files.runLog, backend: backend.name });
   // Secret values from the environment and common token shapes never reach a file we write.
   const redact = redactorFor(options.env);
-  const wiring = { root, clock, env: options.env, redact };
+  const wiring = { root, clock, env: options.env, redact, worktreesDir };
 
   let ports: EnginePorts;
   let dryRunWorkspace: DryRunGitWorkspace | null = null;
@@ -94,7 +111,8 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
     const fileAttempts = new FileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, goal: plan.pattern.goal });
     ports = {
       backend,
-      state: new MemoryStateWriter({ stateFile: plan.files.state }),
+      // Max runs/day counts the real run log's runs too: a rehearsal shows the skip a real tick would take.
+      state: new MemoryStateWriter({ stateFile: plan.files.state, priorRuns: (patternId, day) => new FileStateWriter({ root, stateFile: plan.files.state, runLog: plan.files.runLog }).runsOn(patternId, day) }),
       budget: new BudgetBreaker(plan.dailyTokenCap, { ledger: new OverlayBudgetLedger(fileLedger), degradeAtFraction: plan.budget.degradeAtFraction }),
       // A temporary clone made only if the tick reaches the act phase; removed by close().
       workspace: (dryRunWorkspace = new DryRunGitWorkspace({
@@ -130,11 +148,12 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
     };
   }
   if (!options.dryRun && plan.phases.verify.enabled) {
-    const commands = await commandRunnerFor(plan, root, options);
+    const commands = await commandRunnerFor(plan, root, options, worktreesDir);
     if (commands) ports.commands = commands;
   }
   ports.clock = clock;
   if (options.observer) ports.observer = options.observer;
+  if (options.signal) ports.signal = options.signal;
   const engine = new LoopEngine(plan, ports);
   return {
     engine,
@@ -154,7 +173,7 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
  * tick halts) unless the user opted out below L3; a loop with no commands
  * runs on without a runner.
  */
-async function commandRunnerFor(plan: ExecutionPlan, root: string, options: RuntimeOptions): Promise<CommandRunner | undefined> {
+async function commandRunnerFor(plan: ExecutionPlan, root: string, options: RuntimeOptions, worktreesDir: string | null): Promise<CommandRunner | undefined> {
   const { createSandboxedRunner } = await import('../adapters/command-runner/bwrap-runner.js');
   try {
     return await createSandboxedRunner({
@@ -164,7 +183,9 @@ async function commandRunnerFor(plan: ExecutionPlan, root: string, options: Runt
       // The host environment, not a scrubbed copy: every runner scrubs what the command sees itself, and needs
       // the secret values to redact them from the evidence (a scrubbed copy holds none, so nothing was redacted).
       env: options.env,
-      hiddenExtra: [join(root, '.loop-worktrees')],
+      // Other worktrees (this repository's and others') stay out of sight; the command's own is bound back writable.
+      // Computed from this process's environment, like the worktrees' own location (WorktreeStore).
+      hiddenExtra: worktreeHidingPaths(root, worktreesDir),
     });
   } catch (error) {
     if (isLoopRuntimeError(error) && error.code === 'SANDBOX_UNAVAILABLE' && plan.phases.verify.commands.length === 0) {
@@ -185,7 +206,7 @@ function backendEnv(env: Record<string, string | undefined>): Record<string, str
  * The plan's backend. Claude Code gets the loop's level and sandbox opt-out: it runs contained in
  * bubblewrap, and without it is refused at L3 (and below L3 unless --allow-unsandboxed).
  */
-async function resolvePlanBackend(writtenPlan: ExecutionPlan, root: string, options: RuntimeOptions): Promise<AgentBackend> {
+async function resolvePlanBackend(writtenPlan: ExecutionPlan, root: string, options: RuntimeOptions, worktreesDir: string | null): Promise<AgentBackend> {
   const env = options.env;
   const { createMockBackend } = await import('../../backends/mock/index.js');
   if (options.dryRun || writtenPlan.backend.name === 'mock') return createMockBackend(writtenPlan.backend.options as never);
@@ -199,6 +220,7 @@ async function resolvePlanBackend(writtenPlan: ExecutionPlan, root: string, opti
     settings.env = { ...backendEnv(env), ...(settings.env as Record<string, string> | undefined) };
     settings.level = plan.level;
     settings.allowUnsandboxed = options.allowUnsandboxed ?? false;
+    if (worktreesDir) settings.worktreesDir = worktreesDir;
     if (options.log) settings.log = options.log;
   }
   if (plan.backend.name === 'codex') {

@@ -15,6 +15,7 @@ import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import type { LoadedProject } from '../project/load-project.js';
 import { findAgentBinary } from './agent-detection.js';
 import { describeBackendChoice } from './backend-choice.js';
+import { credentialVariables } from './preconditions.js';
 
 export interface DoctorCheck {
   /** `backend`, `binary`, `credentials` or `sandbox`. */
@@ -49,8 +50,6 @@ export interface DoctorOptions {
   timeoutMs?: number;
 }
 
-/** Backends that need a key but are not CLI agents. */
-const SDK_CREDENTIALS: Readonly<Record<string, readonly string[]>> = { openai: ['OPENAI_API_KEY'] };
 
 export async function runDoctor(project: LoadedProject, options: DoctorOptions): Promise<DoctorReport> {
   const { resolvePlan } = await import('../project/load-project.js');
@@ -78,7 +77,6 @@ async function doctorLoop(plan: ExecutionPlan, root: string, sandbox: DoctorChec
   }
   checks.push({ check: 'backend', ok: true, detail: `${choice.backend}: ${choice.reason}`, required: true });
   const agent = agentForBackend(choice.backend);
-  const keyVariable = typeof plan.backend.options['apiKeyEnv'] === 'string' ? plan.backend.options['apiKeyEnv'] : undefined;
   if (agent) {
     const configured = typeof plan.backend.options['binary'] === 'string' ? plan.backend.options['binary'] : undefined;
     const binary = configured ?? choice.binary ?? findAgentBinary(agent.binary, root, options.env);
@@ -88,7 +86,7 @@ async function doctorLoop(plan: ExecutionPlan, root: string, sandbox: DoctorChec
       fix: `npm install ${agent.packageName} (in the project, or -g), or set the backend's "binary" setting to its path.`,
     });
   }
-  const variables = keyVariable ? [keyVariable] : (agent?.credentials ?? SDK_CREDENTIALS[choice.backend] ?? []);
+  const variables = credentialVariables(choice.backend, plan.backend.options);
   if (variables.length > 0) checks.push(credentialsCheck(variables, options.env));
   checks.push(sandboxForLoop);
   return { ...base, checks };
@@ -126,7 +124,7 @@ function versionCheck(binary: string, env: Record<string, string | undefined>, t
 }
 
 /** A trivial `true` through the same runner factory the verifier uses, in a scratch directory. */
-async function sandboxCheck(env: Record<string, string | undefined>, timeoutMs: number): Promise<DoctorCheck> {
+export async function sandboxCheck(env: Record<string, string | undefined>, timeoutMs: number): Promise<DoctorCheck> {
   const { createSandboxedRunner } = await import('../adapters/command-runner/bwrap-runner.js');
   const scratch = await mkdtemp(join(tmpdir(), 'loop-runtime-doctor-'));
   try {

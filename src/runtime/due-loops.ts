@@ -93,7 +93,8 @@ export async function readPastTicks(root: string, plans: readonly ExecutionPlan[
         const at = Date.parse(entry.run_id);
         if (Number.isNaN(at)) return 'continue';
         if (at < cutoff) return 'stop';
-        if (entry.pattern && ids.has(entry.pattern)) {
+        // A human's `resume` is not a tick (a halted line is: that tick ran and halted).
+        if (entry.pattern && ids.has(entry.pattern) && entry.kind !== 'resumed') {
           // Older runtimes logged failed ticks as no-ops with kind "failed": a failure is never a quiet tick.
           ticks.push({ loop: entry.pattern, at, outcome: entry.kind === 'failed' ? 'failed' : (entry.outcome ?? 'no-op'), ...(entry.tick_id ? { tickId: entry.tick_id } : {}) });
         }

@@ -22,34 +22,58 @@ import { resolvePlan, type LoadedProject } from '../project/load-project.js';
 import { gitDeliveryFor, gitWorkspaceFor, redactorFor, type GitWiring, type Redact } from './wiring.js';
 
 export interface InboxItem {
+  /** `escalated`: a change waiting for approve/reject; `delivery-failed`: a verified commit waiting for `deliver` (a retry). */
+  kind: 'escalated' | 'delivery-failed';
   id: string;
   pattern: string;
   itemKey: string | null;
   title: string | null;
   branch: string;
+  /** The verified commit (delivery-failed items). */
+  commit: string | null;
   path: string;
   reason: string | null;
   createdAt: string;
   ageMs: number;
 }
 
-/** Escalated changes waiting for a human, oldest first. */
-export async function listInbox(root: string, now: number): Promise<InboxItem[]> {
-  const manifest = await new WorktreeStore(root).read();
-  return manifest.worktrees
+/**
+ * What waits for a human, oldest first: escalated changes, then verified
+ * commits whose delivery failed ("verified, delivery failed: <reason>").
+ */
+export async function listInbox(root: string, now: number, worktreesDir: string | null = null): Promise<InboxItem[]> {
+  const manifest = await new WorktreeStore(root, worktreesDir).read();
+  const { listStranded, strandedAgeMs } = await import('./stranded-delivery.js');
+  const stranded: InboxItem[] = (await listStranded(root)).map((item) => ({
+    kind: 'delivery-failed',
+    id: item.id,
+    pattern: item.pattern,
+    itemKey: item.itemKey,
+    title: item.title,
+    branch: item.branch,
+    commit: item.commit,
+    path: item.path ?? root,
+    reason: item.reason,
+    createdAt: item.failedAt,
+    ageMs: strandedAgeMs(item, now),
+  }));
+  const escalated: InboxItem[] = manifest.worktrees
     .filter((entry) => entry.status === 'escalated' && !entry.released)
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
     .map((entry) => ({
+      kind: 'escalated',
       id: entry.id,
       pattern: entry.pattern,
       itemKey: entry.itemKey ?? null,
       title: entry.itemTitle ?? null,
       branch: entry.branch,
       path: resolve(root, entry.path),
+      commit: null,
       reason: entry.reason ?? null,
       createdAt: entry.createdAt,
       ageMs: Math.max(0, now - (Date.parse(entry.createdAt) || now)),
     }));
+  return [...escalated, ...stranded];
 }
 
 export interface DecisionOptions {
@@ -79,7 +103,7 @@ export interface RejectResult {
 
 /** The escalated change under `idOrItemKey` with its plan and workspace handle; USAGE when nothing waits under it. */
 export async function findWaiting(project: LoadedProject, idOrItemKey: string): Promise<{ entry: WorktreeEntry; plan: ExecutionPlan; handle: WorkspaceHandle }> {
-  const manifest = await new WorktreeStore(project.root).read();
+  const manifest = await new WorktreeStore(project.root, project.settings?.worktreesDir).read();
   const entry = findEscalated(manifest, idOrItemKey);
   if (!entry) {
     throw new LoopRuntimeError('USAGE', `Nothing waits for a decision under "${idOrItemKey}".`, {
@@ -152,6 +176,12 @@ export async function approveChange(project: LoadedProject, idOrItemKey: string,
 
 /** Discards an escalated change (worktree and branch) and records the decision. */
 export async function rejectChange(project: LoadedProject, idOrItemKey: string, options: DecisionOptions): Promise<RejectResult> {
+  if (!findEscalated(await new WorktreeStore(project.root, project.settings?.worktreesDir ?? null).read(), idOrItemKey)) {
+    // Not escalated: maybe a verified change whose delivery failed, which a human may drop too.
+    const { rejectStranded } = await import('./stranded-delivery.js');
+    const dropped = await rejectStranded(project, idOrItemKey, options);
+    if (dropped) return { status: 'rejected', ...dropped };
+  }
   const { entry, plan, handle } = await findWaiting(project, idOrItemKey);
   const wiring = wiringFor(project, options);
   await gitWorkspaceFor(wiring, entry.pattern, entry.baseBranch ?? null).discard(handle);
@@ -160,33 +190,67 @@ export async function rejectChange(project: LoadedProject, idOrItemKey: string, 
 }
 
 function wiringFor(project: LoadedProject, options: DecisionOptions): GitWiring {
-  return { root: project.root, clock: options.clock, env: options.env, redact: redactorFor(options.env) };
+  return { root: project.root, clock: options.clock, env: options.env, redact: redactorFor(options.env), worktreesDir: project.settings?.worktreesDir ?? null };
 }
 
 /** Records the decision in the state file and the run log; `line` quotes git/gh output, so it is redacted here. */
 async function recordDecision(root: string, plan: ExecutionPlan, entry: WorktreeEntry, redact: Redact, decision: 'approved' | 'rejected', now: number, unredacted: string): Promise<void> {
+  await recordOutOfTick(root, plan, { pattern: entry.pattern, itemKey: entry.itemKey ?? entry.id, ...(entry.tickId ? { tickId: entry.tickId } : {}) }, redact, now, unredacted, {
+    kind: `human-${decision}`,
+    outcome: decision === 'approved' ? 'fix-proposed' : 'no-op',
+    actionsTaken: decision === 'approved' ? 1 : 0,
+    decided: true,
+  });
+}
+
+/** What a decision or a retry outside a tick writes: the run-log line's kind and outcome, and whether the waiting item is decided. */
+export interface OutOfTickRecord {
+  kind: string;
+  outcome: 'fix-proposed' | 'no-op' | 'failed';
+  actionsTaken: number;
+  /** Tick the item's waiting line (`- [x]` + `Decided:`) in the state file. */
+  decided: boolean;
+  /** Write no run-log line (a retry that failed again changes nothing a schedule should see). */
+  noRunLogLine?: boolean;
+}
+
+/**
+ * Records something done to a loop's item outside a tick (a human decision,
+ * a delivery retry) in the state file (a note; the waiting item ticked when
+ * `decided`) and one run-log line. `unredacted` quotes git/gh output, so it
+ * is redacted here.
+ */
+export async function recordOutOfTick(
+  root: string,
+  plan: ExecutionPlan,
+  target: { pattern: string; itemKey: string; tickId?: string },
+  redact: Redact,
+  now: number,
+  unredacted: string,
+  record: OutOfTickRecord,
+): Promise<void> {
   const line = redact(unredacted);
   const project = basename(resolve(root));
-  const itemKey = entry.itemKey ?? entry.id;
   await updateFileAtomically(resolve(root, plan.files.state), (old) => {
-    const marked = old === null ? old : markWaitingDecided(old, entry.pattern, itemKey, `${isoSecond(now)} ${line}`).text;
-    return updateStateFile(marked, { note: { patternId: entry.pattern, at: now, line: `${itemKey}: ${line}` } }, { project });
+    const marked = old === null || !record.decided ? old : markWaitingDecided(old, target.pattern, target.itemKey, `${isoSecond(now)} ${line}`).text;
+    return updateStateFile(marked, { note: { patternId: target.pattern, at: now, line: `${target.itemKey}: ${line}` } }, { project });
   });
+  if (record.noRunLogLine) return;
   await updateFileAtomically(resolve(root, plan.files.runLog), (old) =>
     appendRunLogLine(
       old,
       {
         run_id: isoSecond(now),
-        pattern: entry.pattern,
+        pattern: target.pattern,
         duration_s: 0,
         items_found: 1,
-        actions_taken: decision === 'approved' ? 1 : 0,
+        actions_taken: record.actionsTaken,
         escalations: 0,
         tokens_estimate: 0,
-        outcome: decision === 'approved' ? 'fix-proposed' : 'no-op',
-        ...(entry.tickId ? { tick_id: entry.tickId } : {}),
+        outcome: record.outcome,
+        ...(target.tickId ? { tick_id: target.tickId } : {}),
         level: plan.level,
-        kind: `human-${decision}`,
+        kind: record.kind,
       },
       { now, pruneDays: 30, project },
     ),

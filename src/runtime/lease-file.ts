@@ -1,7 +1,10 @@
 /** File primitives for leases: whole-file exclusive creation, record parsing, liveness. */
 import { randomUUID } from 'node:crypto';
-import { link, open, unlink, utimes } from 'node:fs/promises';
+import { link, open, readdir, rm, unlink, utimes } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
 import type { LeaseRecord } from './lease.js';
+import { processIsAlive } from '../adapters/fs/process-alive.js';
 
 /**
  * Creates `path` with `content` only if it does not exist, all or nothing:
@@ -10,7 +13,8 @@ import type { LeaseRecord } from './lease.js';
  * exists. A reader never sees the lease empty or half written.
  */
 export async function createExclusive(path: string, content: string, at: number): Promise<boolean> {
-  const temporary = `${path}.${randomUUID()}.tmp`;
+  // Host and pid in the name: a temporary a kill left is removed by the next tick start once its pid is gone.
+  const temporary = `${path}.${safeName(hostname())}.${process.pid}.${randomUUID()}.tmp`;
   const handle = await open(temporary, 'wx');
   try {
     try {
@@ -42,17 +46,58 @@ export function parseRecord(text: string, defaultStaleMs: number): LeaseRecord |
   }
 }
 
-/** Whether a pid on this host is alive (EPERM: alive, not ours). */
-export function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** A loop id as a file name. */
 export function safeName(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
+/**
+ * Whether any process on this host has `path` open, from `/proc/<pid>/fd` (Linux). Other users' processes
+ * (whose descriptors we may not read) are skipped: they cannot write our lease files. null when it cannot be
+ * told (no /proc: macOS, Windows): then the caller waits out its grace.
+ */
+export async function openByAnyProcess(path: string): Promise<boolean | null> {
+  const { readdir, readlink, realpath } = await import('node:fs/promises');
+  let pids: string[];
+  try {
+    pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name));
+  } catch {
+    return null;
+  }
+  const target = await realpath(path).catch(() => path);
+  let unknown = false;
+  for (const pid of pids) {
+    let descriptors: string[];
+    try {
+      descriptors = await readdir(`/proc/${pid}/fd`);
+    } catch (error) {
+      // A process that exited meanwhile is no writer; another user's (EACCES) cannot write our lease files.
+      if (!['ENOENT', 'EACCES', 'EPERM'].includes((error as NodeJS.ErrnoException).code ?? '')) unknown = true;
+      continue;
+    }
+    for (const descriptor of descriptors) {
+      if ((await readlink(`/proc/${pid}/fd/${descriptor}`).catch(() => '')) === target) return true;
+    }
+  }
+  return unknown ? null : false;
+}
+
+const LEASE_TEMPORARY = /^.+\.lock\.([A-Za-z0-9._-]+)\.(\d+)\.[0-9a-f-]{36}\.tmp$/;
+
+/**
+ * Removes the temporaries `createExclusive` left in `directories` when a kill stopped it before its unlink:
+ * only those named for this host whose pid is gone. Returns the removed paths.
+ */
+export async function removeDeadLeaseTemporaries(directories: readonly string[], isAlive: (pid: number) => boolean = processIsAlive): Promise<string[]> {
+  const host = safeName(hostname());
+  const removed: string[] = [];
+  for (const directory of directories) {
+    for (const name of await readdir(directory).catch(() => [])) {
+      const match = LEASE_TEMPORARY.exec(name);
+      if (!match || match[1] !== host || Number(match[2]) === process.pid || isAlive(Number(match[2]))) continue;
+      await rm(join(directory, name), { force: true });
+      removed.push(join(directory, name));
+    }
+  }
+  return removed;
 }

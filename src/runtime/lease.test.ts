@@ -57,8 +57,8 @@ describe('FileLeases loop leases', () => {
     await lease.release();
   });
 
-  it('treats an unreadable lease file as held for a grace period, then as stale', async () => {
-    const leases = new FileLeases({ root, pid: 1, host: 'h' });
+  it('treats an unreadable lease file as held for a grace period when it cannot tell whether it is being written, then as stale', async () => {
+    const leases = new FileLeases({ root, pid: 1, host: 'h', isOpen: async () => null });
     const path = leases.loopLeasePath('x');
     await (await import('node:fs/promises')).mkdir(join(root, '.loop-runtime', 'leases'), { recursive: true });
     await (await import('node:fs/promises')).writeFile(path, '');

@@ -21,7 +21,8 @@ import { appendFile, mkdir, readFile, stat, unlink, utimes } from 'node:fs/promi
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { LoopRuntimeError } from '../core/errors.js';
-import { createExclusive, parseRecord, processIsAlive, safeName } from './lease-file.js';
+import { createExclusive, openByAnyProcess, parseRecord, safeName } from './lease-file.js';
+import { processIsAlive } from '../adapters/fs/process-alive.js';
 
 export { FileItemLeases } from './file-item-leases.js';
 
@@ -48,8 +49,8 @@ export interface LeaseHistoryLine {
   pid: number;
   host: string;
   token: string;
-  /** recover: the lease taken over and why. */
-  previous?: { pid: number; host: string; startedAt: number; reason: string };
+  /** recover: the lease taken over and why (no pid/host when the lease file was unreadable). */
+  previous?: { pid?: number; host?: string; startedAt?: number; reason: string };
   /** release: how the tick ended (what `run --due` reads back as the last run). */
   startedAt?: number;
   outcome?: string;
@@ -66,6 +67,8 @@ export interface LeaseOptions {
   now?: () => number;
   /** Injected liveness check (tests); default `process.kill(pid, 0)`. */
   isAlive?: (pid: number) => boolean;
+  /** Whether any process has a file open (null: cannot tell); default: `/proc/<pid>/fd` on Linux. */
+  isOpen?: (path: string) => Promise<boolean | null>;
   host?: string;
   pid?: number;
 }
@@ -82,17 +85,20 @@ export interface AcquireOptions {
 export interface Lease {
   readonly record: LeaseRecord;
   readonly path: string;
+  /** Set when taking it meant taking over a lease a crashed or killed process left (also in the lease history). */
+  readonly recovered?: { pid?: number; host?: string; startedAt?: number; reason: string };
   /** Releases the lease; `result` goes to the lease history as the tick's outcome. */
   release(result?: { outcome?: string; tickKind?: string; tickId?: string; startedAt?: number }): Promise<void>;
 }
 
-export type AcquireResult = { ok: true; lease: Lease } | { ok: false; holder: LeaseRecord | null; message: string };
+export type AcquireResult = { ok: true; lease: Lease } | { ok: false; holder: LeaseRecord | null; message: string; /** When and how the lease is recovered without a human. */ recovery: string };
 
 const DEFAULT_STALE_MS = 15 * 60_000;
 /** Added to a plan's timeout to get its leases' stale time. */
 export const LEASE_MARGIN_MS = 5 * 60_000;
 const UNWRITTEN_GRACE_MS = 10_000;
 const BREAK_STALE_MS = 30_000;
+const RELEASED = 'released meanwhile';
 
 /**
  * @example
@@ -107,6 +113,7 @@ export class FileLeases {
   readonly historyPath: string;
   private readonly now: () => number;
   private readonly isAlive: (pid: number) => boolean;
+  private readonly isOpen: (path: string) => Promise<boolean | null>;
   private readonly host: string;
   private readonly pid: number;
 
@@ -116,6 +123,7 @@ export class FileLeases {
     this.historyPath = join(base, 'lease-history.jsonl');
     this.now = options.now ?? Date.now;
     this.isAlive = options.isAlive ?? processIsAlive;
+    this.isOpen = options.isOpen ?? openByAnyProcess;
     this.host = options.host ?? hostname();
     this.pid = options.pid ?? process.pid;
   }
@@ -136,7 +144,7 @@ export class FileLeases {
     if (result.ok) return result.lease;
     throw new LoopRuntimeError('LEASE_HELD', result.message, {
       detail: result.holder,
-      fix: `wait for the running tick to finish; if no tick is running, the lease is recovered automatically once its holder's process is gone or after ${Math.round((options.staleMs ?? DEFAULT_STALE_MS) / 60_000)} minutes (or delete ${this.loopLeasePath(loop)}).`,
+      fix: `wait for the running tick to finish; if no tick is running, the lease is recovered automatically ${result.recovery} (or delete ${this.loopLeasePath(loop)}).`,
     });
   }
 
@@ -167,54 +175,64 @@ export class FileLeases {
       ...(options.tickId ? { tickId: options.tickId } : {}),
     };
     await mkdir(dirname(path), { recursive: true });
+    let recovery = 'once its holder is gone';
+    let recovered: LeaseHistoryLine['previous'];
     for (let attempt = 0; attempt < 2; attempt++) {
       if (await createExclusive(path, `${JSON.stringify(record)}\n`, record.startedAt)) {
         await this.appendHistory({ event: 'acquire', kind, name, loop: record.loop, at: record.startedAt, pid: record.pid, host: record.host, token: record.token });
-        return { ok: true, lease: this.heldLease(record, path) };
+        return { ok: true, lease: this.heldLease(record, path, recovered) };
       }
-      const stale = await this.staleReason(path);
-      if (stale === null) break;
-      const broken = await this.breakStale(path, stale.holder);
-      if (!broken) break;
-      if (stale.holder) {
-        await this.appendHistory({
-          event: 'recover',
-          kind,
-          name,
-          loop: record.loop,
-          at: this.now(),
-          pid: record.pid,
-          host: record.host,
-          token: stale.holder.token,
-          previous: { pid: stale.holder.pid, host: stale.holder.host, startedAt: stale.holder.startedAt, reason: stale.reason },
-        });
+      const judged = await this.judge(path);
+      if ('held' in judged) {
+        recovery = judged.held;
+        break;
       }
+      if (!(await this.breakStale(path, judged.holder))) break;
+      if (judged.reason === RELEASED) continue;
+      const { holder: stale, reason } = judged;
+      recovered = stale ? { pid: stale.pid, host: stale.host, startedAt: stale.startedAt, reason } : { reason };
+      await this.appendHistory({ event: 'recover', kind, name, loop: record.loop, at: this.now(), pid: record.pid, host: record.host, token: stale?.token ?? '', previous: recovered });
     }
     const holder = await this.readHolder(path);
     const who = holder ? `pid ${holder.pid} on ${holder.host}, since ${new Date(holder.startedAt).toISOString()}` : 'another process';
     const what = kind === 'loop' ? `A tick of ${name} is already running (${who}); this one exits without doing anything.` : `Item ${name} is being worked on by ${holder?.loop ?? 'another loop'} (${who}).`;
-    return { ok: false, holder, message: what };
+    return { ok: false, holder, message: what, recovery };
   }
 
-  /** Why the lease at `path` may be taken over, or null when its holder is alive and fresh. */
-  private async staleReason(path: string): Promise<{ reason: string; holder: LeaseRecord | null } | null> {
+  /**
+   * Why the lease at `path` may be taken over now, or (`held`) when it will be without a human. An unreadable
+   * lease file (empty, torn, foreign) cannot be a live holder's of this version — leases appear whole — so it is
+   * taken over at once when no process has it open (a killed writer's leftover), else after a short grace.
+   */
+  private async judge(path: string): Promise<{ reason: string; holder: LeaseRecord | null } | { held: string }> {
     let info;
     try {
       info = await stat(path);
     } catch {
-      return { reason: 'released meanwhile', holder: null };
+      return { reason: RELEASED, holder: null };
     }
     const holder = await this.readHolder(path);
-    const age = this.now() - info.mtimeMs;
+    const now = this.now();
+    const age = now - info.mtimeMs;
     if (!holder) {
-      // Lease files appear whole (written, then linked), so this is damage or a foreign writer: give it time, then take over.
-      return age > UNWRITTEN_GRACE_MS ? { reason: 'unreadable lease file', holder: null } : null;
+      const what = `unreadable lease file (${info.size} bytes)`;
+      if (age > UNWRITTEN_GRACE_MS) return { reason: `${what}, older than ${UNWRITTEN_GRACE_MS / 1000}s`, holder: null };
+      const open = await this.isOpen(path);
+      if (open === false) return { reason: `${what}, written by a process that is gone (no process has it open)`, holder: null };
+      return { held: `in ${Math.max(1, Math.ceil((UNWRITTEN_GRACE_MS - age) / 1000))} s (at ${new Date(info.mtimeMs + UNWRITTEN_GRACE_MS).toISOString()}: the ${what} is being written or is damaged)` };
     }
     if (holder.host === this.host && holder.pid !== this.pid && !this.isAlive(holder.pid)) {
       return { reason: `holder pid ${holder.pid} is gone`, holder };
     }
     if (age > holder.staleMs) return { reason: `not refreshed for ${Math.round(age / 1000)}s (stale after ${Math.round(holder.staleMs / 1000)}s)`, holder };
-    return null;
+    const at = new Date(info.mtimeMs + holder.staleMs).toISOString();
+    const minutes = Math.max(1, Math.ceil((holder.staleMs - age) / 60_000));
+    return {
+      held:
+        holder.host === this.host
+          ? `as soon as pid ${holder.pid} exits, or at ${at} (in ${minutes} min) if it stops refreshing the lease`
+          : `at ${at} (in ${minutes} min) if pid ${holder.pid} on ${holder.host} stops refreshing the lease (a process on another host cannot be checked)`,
+    };
   }
 
   /** Removes a stale lease under the break lock, if it is still the same stale lease. */
@@ -237,7 +255,7 @@ export class FileLeases {
     }
   }
 
-  private heldLease(record: LeaseRecord, path: string): Lease {
+  private heldLease(record: LeaseRecord, path: string, recovered: LeaseHistoryLine['previous']): Lease {
     let released = false;
     const refreshMs = Math.max(1_000, Math.min(record.staleMs / 4, 30_000));
     const timer = setInterval(() => {
@@ -249,6 +267,7 @@ export class FileLeases {
     return {
       record,
       path,
+      ...(recovered ? { recovered } : {}),
       release: async (result = {}) => {
         if (released) return;
         released = true;

@@ -6,25 +6,34 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { utcDay } from '../core/budget/utc-day.js';
-import type { Clock } from '../core/ports/index.js';
+import type { Clock, LoopHalt } from '../core/ports/index.js';
 import { parseRunLog, type RunLogEntry } from '../core/state/run-log.js';
 import { FileBudgetLedger } from '../adapters/budget-ledger/file-budget-ledger.js';
 import { FileKillSwitch } from '../adapters/kill-switch/kill-switch.js';
 import { resolvePlan, type LoadedProject } from '../project/load-project.js';
 import { describeBackendChoice, type BackendChoice } from './backend-choice.js';
+import { recentRecoveries, type RecoveryRecord } from './recovery/tick-start-recovery.js';
 
 export interface LoopStatus {
   id: string;
   name: string;
   level: string;
   spentToday: number;
+  /** Today's mock rehearsal spend (`--backend mock`), not counted against a real backend's cap; 0 for a mock loop. */
+  rehearsalSpentToday: number;
   dailyTokenCap: number;
   paused: boolean;
   pausedBy?: string;
+  /** A halt that needs a human (backend stopped, budget overrun): every tick stops until `loop-runtime resume <id>`. */
+  halted?: LoopHalt;
   stateFile: string;
   /** The backend a real tick would run (null: none installed) and why. */
   backend: { name: string | null; reason: string; fix?: string };
   lastRuns: RunLogEntry[];
+  /** What tick starts recovered after a process was killed mid-tick, newest first (`.loop-runtime/recovery.jsonl`). */
+  recoveries: RecoveryRecord[];
+  /** Verified commits of this loop whose delivery failed (retry: `loop-runtime deliver <id>`). */
+  deliveryFailed: Array<{ id: string; itemKey: string; branch: string; reason: string }>;
 }
 
 export interface LoopStatusReport {
@@ -45,6 +54,8 @@ async function readOptional(path: string): Promise<string | null> {
 export async function loopStatus(project: LoadedProject, options: { clock: Clock; env: Record<string, string | undefined> }): Promise<LoopStatusReport> {
   const day = utcDay(options.clock.now());
   const runLogs = new Map<string, RunLogEntry[]>();
+  const { listStranded } = await import('./stranded-delivery.js');
+  const stranded = await listStranded(project.root);
   const loops: LoopStatus[] = [];
   for (const id of project.configuredLoops) {
     const resolved = await resolvePlan(project, id);
@@ -56,18 +67,24 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
     }
     // The spend its configured backend is held to (mock rehearsal spend is not counted for a real backend).
     const ledger = new FileBudgetLedger({ root: project.root, runLog: plan.files.runLog, backend: plan.backend.name });
-    const pause = await new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env, patternId: id }).check();
+    const spentToday = await ledger.spentOn(day, id);
+    const everything = plan.backend.name === 'mock' ? spentToday : await new FileBudgetLedger({ root: project.root, runLog: plan.files.runLog, backend: 'mock' }).spentOn(day, id);
+    const pause = await new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env, patternId: id, runLog: plan.files.runLog }).check();
     loops.push({
       id,
       name: plan.pattern.name,
       level: plan.level,
-      spentToday: await ledger.spentOn(day, id),
+      spentToday,
+      rehearsalSpentToday: everything - spentToday,
       dailyTokenCap: plan.dailyTokenCap,
       paused: pause.paused,
       ...(pause.source ? { pausedBy: pause.source } : {}),
+      ...(pause.halt ? { halted: pause.halt } : {}),
       stateFile: plan.files.state,
       backend: backendOf(describeBackendChoice(plan, project.root, options.env)),
       lastRuns: runLogs.get(plan.files.runLog)!.filter((entry) => entry.pattern === id).slice(-5).reverse(),
+      recoveries: await recentRecoveries(project.root, id, 3),
+      deliveryFailed: stranded.filter((item) => item.pattern === id).map((item) => ({ id: item.id, itemKey: item.itemKey, branch: item.branch, reason: item.reason })),
     });
   }
   return { day, root: project.root, loops };

@@ -44,7 +44,7 @@ export interface ResetMockResult {
  * const removed = await resetMock('/repo', plan); // { spendLines: 6, attempts: 1, runLogLines: 1, branches: ['loop/ci-sweeper/mock-1-…'], … }
  * ```
  */
-export async function resetMock(root: string, plan: ExecutionPlan): Promise<ResetMockResult> {
+export async function resetMock(root: string, plan: ExecutionPlan, worktreesDir: string | null = null): Promise<ResetMockResult> {
   const id = plan.pattern.id;
   const lease = await new FileLeases({ root }).acquireLoopLease(id, { staleMs: plan.timeoutMs + LEASE_MARGIN_MS });
   try {
@@ -52,7 +52,7 @@ export async function resetMock(root: string, plan: ExecutionPlan): Promise<Rese
     const attempts = await dropAttempts(resolve(root, plan.files.ledger), id);
     const { removed: runLogLines, lastWasMock } = await dropRunLogLines(resolve(root, plan.files.runLog), id);
     const stateBlocks = lastWasMock ? await dropOwnedBlocks(resolve(root, plan.files.state), id) : false;
-    const { branches, worktrees } = await dropMockBranches(root, id);
+    const { branches, worktrees } = await dropMockBranches(root, id, worktreesDir);
     return { loop: id, spendLines, attempts, runLogLines, stateBlocks, branches, worktrees };
   } finally {
     await lease.release();
@@ -127,11 +127,11 @@ async function dropOwnedBlocks(path: string, id: string): Promise<boolean> {
   return changed;
 }
 
-async function dropMockBranches(root: string, id: string): Promise<{ branches: string[]; worktrees: number }> {
+async function dropMockBranches(root: string, id: string, worktreesDir: string | null): Promise<{ branches: string[]; worktrees: number }> {
   const prefix = `loop/${id}/mock-`;
-  const store = new WorktreeStore(root);
+  const store = new WorktreeStore(root, worktreesDir);
   let worktrees = 0;
-  if ((await readTextOrNull(store.manifestPath)) !== null) {
+  if ((await store.read()).worktrees.some((entry) => entry.branch.startsWith(prefix))) {
     await store.update(async (manifest) => {
       const mock = manifest.worktrees.filter((entry) => entry.branch.startsWith(prefix));
       for (const entry of mock) await store.remove(store.absolutePath(entry.path));

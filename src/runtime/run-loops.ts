@@ -3,6 +3,7 @@
  * or the due ones (`run --due`), each tick under the loop's lease, through
  * the one composition root, with everything reported redacted.
  */
+import { relative } from 'node:path';
 import type { Level } from '../core/config/schemas.js';
 import type { Diagnostic } from '../core/config/diagnostics.js';
 import type { TickResult } from '../core/engine/tick-result.js';
@@ -26,6 +27,8 @@ export interface RunSummary {
   budget: { spentToday: number; dailyTokenCap: number };
   /** What the runtime changed about the plan or its isolation for this run (dry-run, sandbox opt-out, fallbacks). */
   notes: string[];
+  /** What the start of this run recovered from an earlier process killed mid-tick (also in `.loop-runtime/recovery.jsonl`). */
+  recovery?: import('./recovery/tick-start-recovery.js').RecoveryRecord;
   exitCode: number;
 }
 
@@ -64,6 +67,10 @@ export interface TickOptions {
   progress?: (line: string) => void;
   /** Injected backend (tests); otherwise the plan's backend is resolved. */
   backend?: AgentBackend;
+  /** `--record <file>`: save the tick's port history (redacted) here for `replay`. One tick only. */
+  record?: string;
+  /** The operator's stop (Ctrl-C), handed to the engine. */
+  signal?: AbortSignal;
 }
 
 /** 1 for a failed tick, 5 for a halt a human must clear (backend stopped, circuit open), 2 for budget/L0/kill switch. */
@@ -97,32 +104,73 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
   const redact = redactorFor(options.env);
   const progress = (line: string) => options.progress?.(redact(line));
   try {
+    // Cheap preconditions before any model call: a tick that cannot finish spends nothing.
+    await refuseUnmetPreconditions(project, plan, options);
+    const notes: string[] = [];
+    let recovery: import('./recovery/tick-start-recovery.js').RecoveryRecord | null = null;
+    if (lease?.recovered) {
+      const line = `recovery: took over the loop's lease: ${lease.recovered.reason}`;
+      notes.push(line);
+      progress(line);
+    }
+    if (!options.dryRun) {
+      // Under the lease, before any model call: what a process killed mid-tick left behind.
+      const { describeRecovery, recoverAtTickStart } = await import('./recovery/tick-start-recovery.js');
+      // Best effort: what recovery could not clean up now is retried by the next tick, and never stops this one.
+      recovery = await recoverAtTickStart(project.root, plan, { now: options.clock.now(), redact, worktreesDir: project.settings?.worktreesDir ?? null }).catch((error: unknown) => {
+        notes.push(`recovery: not completed (${error instanceof Error ? error.message : String(error)}); the next tick tries again`);
+        return null;
+      });
+      for (const line of recovery ? describeRecovery(recovery) : []) {
+        notes.push(line);
+        progress(line);
+      }
+    }
+    if (!options.dryRun) {
+      // Then, cheaply (no model call): verified commits of this loop whose delivery failed are delivered again.
+      const { retryStrandedForLoop } = await import('./stranded-delivery.js');
+      for (const line of await retryStrandedForLoop(project, plan, { clock: options.clock, env: options.env })) {
+        notes.push(line);
+        progress(line);
+      }
+    }
     const { createLoopRuntime } = await import('./create-runtime.js');
     const { telemetryObserver } = await import('./outcomes/telemetry.js');
     const telemetry = telemetryObserver(plan);
-    const notes: string[] = [];
     const runtime = await createLoopRuntime(project, plan, {
       dryRun: options.dryRun,
       env: options.env,
       clock: options.clock,
       allowUnsandboxed: options.allowUnsandboxed ?? false,
       ...(options.backend ? { backend: options.backend } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
       log: (line) => {
         notes.push(line);
         progress(line);
       },
       observer: (event) => {
         telemetry(event);
-        if (event.type === 'phase-end') progress(`  ${event.phase}: ${event.note ?? ''}`);
+        if (event.type === 'phase-start') progress(phaseLabel(event.phase, event.detail));
+        else if (event.type === 'phase-end') progress(`  ${event.phase}: ${event.note ?? ''}`);
         else if (event.type === 'tick-start') progress(`${plan.pattern.id}: tick ${event.tickId} started`);
         // Real ticks publish their phases for `serve` (a dry run writes nothing).
         if (!options.dryRun) appendTickEvent(project.root, redactStrings({ ...event, v: 1 as const, loop: plan.pattern.id, pid: process.pid }, redact));
       },
+    }).catch(async (error: unknown) => {
+      // No sandbox for the verification commands: refused before any model call, and recorded as a failed tick.
+      if (!options.dryRun && isLoopRuntimeError(error) && error.code === 'SANDBOX_UNAVAILABLE') await recordRefusedTick(project, plan, options, redact(error.message)).catch(() => undefined);
+      throw error;
     });
+    const recording = options.record ? (await import('./replay/record-tick.js')).startRecording(runtime) : null;
     try {
-      ticks = await runtime.engine.ticks(count);
+      ticks = await (recording?.engine ?? runtime.engine).ticks(count);
     } finally {
       await runtime.close();
+    }
+    if (recording && options.record && ticks[0]) {
+      await recording.save(options.record, ticks[0], redact);
+      const shown = relative(project.root, options.record).startsWith('..') ? options.record : relative(project.root, options.record);
+      notes.push(`recorded: ${shown} (replay it with \`loop-runtime replay ${shown}\`)`);
     }
     if (!options.dryRun) {
       // Every delivered change is followed from here on (outcomes sync, metrics, autonomy).
@@ -142,6 +190,7 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
       ticks,
       budget: last.budget,
       notes: [...runtime.notes, ...notes],
+      ...(recovery ? { recovery } : {}),
       exitCode: exitCodeForTicks(ticks),
     };
     return redactStrings(summary, redact);
@@ -149,6 +198,55 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
     const last = ticks[ticks.length - 1];
     await lease?.release(last ? { outcome: runLogOutcome(last), tickKind: last.kind, tickId: last.tickId, startedAt: last.startedAt } : { outcome: 'failed', tickKind: 'error' });
   }
+}
+
+const PHASE_VERBS: Record<string, string> = { triage: 'triaging', implement: 'implementing', check: 'checking', verify: 'verifying' };
+
+/** The progress line for a phase that starts: `implementing`, `verifying: npm test`. */
+export function phaseLabel(phase: string, detail?: string): string {
+  const verb = PHASE_VERBS[phase] ?? phase;
+  return detail ? `${verb}: ${detail}` : verb;
+}
+
+/**
+ * Throws `PRECONDITION_FAILED` (exit 3) naming every unmet precondition and
+ * its fix; a real tick is first recorded as failed (run log, STATE.md note),
+ * never as a quiet no-op.
+ */
+async function refuseUnmetPreconditions(project: LoadedProject, plan: ExecutionPlan, options: TickOptions): Promise<void> {
+  const { checkPreconditions, preconditionError } = await import('./preconditions.js');
+  const problems = await checkPreconditions(project.root, plan, { env: options.env, dryRun: options.dryRun, backendInjected: Boolean(options.backend) });
+  if (problems.length === 0) return;
+  const error = preconditionError(plan, problems);
+  const message = `${problems.map((problem) => problem.message).join(' ')} To fix: ${problems.map((problem) => problem.fix).join(' Then: ')}`;
+  if (!options.dryRun) await recordRefusedTick(project, plan, options, message);
+  throw error;
+}
+
+/** A tick refused before any model call (unmet precondition, no sandbox): a failed tick in the run log and a STATE.md note. */
+async function recordRefusedTick(project: LoadedProject, plan: ExecutionPlan, options: TickOptions, message: string): Promise<void> {
+  const [{ FileStateWriter }, { toTickRecord }, { SequentialIds }] = await Promise.all([
+    import('../adapters/state-writer/file-state-writer.js'),
+    import('../core/engine/tick-record.js'),
+    import('../core/engine/sequential-ids.js'),
+  ]);
+  const now = options.clock.now();
+  const result: TickResult = {
+    tickId: new SequentialIds(options.clock).next('tick'),
+    patternId: plan.pattern.id,
+    level: plan.level,
+    startedAt: now,
+    finishedAt: now,
+    tokens: 0,
+    budget: { spentToday: 0, dailyTokenCap: plan.dailyTokenCap },
+    steps: [{ phase: 'precondition', tokens: 0, note: message }],
+    kind: 'failed',
+    phase: 'precondition',
+    message,
+    retryable: false,
+  };
+  const writer = new FileStateWriter({ root: project.root, stateFile: plan.files.state, runLog: plan.files.runLog, redact: redactorFor(options.env), backend: plan.backend.name });
+  await writer.recordTick({ ...toTickRecord(result), kind: 'precondition-failed' });
 }
 
 async function decideBackend(project: LoadedProject, plan: ExecutionPlan, options: TickOptions): Promise<{ plan: ExecutionPlan; backendReason: string }> {
@@ -183,6 +281,8 @@ export async function tickDueLoops(project: LoadedProject, selection: DueSelecti
   const progress = (line: string) => options.progress?.(redact(line));
   const reports: DueLoopReport[] = [];
   for (const decision of evaluation.decisions) {
+    // Ctrl-C: the loop that was ticking has stopped cleanly; the rest wait for the next run.
+    if (options.signal?.aborted) break;
     const base = { id: decision.id, due: decision.due, reason: decision.reason, detail: decision.detail, intervalMs: decision.intervalMs, nextAt: new Date(decision.nextAt).toISOString() };
     if (!decision.due) {
       progress(`${decision.id}: not due — ${decision.detail}`);

@@ -18,6 +18,7 @@ import type { AgentBackend, Clock } from '../core/ports/index.js';
 import type { LoadedProject } from '../project/load-project.js';
 import type { ApproveResult, InboxItem, RejectResult } from './git-approval.js';
 import type { DoctorReport } from './doctor.js';
+import type { RetryResult } from './stranded-delivery.js';
 import type { LoopStatusReport } from './loop-status.js';
 import type { ResetMockResult } from './reset-mock.js';
 import type { DueRunSummary, RunSummary } from './run-loops.js';
@@ -29,6 +30,9 @@ import type { GateDecision } from '../core/gate/check-gate.js';
 import type { PauseSource } from '../adapters/kill-switch/kill-switch.js';
 import type { TickEventLine } from './tick-events.js';
 import type { EventTail } from './event-tail.js';
+import type { ReplayReport } from './replay/replay-recording.js';
+import type { RecordingTestSummary } from './replay/test-recordings.js';
+import type { ResumeLoopResult } from './halt-control.js';
 
 export interface OpenRuntimeOptions {
   cwd: string;
@@ -47,6 +51,10 @@ export interface RunRequest {
   backendName?: string;
   ticks?: number;
   allowUnsandboxed?: boolean;
+  /** Save the tick's port history (redacted) to this file for `replay` (`run <id> --record`). One tick only. */
+  record?: string;
+  /** The operator's stop (Ctrl-C): the running call is stopped and settled, the lease released, the tick ends paused. */
+  signal?: AbortSignal;
 }
 
 export type Planned<T> = { ok: true; value: T; warnings: Diagnostic[] } | { ok: false; issues: Diagnostic[] };
@@ -63,6 +71,8 @@ export interface Runtime {
   approve(idOrItemKey: string, options?: { yes?: boolean }): Promise<ApproveResult>;
   /** Discards an escalated change. */
   reject(idOrItemKey: string): Promise<RejectResult>;
+  /** Retries the delivery of a verified commit whose delivery failed (exactly that commit; no agent run). */
+  deliver(idOrItemKey: string): Promise<RetryResult>;
   /** Spend, pause state and last runs per configured loop. */
   status(): Promise<LoopStatusReport>;
   /** Follows every delivered change (git ancestry, reverts, pull requests) and applies each loop's `autonomy:` policy. No model call. */
@@ -85,12 +95,21 @@ export interface Runtime {
   diff(idOrItemKey: string): Promise<{ id: string; paths: string[]; patch: string; gate: GateDecision }>;
   /** Sets the kill switch through `FileKillSwitch`: every loop (`loop-pause-all`) or one loop. */
   pause(scope?: { loop?: string }): Promise<PauseSource[]>;
-  /** Clears what `pause` wrote; returns the forms still set (env, state lines), which only humans clear. */
+  /** Clears what `pause` wrote (and, for one loop, its halt that needs a human); returns the forms still set (env, state lines), which only humans clear. */
   resume(scope?: { loop?: string }): Promise<PauseSource[]>;
+  /**
+   * `resume <id>`: clears the loop's halt that needs a human (backend stopped, budget overrun) and its own pause
+   * file, recording who (`by`, default the login or CI actor at this host) and when in its run log.
+   */
+  resumeLoop(id: string, request?: { by?: string }): Promise<Planned<ResumeLoopResult>>;
   /** The last `limit` engine events in the event journal (no tick results), oldest first, redacted. */
   recentEvents(limit?: number): Promise<TickEventLine[]>;
   /** Follows the event journal: engine events of ticks run by any process on this machine, redacted. */
   events(listener: (line: TickEventLine) => void): Promise<EventTail>;
+  /** Re-runs a recorded tick (`run --record`) offline under the current configuration and reports what now differs. */
+  replay(file: string, request?: { level?: Level; recordedPlan?: boolean }): Promise<Planned<ReplayReport>>;
+  /** Replays every `loops/<id>/recordings/*.json` (or one loop's) and reports which now differ. */
+  testRecordings(request?: { id?: string; level?: Level }): Promise<RecordingTestSummary>;
   /** Per configured loop: the backend it will use and why, its CLI and version, its credentials variable, the sandbox. */
   doctor(): Promise<DoctorReport>;
 }
@@ -108,6 +127,8 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     allowUnsandboxed: Boolean(request.allowUnsandboxed),
     ...(options.progress ? { progress: options.progress } : {}),
     ...(options.backend ? { backend: options.backend } : {}),
+    ...(request.record ? { record: request.record } : {}),
+    ...(request.signal ? { signal: request.signal } : {}),
   });
   const backendOverride = (request: RunRequest) => (request.dryRun ? 'mock' : request.backendName);
   const decisions = { clock: options.clock, env: options.env };
@@ -115,6 +136,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
   const runtime: Runtime = {
     project,
     async run(id, request = {}) {
+      if (request.record) (await import('./replay/record-tick.js')).checkRecordable(request.ticks ?? 1, false);
       const unconfigured = request.dryRun ? null : await refuseUnconfigured(project, id);
       if (unconfigured) return unconfigured;
       const backend = backendOverride(request);
@@ -129,6 +151,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       return { ok: true, value: summary, warnings: resolved.warnings };
     },
     async runDue(request = {}) {
+      if (request.record) (await import('./replay/record-tick.js')).checkRecordable(1, true);
       const unconfigured = request.dryRun || !request.id ? null : await refuseUnconfigured(project, request.id);
       if (unconfigured) return unconfigured;
       const backend = backendOverride(request);
@@ -143,7 +166,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     },
     async inbox() {
       const { listInbox } = await import('./git-approval.js');
-      return listInbox(project.root, options.clock.now());
+      return listInbox(project.root, options.clock.now(), project.settings?.worktreesDir ?? null);
     },
     async approve(idOrItemKey, approval = {}) {
       const { approveChange } = await import('./git-approval.js');
@@ -159,6 +182,10 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     async reject(idOrItemKey) {
       const { rejectChange } = await import('./git-approval.js');
       return rejectChange(project, idOrItemKey, decisions);
+    },
+    async deliver(idOrItemKey) {
+      const { retryDelivery } = await import('./stranded-delivery.js');
+      return retryDelivery(project, idOrItemKey, decisions);
     },
     async status() {
       const { loopStatus } = await import('./loop-status.js');
@@ -186,7 +213,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       const resolved = await resolvePlan(project, id);
       if (!resolved.ok) return resolved;
       const { resetMock } = await import('./reset-mock.js');
-      return { ok: true, value: await resetMock(project.root, resolved.plan), warnings: [] };
+      return { ok: true, value: await resetMock(project.root, resolved.plan, project.settings?.worktreesDir ?? null), warnings: [] };
     },
     async loops() {
       return (await import('./console-queries.js')).consoleLoops(project, options);
@@ -207,7 +234,15 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       return (await import('./pause-control.js')).setPause(project, options.env, true, scope.loop);
     },
     async resume(scope = {}) {
-      return (await import('./pause-control.js')).setPause(project, options.env, false, scope.loop);
+      return (await import('./pause-control.js')).setPause(project, options.env, false, scope.loop, options.clock);
+    },
+    async resumeLoop(id, request = {}) {
+      const unconfigured = await refuseUnconfigured(project, id);
+      if (unconfigured) return unconfigured;
+      const resolved = await resolvePlan(project, id);
+      if (!resolved.ok) return resolved;
+      const { resumeLoop } = await import('./halt-control.js');
+      return { ok: true, value: await resumeLoop(project.root, resolved.plan, { ...decisions, ...(request.by ? { by: request.by } : {}) }), warnings: resolved.warnings };
     },
     async recentEvents(limit = 200) {
       const [{ readTickEvents }, { redactorFor, redactStrings }] = await Promise.all([import('./tick-events.js'), import('./wiring.js')]);
@@ -218,6 +253,15 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       const [{ tailTickEvents }, { redactorFor, redactStrings }] = await Promise.all([import('./event-tail.js'), import('./wiring.js')]);
       const redact = redactorFor(options.env);
       return tailTickEvents(project.root, (line) => listener(redactStrings(line, redact)));
+    },
+    async replay(file, request = {}) {
+      const { replayRecording } = await import('./replay/replay-recording.js');
+      const replayed = await replayRecording(project, file, { env: options.env, ...request });
+      return replayed.ok ? { ...replayed, warnings: [] } : replayed;
+    },
+    async testRecordings(request = {}) {
+      const { testRecordings } = await import('./replay/test-recordings.js');
+      return testRecordings(project, { env: options.env, ...request });
     },
     async doctor() {
       const { runDoctor } = await import('./doctor.js');

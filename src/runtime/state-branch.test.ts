@@ -133,5 +133,7 @@ describe('state branch', () => {
   it('says what is wrong when the remote does not exist', async () => {
     const dir = await runner();
     await expect(pullState({ root: dir, files: FILES, remote: 'nowhere' })).rejects.toThrow(/Could not reach the remote "nowhere".*To fix/s);
+    // git's whole message, not its last line ("and the repository exists.").
+    await expect(pullState({ root: dir, files: FILES, remote: 'nowhere' })).rejects.toThrow(/Could not reach the remote "nowhere": fatal: 'nowhere' does not appear to be a git repository/);
   });
 });

@@ -32,16 +32,31 @@ export interface GitWiring {
   clock: Clock;
   env: Record<string, string | undefined>;
   redact: Redact;
+  /** LOOP.md's `worktreesDir` setting; default: the state directory (worktrees-location.ts). */
+  worktreesDir?: string | null;
 }
 
 /** The loop's git worktree workspace, redacting what it writes into git and its manifest. */
 export function gitWorkspaceFor(wiring: GitWiring, patternId: string, baseBranch: string | null): Workspace {
-  return redactingWorkspace(new GitWorkspace({ root: wiring.root, patternId, baseBranch, clock: wiring.clock }), wiring.redact);
+  return redactingWorkspace(new GitWorkspace({ root: wiring.root, patternId, baseBranch, clock: wiring.clock, worktreesDir: wiring.worktreesDir ?? null }), wiring.redact);
 }
 
 /** The loop's delivery (push, pull request, merge), redacting what it sends to a remote and what it reports back. */
 export function gitDeliveryFor(wiring: GitWiring, plan: ExecutionPlan): Delivery {
-  return redactingDelivery(new GitDelivery({ root: wiring.root, delivery: plan.delivery, clock: wiring.clock, env: wiring.env, pendingTimeoutMs: plan.timeoutMs + LEASE_MARGIN_MS }), wiring.redact);
+  const trackedProposals = async () => {
+    // Outcome tracking (synced at the start of every real tick): merged, closed or reverted changes are no longer
+    // open proposals; open ones are, local branches included.
+    const { OutcomeStore } = await import('./outcomes/outcome-store.js');
+    const { changes } = await new OutcomeStore(wiring.root).history();
+    return {
+      settledCommits: new Set(changes.filter((change) => change.state !== 'open').map((change) => change.proposal.commit)),
+      open: changes.filter((change) => change.state === 'open').map((change) => ({ pattern: change.proposal.pattern, itemKey: change.proposal.itemKey })),
+    };
+  };
+  return redactingDelivery(
+    new GitDelivery({ root: wiring.root, worktreesDir: wiring.worktreesDir ?? null, delivery: plan.delivery, clock: wiring.clock, env: wiring.env, pendingTimeoutMs: plan.timeoutMs + LEASE_MARGIN_MS, trackedProposals, redact: wiring.redact }),
+    wiring.redact,
+  );
 }
 
 /**
@@ -77,11 +92,13 @@ export function redactingWorkspace(workspace: Workspace, redact: Redact): Worksp
 
 /** Redacts what delivery writes to a remote (PR title and body) and the failure it reports (git/gh stderr). */
 export function redactingDelivery(delivery: Delivery, redact: Redact): Delivery {
-  return {
+  const redacting: Delivery = {
     specificationVersion: delivery.specificationVersion,
     deliver: async (request) => {
       const result = await delivery.deliver({ ...request, title: redact(request.title), body: redact(request.body) });
       return result.ok ? result : redactStrings(result, redact);
     },
   };
+  if (delivery.openProposals) redacting.openProposals = (patternId) => delivery.openProposals!(patternId);
+  return redacting;
 }

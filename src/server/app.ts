@@ -4,6 +4,8 @@
  * calls the CLI makes); every response body passes the runtime's redactor on
  * its way out; every request passes the guard first.
  */
+import { homedir } from 'node:os';
+import { isAbsolute, relative, sep } from 'node:path';
 import { Hono, type Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { isLoopRuntimeError } from '../core/errors.js';
@@ -114,7 +116,7 @@ export function createApp(options: AppOptions): Hono {
     '/api/inbox',
     route(async (c) => {
       const items = await Promise.all(
-        repos.map(async (repo) => (await repo.runtime.inbox()).map(({ path: _path, ...item }) => ({ repo: repo.id, ...item, review: `.loop-worktrees/${item.id}` }))),
+        repos.map(async (repo) => (await repo.runtime.inbox()).map(({ path, ...item }) => ({ repo: repo.id, ...item, review: reviewPath(path, repo.runtime.project.root) }))),
       );
       return c.json({ items: items.flat() });
     }),
@@ -146,6 +148,15 @@ export function createApp(options: AppOptions): Hono {
       const body = await readBody(c);
       const result = await repo.runtime.approve(c.req.param('id') ?? '', { yes: body.yes === true });
       return c.json({ ok: true, repo: repo.id, result });
+    }),
+  );
+
+  app.post(
+    '/api/inbox/:id/deliver',
+    route(async (c) => {
+      const repo = repoOr404(c);
+      if (repo instanceof Response) return repo;
+      return c.json({ ok: true, repo: repo.id, result: await repo.runtime.deliver(c.req.param('id') ?? '') });
     }),
   );
 
@@ -226,4 +237,21 @@ async function readBody(c: Context): Promise<Record<string, unknown>> {
   } catch {
     return {};
   }
+}
+
+/**
+ * Where a kept change can be reviewed, without the host's absolute layout:
+ * relative to the checkout when inside it, `~/…` under the home directory.
+ *
+ * @example
+ * ```ts
+ * reviewPath('/home/me/.local/state/loop-runtime/app-1a2b/worktrees/bug-1', '/src/app', '/home/me'); // → '~/.local/state/loop-runtime/app-1a2b/worktrees/bug-1'
+ * ```
+ */
+export function reviewPath(path: string, root: string, home = homedir()): string {
+  const inRoot = relative(root, path);
+  if (inRoot && !inRoot.startsWith('..') && !isAbsolute(inRoot)) return inRoot.split(sep).join('/');
+  const inHome = relative(home, path);
+  if (home !== '/' && inHome && !inHome.startsWith('..') && !isAbsolute(inHome)) return `~/${inHome.split(sep).join('/')}`;
+  return path;
 }

@@ -47,20 +47,24 @@ export interface ReplayHistory {
 
 type AnyFunction = (...args: unknown[]) => unknown;
 
-function hasMethods(value: object): boolean {
+/** The names of an object's methods, own and inherited (not Object's). */
+function methodNames(value: object): string[] {
+  const names = new Set<string>();
   for (let current: object | null = value; current && current !== Object.prototype; current = Object.getPrototypeOf(current)) {
     for (const key of Object.getOwnPropertyNames(current)) {
-      if (key !== 'constructor' && typeof Object.getOwnPropertyDescriptor(current, key)?.value === 'function') return true;
+      if (key !== 'constructor' && typeof Object.getOwnPropertyDescriptor(current, key)?.value === 'function') names.add(key);
     }
   }
-  return false;
+  return [...names];
 }
 
+const hasMethods = (value: object): boolean => methodNames(value).length > 0;
+
 /** How a known object appears in the JSON: a port by name, an opaque object by its marker. */
-type Known = WeakMap<object, unknown>;
+export type Known = WeakMap<object, unknown>;
 
 /** JSON for arguments and answers: ports by name, other objects with methods as opaque markers. */
-function toJson(value: unknown, known: Known): unknown {
+export function toJson(value: unknown, known: Known): unknown {
   if (value === undefined) return undefined;
   const text = JSON.stringify(value, function (this: unknown, _key, entry: unknown) {
     if (entry && (typeof entry === 'object' || typeof entry === 'function') && known.has(entry)) return known.get(entry);
@@ -118,7 +122,8 @@ export function recordPorts(ports: EnginePorts): { ports: EnginePorts; history(p
   };
 
   function wrap(name: string, port: object): object {
-    const shape = (shapes[name] = { properties: {} as Record<string, unknown>, methods: [] as string[] });
+    // Every method the port has, used or not: a replay under a changed plan may call one this tick did not.
+    const shape = (shapes[name] = { properties: {} as Record<string, unknown>, methods: methodNames(port) });
     const proxy = new Proxy(port, {
       get(target, key, receiver) {
         const value: unknown = Reflect.get(target, key, receiver);
@@ -136,6 +141,11 @@ export function recordPorts(ports: EnginePorts): { ports: EnginePorts; history(p
   }
 
   for (const [name, port] of Object.entries(ports)) {
+    if (name === 'signal') {
+      // The operator's Ctrl-C is not the world: passed through, never recorded (a replay is never interrupted).
+      wrapped[name] = port;
+      continue;
+    }
     if (typeof port === 'function') {
       const fn = (...args: unknown[]) => call(name, '()', () => (port as AnyFunction)(...args), args);
       known.set(fn, { $port: name });

@@ -16,8 +16,8 @@
  *   matter configures the loops under test.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -39,7 +39,7 @@ export async function packCheckout(directory: string): Promise<string> {
   return join(directory, stdout.trim().split('\n').pop()!);
 }
 
-/** package.json and package-lock.json for a project whose only dependency is the tarball. */
+/** package.json and package-lock.json for a project whose only dependency is the tarball (a path relative to the project). */
 export async function offlineManifest(tarball: string): Promise<{ manifest: object; lock: object }> {
   const ours = JSON.parse(await readFile(join(CHECKOUT, 'package.json'), 'utf8')) as Record<string, unknown>;
   const lock = JSON.parse(await readFile(join(CHECKOUT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
@@ -82,7 +82,10 @@ export async function scratchRepository(root: string, tarball: string, loopSetti
   await run(join(CHECKOUT, 'node_modules', '.bin', 'loop-init'), [work, '--pattern', 'daily-triage', '--tool', 'claude'], { cwd: work });
   const loopMd = await readFile(join(work, 'LOOP.md'), 'utf8');
   await writeFile(join(work, 'LOOP.md'), `---\nloop-runtime:\n  loops:\n${loopSettings}---\n${loopMd}`);
-  const { manifest, lock } = await offlineManifest(tarball);
+  // The tarball is committed inside the repository (a path outside it is refused by `ci init`: no runner has it).
+  await mkdir(join(work, 'vendor'));
+  await copyFile(tarball, join(work, 'vendor', basename(tarball)));
+  const { manifest, lock } = await offlineManifest(`vendor/${basename(tarball)}`);
   await writeFile(join(work, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   await writeFile(join(work, 'package-lock.json'), `${JSON.stringify(lock, null, 2)}\n`);
   await writeFile(join(work, '.gitignore'), 'node_modules/\n');

@@ -70,6 +70,9 @@ describeDeliveryConformance('MemoryDelivery over PostgresDeliveryLedger', async 
     async breakRemote() {
       store.unreachable = true;
     },
+    async failNextPullRequest(options) {
+      store.failNextCreate = options;
+    },
     remoteBranches: async () => [...store.branches.keys()],
     pullRequests: async () => store.pullRequests.map((pull) => ({ head: pull.head, url: pull.url })),
     writeLedger: (text) => ledger().write(text),

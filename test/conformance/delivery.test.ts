@@ -60,6 +60,9 @@ describeDeliveryConformance('MemoryDelivery', async (): Promise<DeliveryHarness>
     async breakRemote() {
       store.unreachable = true;
     },
+    async failNextPullRequest(options) {
+      store.failNextCreate = options;
+    },
     remoteBranches: async () => [...store.branches.keys()],
     pullRequests: async () => store.pullRequests.map((pull) => ({ head: pull.head, url: pull.url })),
     async writeLedger(text) {
@@ -91,6 +94,9 @@ describeDeliveryConformance('GitDelivery (temporary repository, bare remote, Git
     async breakRemote() {
       sh(root, ['remote', 'set-url', 'origin', join(bare, 'missing.git')]);
       await github.close();
+    },
+    async failNextPullRequest(options) {
+      github.failNextCreate(500, { created: options.opened });
     },
     remoteBranches: async () => sh(bare, ['for-each-ref', '--format=%(refname:short)', 'refs/heads/']).split('\n').filter(Boolean),
     pullRequests: async () => github.pulls.map((pull) => ({ head: pull.head, url: github.htmlUrl(pull.number) })),

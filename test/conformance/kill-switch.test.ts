@@ -7,7 +7,25 @@ import { describeKillSwitchConformance } from '../../src/testing/conformance/ind
 
 describeKillSwitchConformance('MemoryKillSwitch', async () => {
   const killSwitch = new MemoryKillSwitch();
-  return { killSwitch, pause: async () => killSwitch.pause('test'), resume: async () => killSwitch.resume() };
+  return {
+    killSwitch,
+    pause: async () => killSwitch.pause('test'),
+    resume: async () => killSwitch.resume(),
+    // One process: the same instance is the only store.
+    halts: { reopen: () => killSwitch, clearHalt: async () => void killSwitch.clearHalt() },
+  };
+});
+
+describeKillSwitchConformance('FileKillSwitch (halts in the run log)', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'kill-switch-conformance-'));
+  const make = () => new FileKillSwitch({ root, env: {}, patternId: 'daily-triage', runLog: 'loop-run-log.md' });
+  return {
+    killSwitch: make(),
+    pause: () => writeFile(join(root, 'loop-pause-all'), ''),
+    resume: () => rm(join(root, 'loop-pause-all')),
+    cleanup: () => rm(root, { recursive: true, force: true }),
+    halts: { reopen: make, clearHalt: async () => void (await make().clearHalt({ by: 'conformance', at: 1_795_500_000_000 })) },
+  };
 });
 
 describeKillSwitchConformance('FileKillSwitch (root file loop-pause-all)', async () => {

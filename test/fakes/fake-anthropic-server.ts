@@ -9,6 +9,7 @@
  */
 import type http from 'node:http';
 import { sendJson, startHttpFake, type FakeServer, type RecordedRequest } from './http-fake.js';
+import type { TokenMeter } from './token-meter.js';
 
 export type AnthropicBlock = { type: 'text'; text: string } | { type: 'tool_use'; name: string; input: Record<string, unknown>; id?: string };
 
@@ -39,8 +40,15 @@ export const toolUse = (name: string, input: Record<string, unknown>, usage?: An
   ...(usage ? { usage } : {}),
 });
 
-function streamMessage(response: http.ServerResponse, request: RecordedRequest, reply: AnthropicReply, turn: number): void {
-  const usage = { input: 100, output: 20, cacheRead: 0, cacheWrite: 0, ...reply.usage };
+/** A scripted reply's usage, or with a meter and no scripted usage, the tokens metered from the request and reply. */
+function usageOf(request: RecordedRequest, reply: AnthropicReply, meter: TokenMeter | undefined): Required<NonNullable<AnthropicReply['usage']>> {
+  const call = meter?.input('anthropic-messages', request.body);
+  if (call && meter && !reply.usage) return { input: call.inputTokens, output: meter.output(call, reply.content), cacheRead: 0, cacheWrite: 0 };
+  return { input: 100, output: 20, cacheRead: 0, cacheWrite: 0, ...reply.usage };
+}
+
+function streamMessage(response: http.ServerResponse, request: RecordedRequest, reply: AnthropicReply, turn: number, meter?: TokenMeter): void {
+  const usage = usageOf(request, reply, meter);
   const event = (type: string, data: Record<string, unknown>) => response.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_fake_${turn}` });
   event('message_start', {
@@ -79,7 +87,8 @@ function streamMessage(response: http.ServerResponse, request: RecordedRequest, 
 }
 
 /**
- * Starts the fake. Each POST /v1/messages consumes the next step.
+ * Starts the fake. Each POST /v1/messages consumes the next step. With a `meter`, replies without
+ * scripted usage report the tokens metered from the real request body (see token-meter.ts).
  *
  * @example
  * ```ts
@@ -87,7 +96,10 @@ function streamMessage(response: http.ServerResponse, request: RecordedRequest, 
  * // run claude with ANTHROPIC_BASE_URL=server.url
  * ```
  */
-export async function startFakeAnthropicServer(steps: AnthropicStep[]): Promise<FakeServer & { messageRequests(): RecordedRequest[] }> {
+export async function startFakeAnthropicServer(
+  steps: AnthropicStep[],
+  options: { meter?: TokenMeter } = {},
+): Promise<FakeServer & { messageRequests(): RecordedRequest[] }> {
   let turn = 0;
   const server = await startHttpFake((request, response) => {
     const route = request.url.split('?')[0];
@@ -108,14 +120,15 @@ export async function startFakeAnthropicServer(steps: AnthropicStep[]): Promise<
       });
     }
     if (request.body?.stream !== true) {
+      const usage = usageOf(request, reply, options.meter);
       return sendJson(response, 200, {
         id: `msg_fake_${turn}`, type: 'message', role: 'assistant', model: request.body?.model ?? 'claude-fake',
         content: reply.content.map((block, index) => (block.type === 'text' ? block : { ...block, id: block.id ?? `toolu_fake_${turn}_${index}` })),
         stop_reason: 'end_turn', stop_sequence: null,
-        usage: { input_tokens: reply.usage?.input ?? 100, output_tokens: reply.usage?.output ?? 20 },
+        usage: { input_tokens: usage.input, output_tokens: usage.output },
       });
     }
-    streamMessage(response, request, reply, turn);
+    streamMessage(response, request, reply, turn, options.meter);
   });
   return {
     ...server,

@@ -30,6 +30,12 @@ export interface FakeGitHub extends FakeServer {
   /** Adds pull requests opened by someone else (or by a crashed earlier process). */
   seed(heads: string[], state?: 'open' | 'closed'): void;
   htmlUrl(number: number): string;
+  /**
+   * The next pull-request creation answers `status` (e.g. 500) instead of 201;
+   * with `created: true` the pull request is opened all the same (GitHub
+   * failing after doing the work).
+   */
+  failNextCreate(status: number, options?: { created?: boolean }): void;
 }
 
 export async function startFakeGitHub(repository = 'acme/demo'): Promise<FakeGitHub> {
@@ -54,6 +60,7 @@ export async function startFakeGitHub(repository = 'acme/demo'): Promise<FakeGit
     return pull;
   };
   let base = '';
+  const failingCreates: Array<{ status: number; created: boolean }> = [];
   const server = await startHttpFake((request, response) => {
     const url = new URL(request.url, base);
     const prefix = `/repos/${repository}/pulls`;
@@ -80,7 +87,10 @@ export async function startFakeGitHub(repository = 'acme/demo'): Promise<FakeGit
       if (pulls.some((pull) => pull.head === body.head && pull.state === 'open')) {
         return sendJson(response, 422, { message: 'Validation Failed', errors: [{ message: `A pull request already exists for ${owner}:${body.head}.` }] });
       }
+      const failing = failingCreates.shift();
+      if (failing && !failing.created) return sendJson(response, failing.status, { message: 'Server Error' });
       const pull = add({ head: body.head, base: body.base, title: body.title, body: body.body, draft: body.draft ?? false, state: 'open', merged: false });
+      if (failing) return sendJson(response, failing.status, { message: 'Server Error' });
       return sendJson(response, 201, toJson(pull));
     }
     const single = new RegExp(`^${prefix}/(\\d+)$`).exec(url.pathname);
@@ -108,6 +118,9 @@ export async function startFakeGitHub(repository = 'acme/demo'): Promise<FakeGit
     ...server,
     pulls,
     htmlUrl,
+    failNextCreate(status, options = {}) {
+      failingCreates.push({ status, created: options.created ?? false });
+    },
     seed(heads, state = 'open') {
       for (const head of heads) add({ head, base: 'main', title: `seeded ${head}`, body: '', draft: false, state, merged: false });
     },

@@ -7,6 +7,7 @@
  */
 import type http from 'node:http';
 import { sendJson, startHttpFake, type FakeServer, type RecordedRequest } from './http-fake.js';
+import type { TokenMeter } from './token-meter.js';
 
 export interface OpenAIReply {
   text?: string;
@@ -138,7 +139,8 @@ function streamResponses(response: http.ServerResponse, request: RecordedRequest
 }
 
 /**
- * Starts the fake. Steps are consumed in order by model calls (chat or responses).
+ * Starts the fake. Steps are consumed in order by model calls (chat or responses). With a `meter`,
+ * Chat Completions replies without scripted usage report the tokens metered from the real request body.
  *
  * @example
  * ```ts
@@ -146,7 +148,7 @@ function streamResponses(response: http.ServerResponse, request: RecordedRequest
  * const backend = createOpenAIBackend({ model: 'gpt-test', baseURL: `${server.url}/v1`, apiKey: 'test' });
  * ```
  */
-export async function startFakeOpenAIServer(steps: OpenAIStep[]): Promise<FakeServer> {
+export async function startFakeOpenAIServer(steps: OpenAIStep[], options: { meter?: TokenMeter } = {}): Promise<FakeServer> {
   let turn = 0;
   return startHttpFake((request, response) => {
     const isChat = request.method === 'POST' && request.url.startsWith('/v1/chat/completions');
@@ -158,6 +160,11 @@ export async function startFakeOpenAIServer(steps: OpenAIStep[]): Promise<FakeSe
     if ('error' in reply) {
       const { status, headers, ...error } = reply.error;
       return sendJson(response, status, { error: { ...error, param: null } }, headers ?? {});
+    }
+    if (isChat && options.meter && !reply.usage) {
+      const call = options.meter.input('openai-chat', request.body);
+      const output = options.meter.output(call, { content: reply.text ?? '', tool_calls: reply.toolCalls ?? [] });
+      return streamChat(response, request, { ...reply, usage: { input: call.inputTokens, output } }, turn);
     }
     if (isChat) streamChat(response, request, reply, turn);
     else streamResponses(response, request, reply, turn);

@@ -8,6 +8,7 @@ import { access, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { AgentRole } from '../../core/ports/index.js';
+import { isWithin } from '../../core/sandbox/sandbox-profile.js';
 import { toBwrapArgs } from '../../core/sandbox/to-bwrap-args.js';
 import { createRedactor } from '../../core/security/redact-secrets.js';
 import { isSecretName, secretValuesFromEnv } from '../../core/security/scrub-env.js';
@@ -16,6 +17,7 @@ import { agentProfile, SYSTEM_READABLE_PATHS } from './agent-profile.js';
 import { BRIDGE_SCRIPT } from './bridge-script.js';
 import { findSecretFiles, type SecretFiles } from './find-secret-files.js';
 import { startModelProxy, type ModelProxyStats } from './model-proxy.js';
+import { worktreeHidingPaths } from '../workspace/worktrees-location.js';
 
 /** Variables that carry the model credential: the agent gets a placeholder, the proxy adds the real value. */
 export const CREDENTIAL_VARIABLES: readonly string[] = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'];
@@ -30,6 +32,8 @@ export interface AgentSandboxSettings {
   hostEnv?: Record<string, string | undefined>;
   /** The user's home directory. Default os.homedir(). */
   home?: string;
+  /** LOOP.md's `worktreesDir` setting, when set (its worktrees are hidden from triage like the default place's). */
+  worktreesDir?: string | null;
 }
 
 export interface AgentLaunchRequest {
@@ -104,14 +108,15 @@ export function sandboxEnv(env: Record<string, string>, urlVariable: string): { 
 export function createAgentSandbox(settings: AgentSandboxSettings) {
   const hostEnv = settings.hostEnv ?? process.env;
   const home = settings.home ?? homedir();
-  const worktreesDir = join(settings.repoRoot, '.loop-worktrees');
+  // Worktrees never show in the checkout triage reads: the legacy `.loop-worktrees/`, a configured place, the state directory.
+  const worktreeDirs = worktreeHidingPaths(settings.repoRoot, settings.worktreesDir);
   let repoSecrets: Promise<SecretFiles> | null = null;
 
   async function launch(request: AgentLaunchRequest): Promise<AgentLaunch> {
     const workDir = await realpath(request.workDir);
     const repoRoot = await realpath(settings.repoRoot).catch(() => settings.repoRoot);
     // The checkout's secret values are redacted even though only triage sees the checkout: defence in depth.
-    repoSecrets ??= findSecretFiles(repoRoot, { skip: [join(repoRoot, '.loop-worktrees')] });
+    repoSecrets ??= findSecretFiles(repoRoot, { skip: worktreeHidingPaths(repoRoot, settings.worktreesDir) });
     const visible = workDir === repoRoot ? await repoSecrets : await findSecretFiles(workDir);
     const secrets = [...new Set([...secretValuesFromEnv(hostEnv), ...secretValuesFromEnv(request.env), ...(await repoSecrets).values, ...visible.values])];
 
@@ -132,7 +137,7 @@ export function createAgentSandbox(settings: AgentSandboxSettings) {
       const hidden = [
         ...visible.files,
         ...visible.directories,
-        ...(triage ? [worktreesDir, join(repoRoot, '.loop-runtime'), join(repoRoot, '.git', 'config')] : []),
+        ...(triage ? [...worktreeDirs.filter((path) => isWithin(path, repoRoot)), join(repoRoot, '.loop-runtime'), join(repoRoot, '.git', 'config')] : []),
       ];
       const { hiddenPaths, pathKinds } = await resolveHiddenPaths(hidden);
       const profile = agentProfile(

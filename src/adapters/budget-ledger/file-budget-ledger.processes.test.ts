@@ -27,10 +27,25 @@ const CHILD = `
 import { FileBudgetLedger } from ${JSON.stringify(join(ROOT, 'src/adapters/budget-ledger/file-budget-ledger.js'))};
 const [root, tag, count] = process.argv.slice(2).filter((arg) => arg !== '--');
 const ledger = new FileBudgetLedger({ root });
+const lines = [];
+let wake = () => {};
+process.stdin.on('data', (data) => {
+  lines.push(...String(data).split('\\n').filter(Boolean));
+  wake();
+});
+const heard = (word) => new Promise((resolve) => {
+  wake = () => lines.includes(word) && resolve();
+  wake();
+});
 console.log('ready');
-await new Promise((resolve) => process.stdin.once('data', resolve));
-process.stdin.pause();
+await heard('go');
 for (let index = 0; index < Number(count); index += 1) {
+  // Halfway, both processes wait for each other: under any load the journal's first lines hold both writers.
+  if (index === Number(count) / 2) {
+    console.log('half');
+    await heard('on');
+    process.stdin.destroy();
+  }
   const at = ${START} + index * 10;
   const held = await ledger.open({ at, day: '${DAY}', patternId: tag, tickId: tag + '-' + index, phase: 'implement', tokens: 100 });
   // Every third reservation is left open, as a killed tick would leave it.
@@ -53,8 +68,23 @@ describe('FileBudgetLedger across processes', () => {
           process.on('exit', (code) => done({ code, stderr }));
         }),
     );
-    await Promise.all(children.map((process) => new Promise<void>((ready) => process.stdout.once('data', () => ready()))));
+    const said = (process: (typeof children)[number], word: string) =>
+      new Promise<void>((heard) => {
+        let out = '';
+        const listen = (data: Buffer) => {
+          out += String(data);
+          if (out.split('\n').includes(word)) {
+            process.stdout.off('data', listen);
+            heard();
+          }
+        };
+        process.stdout.on('data', listen);
+      });
+    const halfway = children.map((process) => said(process, 'half'));
+    await Promise.all(children.map((process) => said(process, 'ready')));
     for (const process of children) process.stdin.write('go\n');
+    await Promise.all(halfway);
+    for (const process of children) process.stdin.write('on\n');
     expect(await Promise.all(exits)).toEqual([
       { code: 0, stderr: '' },
       { code: 0, stderr: '' },
@@ -68,7 +98,8 @@ describe('FileBudgetLedger across processes', () => {
     }
     const lines = (await readFile(ledger.journalPath, 'utf8')).split('\n').filter(Boolean);
     expect(lines).toHaveLength(2 * (COUNT + COUNT - left));
-    // Both processes really interleaved (otherwise this test proves nothing about concurrency).
+    // Both processes really interleaved (otherwise this test proves nothing about concurrency): each wrote at
+    // most 34 lines before the halfway barrier, so the first 40 hold both.
     const owners = lines.map((line) => (JSON.parse(line) as { patternId: string }).patternId);
     expect(owners.slice(0, COUNT).includes('alpha') && owners.slice(0, COUNT).includes('beta')).toBe(true);
   }, 60_000);

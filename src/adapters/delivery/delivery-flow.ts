@@ -14,6 +14,13 @@
  *   remote → the delivery is retried with this request's commit (the crashed
  *   attempt never reached anyone). A remote that cannot be asked is a
  *   failure: unknown is never delivered.
+ *
+ * A delivery that fails after its key was reserved (push refused, remote
+ * unreachable, GitHub refusing the pull request, the pull-request cap) is
+ * recorded `failed` with its reason and what a retry needs (worktree, base,
+ * title, body): the verified commit is never silently dropped. A `failed`
+ * record is reconciled at once by the next delivery of its key — a pull
+ * request GitHub did open after all is found, never opened twice.
  */
 import type { Clock, DeliveryFailure, DeliveryRequest, DeliveryResult } from '../../core/ports/index.js';
 import {
@@ -67,6 +74,8 @@ export interface DeliveryIo {
   /** Rebases onto a moved base if needed and pushes the request's branch, never forcing. */
   push(request: DeliveryRequest): Promise<{ ok: true } | DeliveryFailure>;
   beforePush?: BeforePushHook;
+  /** Applied to what the ledger keeps of a failure (its reason quotes git/gh output). */
+  redact?: (text: string) => string;
 }
 
 const failure = (reason: DeliveryFailure['reason'], message: string, detail: Record<string, unknown> = {}, retryable = false): DeliveryFailure => ({ ok: false, reason, message, retryable, detail });
@@ -98,8 +107,8 @@ function reserve(io: DeliveryIo, request: DeliveryRequest, openCount: number | n
       const state = existingDeliveryState(existing, now, io.pendingTimeoutMs);
       if (state === 'delivered') return { ledger, result: { kind: 'answer', result: { ok: true, kind: 'duplicate', branch: existing.branch, ...(existing.url ? { url: existing.url } : {}) } } };
       if (state === 'in-progress') return { ledger, result: { kind: 'answer', result: failure('in-progress', inProgressMessage(existing, now, io.pendingTimeoutMs), { branch: existing.branch, since: existing.at }, true) } };
-      // Claim the stale record: a refreshed time makes every other reconciler answer in-progress.
-      const claimed = { ...existing, at: new Date(now).toISOString() };
+      // Claim the stale (or failed) record: a refreshed pending time makes every other reconciler answer in-progress.
+      const claimed: DeliveryEntry = { ...existing, kind: 'pending', at: new Date(now).toISOString() };
       return { ledger: setDelivery(ledger, claimed), result: { kind: 'stale', entry: claimed } };
     }
     if (io.settings.mode === 'pull-request') {
@@ -107,20 +116,53 @@ function reserve(io: DeliveryIo, request: DeliveryRequest, openCount: number | n
       const capped = pullRequestCapReason(ledger, request.patternId, open, now, io.settings);
       if (capped) {
         const message = `Not opening another pull request: ${capped} To fix: merge or close the open loop pull requests, or raise delivery.maxOpenPullRequests / maxPullRequestsPerHour.`;
-        return { ledger, result: { kind: 'answer', result: failure('rate-limited', message, { open }, true) } };
+        const held = failedEntry(pendingEntry(request, now), request, message, now, io.redact);
+        return { ledger: setDelivery(ledger, held), result: { kind: 'answer', result: failure('rate-limited', message, { open }, true) } };
       }
     }
-    const entry: DeliveryEntry = { key: request.dedupeKey, pattern: request.patternId, itemKey: request.itemKey, branch: request.handle.branch, kind: 'pending', commit: request.commit.sha, at: new Date(now).toISOString() };
+    const entry = pendingEntry(request, now);
     return { ledger: setDelivery(ledger, entry), result: { kind: 'reserved', entry } };
   });
 }
 
-/** Asks the remote what became of a claimed stale record; `retry` means nothing arrived. */
-async function reconcile(io: DeliveryIo, request: DeliveryRequest, entry: DeliveryEntry): Promise<{ kind: 'answer'; result: DeliveryResult } | { kind: 'retry'; entry: DeliveryEntry }> {
-  const unknown = (message: string, retryable: boolean): { kind: 'answer'; result: DeliveryResult } => ({
-    kind: 'answer',
-    result: failure('api', `A delivery of ${entry.key} (branch ${entry.branch}) was interrupted, and whether it reached the remote is unknown: ${message} Nothing was pushed or reported delivered. To fix: check access to the remote; the next delivery of this item reconciles again.`, { branch: entry.branch }, retryable),
+/** The `pending` reservation of `request`'s dedupe key, taken at `now`. */
+function pendingEntry(request: DeliveryRequest, now: number): DeliveryEntry {
+  return { key: request.dedupeKey, pattern: request.patternId, itemKey: request.itemKey, branch: request.handle.branch, kind: 'pending', commit: request.commit.sha, at: new Date(now).toISOString() };
+}
+
+/** The `failed` record of `entry`: its reason, and what a retry needs to deliver exactly this commit again. */
+function failedEntry(entry: DeliveryEntry, request: DeliveryRequest, reason: string, now: number, redact: (text: string) => string = (text) => text): DeliveryEntry {
+  const { handle } = request;
+  return {
+    ...entry,
+    kind: 'failed',
+    reason: redact(reason),
+    failedAt: new Date(now).toISOString(),
+    retry: { worktree: handle.id, path: handle.path, baseCommit: handle.baseCommit, title: request.title, body: request.body, ...((request.tickId ?? entry.retry?.tickId) ? { tickId: request.tickId ?? entry.retry?.tickId } : {}) },
+  };
+}
+
+/**
+ * Records that the delivery reserved as `reservation` failed, unless another
+ * process has since replaced the record. Returns the failure, marked
+ * `recorded: 'failed'` when the record now says so.
+ */
+async function recordFailure(io: DeliveryIo, request: DeliveryRequest, reservation: DeliveryEntry, result: DeliveryFailure): Promise<DeliveryFailure> {
+  const recorded = await io.updateLedger((ledger) => {
+    const ours = sameReservation(findDelivery(ledger, reservation.key), reservation);
+    return { ledger: ours ? setDelivery(ledger, failedEntry(reservation, request, result.message, io.clock.now(), io.redact)) : ledger, result: ours };
   });
+  return recorded ? { ...result, detail: { ...result.detail, recorded: 'failed', branch: reservation.branch } } : result;
+}
+
+/** Asks the remote what became of a claimed stale or failed record; `retry` means nothing arrived. */
+async function reconcile(io: DeliveryIo, request: DeliveryRequest, entry: DeliveryEntry): Promise<{ kind: 'answer'; result: DeliveryResult } | { kind: 'retry'; entry: DeliveryEntry }> {
+  const unknown = async (message: string, retryable: boolean): Promise<{ kind: 'answer'; result: DeliveryResult }> => {
+    const result = failure('api', `A delivery of ${entry.key} (branch ${entry.branch}) did not finish, and whether it reached the remote is unknown: ${message} Nothing was pushed or reported delivered. To fix: check access to the remote; the next delivery of this item reconciles again.`, { branch: entry.branch }, retryable);
+    // A claimed failed record of this very commit stays failed (still listed, still retried); a crashed one keeps its claim.
+    const same = entry.retry !== undefined && entry.commit === request.commit.sha && entry.branch === request.handle.branch;
+    return { kind: 'answer', result: same ? await recordFailure(io, request, entry, result) : result };
+  };
   const remote = await io.remoteBranch(entry.branch);
   if (!remote.ok) return unknown(remote.message, remote.retryable);
   if (io.settings.mode === 'pull-request') {
@@ -145,9 +187,12 @@ async function pushAndOpen(io: DeliveryIo, request: DeliveryRequest, entry: Deli
   await io.beforePush?.(entry.branch);
   const pushed = await io.push(request);
   if (!pushed.ok) {
-    // Nothing reached the remote: free the key so the next tick delivers it.
-    await io.updateLedger((ledger) => ({ ledger: sameReservation(findDelivery(ledger, entry.key), entry) ? removeDelivery(ledger, entry.key) : ledger, result: null }));
-    return pushed;
+    // A rebase conflict is a human's (the change is escalated): free the key. Anything else is a verified commit that waits for a retry.
+    if (pushed.reason === 'conflict') {
+      await io.updateLedger((ledger) => ({ ledger: sameReservation(findDelivery(ledger, entry.key), entry) ? removeDelivery(ledger, entry.key) : ledger, result: null }));
+      return pushed;
+    }
+    return recordFailure(io, request, entry, pushed);
   }
   if (io.settings.mode === 'push') {
     await record(io, entry, { ...entry, kind: 'pushed' });
@@ -162,9 +207,10 @@ async function pushAndOpen(io: DeliveryIo, request: DeliveryRequest, entry: Deli
  * once the record is stale.
  */
 async function openAndRecord(io: DeliveryIo, request: DeliveryRequest, entry: DeliveryEntry): Promise<DeliveryResult> {
-  if (!io.github) return failure('api', 'Cannot open a pull request: no GitHub client.');
+  if (!io.github) return recordFailure(io, request, entry, failure('api', 'Cannot open a pull request: no GitHub client.'));
   const created = await io.github.create({ head: entry.branch, base: io.baseBranch, title: request.title, body: request.body, draft: io.settings.draft });
-  if (!created.ok) return created;
+  // The branch is on the remote; the record says failed, so a retry (or the next tick) asks GitHub first and opens it once.
+  if (!created.ok) return recordFailure(io, request, entry, created);
   await record(io, entry, { ...entry, kind: 'pull-request', url: created.url });
   if (!request.merge) return { ok: true, kind: 'pull-request', branch: entry.branch, url: created.url };
   const merged = await io.github.merge(created.url, created.number);
@@ -178,6 +224,7 @@ async function record(io: DeliveryIo, reservation: DeliveryEntry, delivered: Del
   await io.updateLedger((ledger) => {
     const current = findDelivery(ledger, reservation.key);
     const ours = current === undefined || sameReservation(current, reservation);
-    return { ledger: ours ? setDelivery(ledger, { ...delivered, at: reservation.at }) : ledger, result: null };
+    const { reason: _reason, failedAt: _failedAt, retry: _retry, ...kept } = delivered;
+    return { ledger: ours ? setDelivery(ledger, { ...kept, at: reservation.at }) : ledger, result: null };
   });
 }

@@ -15,7 +15,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Clock, Delivery, DeliveryFailure, DeliveryRequest, DeliveryResult } from '../../core/ports/index.js';
 import { LoopRuntimeError } from '../../core/errors.js';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
-import { formatDeliveryLedger, githubRepository, parseDeliveryLedger, type DeliveryLedger } from '../../core/workspace/delivery-ledger.js';
+import { formatDeliveryLedger, githubRepository, openProposalItems, parseDeliveryLedger, type DeliveryLedger } from '../../core/workspace/delivery-ledger.js';
 import { readTextOrNull, withFileLock, writeTextAtomically } from '../fs/atomic-file.js';
 import { gitHubClient, type GitHubClient } from './delivery-github.js';
 import { deliverThroughLedger, type BeforePushHook } from './delivery-flow.js';
@@ -38,7 +38,8 @@ export interface GitDeliveryOptions {
   env?: Record<string, string | undefined>;
   /** Runtime files directory (default ".loop-runtime"). */
   stateDir?: string;
-  worktreesDir?: string;
+  /** The `worktreesDir` setting; default: the state directory (worktrees-location.ts). */
+  worktreesDir?: string | null;
   /** Injected GitHub client (tests); otherwise gh on PATH or the REST API through Octokit. */
   github?: GitHubClient | null;
   /** The fetch the REST client uses (default: Node's global fetch). */
@@ -51,6 +52,15 @@ export interface GitDeliveryOptions {
   pendingTimeoutMs?: number;
   /** Fault injection for tests: runs after the dedupe key is recorded, before the push. A throw is a crash. */
   beforePush?: BeforePushHook;
+  /**
+   * What outcome tracking knows of delivered changes: commits known merged,
+   * closed or reverted (their proposals are no longer open), and the changes
+   * still open (local branches included, which have no ledger record).
+   * Without it, only the ledger's own records count.
+   */
+  trackedProposals?: () => Promise<{ settledCommits: ReadonlySet<string>; open: ReadonlyArray<{ pattern: string; itemKey: string }> }>;
+  /** Redacts what deliveries.json keeps of a failure (git/gh output may quote a token). */
+  redact?: (text: string) => string;
 }
 
 const failure = (reason: DeliveryFailure['reason'], message: string, detail: Record<string, unknown> = {}, retryable = false): DeliveryFailure => ({ ok: false, reason, message, retryable, detail });
@@ -73,7 +83,7 @@ export class GitDelivery implements Delivery {
     this.options = options;
     this.ledgerPath = join(resolve(options.root), options.stateDir ?? '.loop-runtime', 'deliveries.json');
     this.rootGit = git(options.root);
-    this.worktrees = new WorktreeStore(options.root, options.worktreesDir ?? '.loop-worktrees');
+    this.worktrees = new WorktreeStore(options.root, options.worktreesDir);
   }
 
   async deliver(request: DeliveryRequest): Promise<DeliveryResult> {
@@ -102,9 +112,40 @@ export class GitDelivery implements Delivery {
         remoteBranch: (branch) => this.remoteBranch(branch),
         push: (pushed) => this.push(pushed, baseBranch),
         ...(this.options.beforePush ? { beforePush: this.options.beforePush } : {}),
+        ...(this.options.redact ? { redact: this.options.redact } : {}),
       },
       request,
     );
+  }
+
+  /**
+   * The item keys of `patternId` with a proposal still open: the dedupe
+   * ledger's records not known merged (being delivered, pushed, a pull
+   * request, a failed delivery) and the changes escalated to a human.
+   */
+  async openProposals(patternId: string): Promise<string[]> {
+    const ledger = await this.readLedger();
+    const tracked = (await this.options.trackedProposals?.()) ?? { settledCommits: new Set<string>(), open: [] };
+    const open = ledger.deliveries.filter((entry) => !(entry.commit && tracked.settledCommits.has(entry.commit)));
+    const openTracked = tracked.open.filter((change) => change.pattern === patternId).map((change) => change.itemKey);
+    const escalated = (await this.worktrees.read()).worktrees.filter((entry) => entry.pattern === patternId && entry.status === 'escalated' && !entry.released && entry.itemKey);
+    return [...new Set([...openProposalItems({ ...ledger, deliveries: open }, patternId), ...openTracked, ...escalated.map((entry) => entry.itemKey!)])];
+  }
+
+  /**
+   * Removes the `failed` record of `key` (a human dropped the change). Anything else under the key is left
+   * alone. Returns whether a record was removed.
+   */
+  async forgetFailed(key: string): Promise<boolean> {
+    return this.updateLedger((ledger) => {
+      const failed = ledger.deliveries.some((entry) => entry.key === key && entry.kind === 'failed');
+      return { ledger: failed ? { ...ledger, deliveries: ledger.deliveries.filter((entry) => entry.key !== key) } : ledger, result: failed };
+    });
+  }
+
+  /** The dedupe ledger as it is now (no lock: a snapshot). Throws `STATE_FAILED` when it is corrupt. */
+  async readLedger(): Promise<DeliveryLedger> {
+    return parseDeliveryLedger(await readTextOrNull(this.ledgerPath), this.ledgerPath);
   }
 
   private async push(request: DeliveryRequest, baseBranch: string | null): Promise<{ ok: true } | DeliveryFailure> {

@@ -7,7 +7,7 @@
  */
 import type { Clock, Delivery, DeliveryFailure, DeliveryRequest, DeliveryResult } from '../../core/ports/index.js';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
-import { formatDeliveryLedger, parseDeliveryLedger, type DeliveryLedger } from '../../core/workspace/delivery-ledger.js';
+import { formatDeliveryLedger, openProposalItems, parseDeliveryLedger, type DeliveryLedger } from '../../core/workspace/delivery-ledger.js';
 import { deliverThroughLedger, type BeforePushHook, type DeliveryLedgerStore } from './delivery-flow.js';
 import type { FoundPullRequest, GitHubClient } from './delivery-github-types.js';
 
@@ -33,6 +33,8 @@ export class MemoryDeliveryStore {
   readonly pushes: string[] = [];
   /** When true, the remote and GitHub cannot be reached. */
   unreachable = false;
+  /** GitHub answers the next pull-request creation with HTTP 500 — after opening it when `opened` (fault injection). */
+  failNextCreate: { opened: boolean } | null = null;
 
   constructor(readonly repository = 'acme/demo') {}
 
@@ -74,6 +76,14 @@ export class MemoryDelivery implements Delivery {
 
   constructor(private readonly options: MemoryDeliveryOptions) {
     this.store = options.store ?? new MemoryDeliveryStore();
+  }
+
+  /** The item keys of `patternId` whose proposal the ledger still holds open (not known merged). */
+  async openProposals(patternId: string): Promise<string[]> {
+    const ledger = this.options.ledger
+      ? await this.options.ledger.update((current) => ({ ledger: current, result: current }))
+      : parseDeliveryLedger(this.store.ledgerText, LEDGER_NAME);
+    return [...new Set(openProposalItems(ledger, patternId))];
   }
 
   async deliver(request: DeliveryRequest): Promise<DeliveryResult> {
@@ -132,7 +142,11 @@ function memoryGitHub(store: MemoryDeliveryStore): GitHubClient {
       if (store.pullRequests.some((pull) => pull.head === input.head && pull.state === 'open')) {
         return { ok: false, reason: 'api', message: `GitHub refused the pull request (HTTP 422): a pull request already exists for ${input.head}.`, retryable: false, detail: { status: 422 } };
       }
+      const failing = store.failNextCreate;
+      store.failNextCreate = null;
+      if (failing && !failing.opened) return { ok: false, reason: 'api', message: 'GitHub refused the pull request (HTTP 500): Server Error', retryable: true, detail: { status: 500 } };
       const pull = store.openPullRequest(input);
+      if (failing) return { ok: false, reason: 'api', message: 'GitHub refused the pull request (HTTP 500): Server Error', retryable: true, detail: { status: 500 } };
       return { ok: true, url: pull.url, number: pull.number };
     },
     async merge(_url, number) {

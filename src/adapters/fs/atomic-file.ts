@@ -6,18 +6,12 @@
  */
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-// Imported eagerly on purpose: proper-lockfile installs signal-exit's SIGINT/SIGTERM listeners when it loads, and
-// they must come before any listener of ours (serve's graceful stop); installed later, signal-exit would see itself
-// as the last listener and re-raise the signal, killing the process before our handler's work is done.
-import lockfile from 'proper-lockfile';
-import { LoopRuntimeError } from '../../core/errors.js';
+// file-lock.ts imports proper-lockfile eagerly on purpose: it installs signal-exit's SIGINT/SIGTERM listeners when
+// it loads, and they must come before any listener of ours (serve's graceful stop); installed later, signal-exit
+// would see itself as the last listener and re-raise the signal, killing the process mid-shutdown.
+import { withFileLock, type FileLockOptions } from './file-lock.js';
 
-export interface FileLockOptions {
-  /** A lock older than this is considered abandoned by a crashed process (default 10 000 ms). */
-  staleMs?: number;
-  /** How long to keep trying to take a held lock before failing (default 30 000 ms). */
-  waitMs?: number;
-}
+export { breakDeadOwnerLock, readLockOwner, withFileLock, type FileLockEvent, type FileLockOptions, type LockOwner } from './file-lock.js';
 
 /** Reads a UTF-8 file, or null when it does not exist. */
 export async function readTextOrNull(path: string): Promise<string | null> {
@@ -48,42 +42,6 @@ export async function fsyncDirectory(path: string): Promise<void> {
     // Windows and some file systems refuse to open or sync directories.
   } finally {
     await handle?.close().catch(() => undefined);
-  }
-}
-
-/**
- * Runs `action` while holding an inter-process lock on `path` (a `<path>.lock`
- * directory beside it, taken with mkdir). A lock not refreshed for `staleMs`
- * is taken over, so a crashed holder cannot block others forever.
- */
-export async function withFileLock<T>(path: string, action: () => Promise<T>, options: FileLockOptions = {}): Promise<T> {
-  const staleMs = options.staleMs ?? 10_000;
-  const waitMs = options.waitMs ?? 30_000;
-  let compromised: Error | null = null;
-  let release: () => Promise<void>;
-  try {
-    release = await lockfile.lock(path, {
-      realpath: false,
-      lockfilePath: `${path}.lock`,
-      stale: staleMs,
-      retries: { retries: Math.ceil(waitMs / 100), factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true },
-      onCompromised: (error) => {
-        compromised = error;
-      },
-    });
-  } catch (error) {
-    throw new LoopRuntimeError('STATE_FAILED', `Could not lock ${path}: ${(error as Error).message}.`, {
-      cause: error,
-      retryable: true,
-      fix: `if no other loop-runtime process is running, remove the stale lock directory ${path}.lock.`,
-    });
-  }
-  try {
-    const result = await action();
-    if (compromised) throw compromised;
-    return result;
-  } finally {
-    await release().catch(() => undefined);
   }
 }
 

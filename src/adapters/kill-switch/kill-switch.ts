@@ -4,12 +4,20 @@
  * environment variable LOOP_RUNTIME_PAUSE — plus one loop's own pause file,
  * `.loop-runtime/paused/<loop>` (written by `serve`'s Pause button). Checked
  * at tick start and before every backend call, so it reads the disk each time.
+ *
+ * With `runLog`, it also keeps halts that need a human (`halt()`): a
+ * `kind: halted` line in the loop's run log stops every later tick of the
+ * loop until `clearHalt()` (`loop-runtime resume <id>`) appends a
+ * `kind: resumed` line naming who and when.
  */
 import { access, mkdir, rm, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
-import type { KillSwitch, PauseStatus } from '../../core/ports/index.js';
+import { basename, dirname, resolve } from 'node:path';
+import type { KillSwitch, LoopHalt, PauseStatus } from '../../core/ports/index.js';
+import { activeHalt, haltRunLogLine, resumeRunLogLine } from '../../core/state/halt-lines.js';
+import { appendRunLogLine, parseRunLog } from '../../core/state/run-log.js';
+import { isoSecond } from '../../core/state/state-blocks.js';
 import { hasPauseLine } from '../../core/state/state-file.js';
-import { readTextOrNull } from '../fs/atomic-file.js';
+import { readTextOrNull, updateFileAtomically, withFileLock, writeTextAtomically } from '../fs/atomic-file.js';
 
 export { MemoryKillSwitch } from './memory-kill-switch.js';
 
@@ -21,11 +29,19 @@ export interface FileKillSwitchOptions {
   env?: Record<string, string | undefined>;
   /** The loop this switch guards: its own pause file `.loop-runtime/paused/<id>` counts too. */
   patternId?: string;
+  /** The loop's run log: where halts that need a human are kept (needs `patternId`). */
+  runLog?: string;
+  /** Applied to a halt's message before it is written (secret values never reach the run log). */
+  redact?: (text: string) => string;
+  /** Written as `backend` on halt lines (`"mock"` marks rehearsals `reset --mock` removes). */
+  backend?: string;
+  /** The loop's level, written on halt lines. */
+  level?: string;
 }
 
 /** One form of the kill switch that is set now. */
 export interface PauseSource {
-  kind: 'env' | 'file' | 'loop-file' | 'state-line';
+  kind: 'env' | 'file' | 'loop-file' | 'state-line' | 'halt';
   source: string;
   /** Whether `resume()` can clear it (the environment and lines humans wrote are never changed). */
   clearable: boolean;
@@ -55,18 +71,66 @@ export class FileKillSwitch implements KillSwitch {
     this.stateFile = options.stateFile;
     this.env = options.env ?? process.env;
     this.patternId = options.patternId;
+    this.options = options;
   }
 
   private readonly patternId: string | undefined;
+  private readonly options: FileKillSwitchOptions;
 
+  /** A halt outranks a pause: it is the reason a human must act. */
   async check(): Promise<PauseStatus> {
+    const halt = await this.activeHalt();
     const [first] = await this.sources();
+    if (halt) return { paused: true, source: first?.source ?? 'halt', halt };
     return first ? { paused: true, source: first.source } : { paused: false };
+  }
+
+  /** The loop's halt no one has resumed yet, or null (always null without `runLog` and `patternId`). */
+  async activeHalt(): Promise<LoopHalt | null> {
+    const path = this.runLogPath();
+    if (!path || !this.patternId) return null;
+    const text = await readTextOrNull(path);
+    return text === null ? null : activeHalt(parseRunLog(text), this.patternId);
+  }
+
+  /** Persists a halt that needs a human: a `kind: halted` line in the run log (atomic, locked). */
+  async halt(record: LoopHalt): Promise<void> {
+    const path = this.runLogPath();
+    if (!path) return;
+    const redact = this.options.redact ?? ((text: string) => text);
+    const line = { ...haltRunLogLine({ ...record, message: redact(record.message) }, this.options.level), ...(this.options.backend ? { backend: this.options.backend } : {}) };
+    await updateFileAtomically(path, (old) => appendRunLogLine(old, line, { now: record.at, project: basename(this.root) }));
+  }
+
+  /**
+   * Clears the loop's halt (`loop-runtime resume <id>`): appends a `kind: resumed` line naming who and
+   * when, under the run log's lock. Returns the halt it cleared, or null when the loop was not halted.
+   */
+  async clearHalt(request: { by: string; at: number }): Promise<LoopHalt | null> {
+    const path = this.runLogPath();
+    const patternId = this.patternId;
+    if (!path || !patternId) return null;
+    if (!(await this.activeHalt())) return null;
+    return withFileLock(path, async () => {
+      const old = await readTextOrNull(path);
+      const cleared = old === null ? null : activeHalt(parseRunLog(old), patternId);
+      if (old === null || !cleared) return null;
+      await writeTextAtomically(path, appendRunLogLine(old, resumeRunLogLine({ patternId, at: request.at, by: request.by, halt: cleared }), { now: request.at, project: basename(this.root) }));
+      return cleared;
+    });
+  }
+
+  private runLogPath(): string | null {
+    return this.options.runLog ? resolve(this.root, this.options.runLog) : null;
   }
 
   /** Every form that is set now, in the order `check()` honours them (the first one holds). */
   async sources(): Promise<PauseSource[]> {
     const found: PauseSource[] = [];
+    const halt = await this.activeHalt();
+    if (halt) {
+      found.push({ kind: 'halt', source: `${this.options.runLog} halted (${halt.reason}) since ${isoSecond(halt.at)}; loop-runtime resume ${halt.patternId} clears it`, clearable: true });
+    }
     const flag = this.env.LOOP_RUNTIME_PAUSE?.trim().toLowerCase();
     if (flag === '1' || flag === 'true' || flag === 'yes') found.push({ kind: 'env', source: 'env LOOP_RUNTIME_PAUSE', clearable: false });
     if (await exists(resolve(this.root, 'loop-pause-all'))) found.push({ kind: 'file', source: 'file loop-pause-all', clearable: true });

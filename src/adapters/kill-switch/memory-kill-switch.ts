@@ -1,4 +1,4 @@
-import type { KillSwitch, PauseStatus } from '../../core/ports/index.js';
+import type { KillSwitch, LoopHalt, PauseStatus } from '../../core/ports/index.js';
 
 /**
  * A kill switch tests flip by hand.
@@ -24,8 +24,23 @@ export class MemoryKillSwitch implements KillSwitch {
     this.status = { paused: false };
   }
 
+  /** The persisted halt (set by the engine through `halt()`), until `clearHalt()`. */
+  halted: LoopHalt | null = null;
+
+  async halt(record: LoopHalt): Promise<void> {
+    this.halted = { ...record };
+  }
+
+  /** What `loop-runtime resume` does to the file twin: clears the halt and returns it. */
+  clearHalt(): LoopHalt | null {
+    const cleared = this.halted;
+    this.halted = null;
+    return cleared;
+  }
+
   async check(): Promise<PauseStatus> {
     this.checks += 1;
+    if (this.halted) return { paused: true, source: this.status.source ?? `halted (${this.halted.reason})`, halt: { ...this.halted } };
     return { ...this.status };
   }
 }

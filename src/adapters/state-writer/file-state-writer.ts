@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { LoopRuntimeError } from '../../core/errors.js';
 import type { StateWriter, TickRecord } from '../../core/ports/index.js';
-import { appendRunLogLine, runLogLineFromTick } from '../../core/state/run-log.js';
+import { appendRunLogLine, runLogLineFromTick, runsOnDay } from '../../core/state/run-log.js';
 import { updateStateFile } from '../../core/state/state-file.js';
 import { readTextOrNull, updateFileAtomically } from '../fs/atomic-file.js';
 import { checkStateText } from './check-state-text.js';
@@ -86,6 +86,11 @@ export class FileStateWriter implements StateWriter {
     await updateFileAtomically(this.statePath, async (old) =>
       updateStateFile(await this.checked(old, this.statePath, this.stateName), { note }, { project: this.project }),
     );
+  }
+
+  /** Runs of `patternId` on the UTC day `day` by loop-run-log.md (what `Max runs/day` is held to). */
+  async runsOn(patternId: string, day: string): Promise<number> {
+    return runsOnDay(await this.checked(await readTextOrNull(this.runLogPath), this.runLogPath, this.runLogName), patternId, day);
   }
 
   /** The text, after refusing damaged files; invalid UTF-8 is only visible in the bytes. */

@@ -3,7 +3,7 @@
  * renders the same state file and run log the file adapter would write.
  */
 import type { StateWriter, TickRecord } from '../../core/ports/index.js';
-import { appendRunLogLine, runLogLineFromTick } from '../../core/state/run-log.js';
+import { appendRunLogLine, runLogLineFromTick, runsOnDay } from '../../core/state/run-log.js';
 import { type StateNote, updateStateFile } from '../../core/state/state-file.js';
 import { checkStateText } from './check-state-text.js';
 import { redactRunLogLine, redactTickRecord } from './redact-tick.js';
@@ -21,6 +21,8 @@ export interface MemoryStateWriterOptions {
   initialState?: string;
   /** Starting text of the run log (default: none, so a fresh run log is made). */
   initialRunLog?: string;
+  /** Runs recorded elsewhere that count toward `runsOn` (a dry run counts the real run log's). */
+  priorRuns?: (patternId: string, day: string) => Promise<number>;
 }
 
 /**
@@ -49,6 +51,7 @@ export class MemoryStateWriter implements StateWriter {
   private renderedRunLog: string | null;
   /** Updates not yet rendered: the texts are rendered when read, so recording stays O(1) per tick. */
   private pending: PendingUpdate[] = [];
+  private readonly priorRuns: MemoryStateWriterOptions['priorRuns'];
 
   constructor(options: MemoryStateWriterOptions = {}) {
     this.stateFile = options.stateFile ?? 'STATE.md';
@@ -57,12 +60,18 @@ export class MemoryStateWriter implements StateWriter {
     this.project = options.project;
     this.renderedState = options.initialState ?? null;
     this.renderedRunLog = options.initialRunLog ?? null;
+    this.priorRuns = options.priorRuns;
   }
 
   /** The state file as the file adapter would have written it. */
   get stateText(): string | null {
     this.render();
     return this.renderedState;
+  }
+
+  /** Runs of `patternId` on the UTC day `day`: those of `priorRuns` (a dry run's real run log) plus the run log held here. */
+  async runsOn(patternId: string, day: string): Promise<number> {
+    return ((await this.priorRuns?.(patternId, day)) ?? 0) + runsOnDay(this.runLogText, patternId, day);
   }
 
   /** The run log as the file adapter would have written it. */

@@ -127,6 +127,8 @@ export class DryRunGitWorkspace implements Workspace {
     }
     return new GitWorkspace({
       root: join(copy, 'repo'),
+      // Inside the temporary copy, so closing it leaves nothing behind in the user's state directory either.
+      worktreesDir: join(copy, 'worktrees'),
       patternId: this.options.patternId,
       baseBranch: this.options.baseBranch ?? null,
       clock: this.options.clock,

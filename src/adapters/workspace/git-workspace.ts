@@ -1,7 +1,8 @@
 /**
  * The git adapter of the Workspace port. Each act-attempt works in its own
- * worktree `.loop-worktrees/<id>` on branch `<prefix><id>`, recorded in
- * loop-worktree's manifest. The user's main worktree is never touched: the
+ * worktree `<worktrees directory>/<id>` (outside the checkout by default, see
+ * worktrees-location.ts) on branch `<prefix><id>`, recorded in a manifest in
+ * loop-worktree's format. The user's main worktree is never touched: the
  * base is a commit, and every command runs inside the attempt's worktree.
  *
  * Setup is cheap on big repositories: finished worktrees are reset, cleaned
@@ -29,8 +30,8 @@ export interface GitWorkspaceOptions {
   /** Base branch when a prepare request names none; null/undefined → the branch HEAD is on. */
   baseBranch?: string | null;
   clock: Clock;
-  /** Default ".loop-worktrees" (loop-worktree's directory). */
-  worktreesDir?: string;
+  /** The `worktreesDir` setting (relative to root or absolute); default: the user's state directory, outside the checkout. */
+  worktreesDir?: string | null;
   /** Idle worktrees kept for reuse (default 2). */
   poolSize?: number;
   /** An active worktree older than this is abandoned whoever owns it (default 6 h). */
@@ -66,7 +67,7 @@ function refuseCommit(handle: WorkspaceHandle, why: string): WorkspaceResult<nev
  * ```ts
  * const workspace = new GitWorkspace({ root: '/repo', patternId: 'ci-sweeper', clock: { now: Date.now } });
  * const prepared = await workspace.prepare({ tickId, patternId: 'ci-sweeper', item, branchPrefix: 'loop/ci-sweeper/', baseBranch: null });
- * // prepared.handle.path → /repo/.loop-worktrees/ci-42-mhx3k2a0
+ * // prepared.handle.path → ~/.local/state/loop-runtime/repo-<hash>/worktrees/ci-42-mhx3k2a0
  * ```
  */
 export class GitWorkspace implements Workspace {
@@ -79,7 +80,7 @@ export class GitWorkspace implements Workspace {
 
   constructor(options: GitWorkspaceOptions) {
     this.options = options;
-    this.store = new WorktreeStore(options.root, options.worktreesDir ?? '.loop-worktrees');
+    this.store = new WorktreeStore(options.root, options.worktreesDir);
   }
 
   /** Prunes what crashed ticks left: stale entries, orphan directories, dead pool slots. */
@@ -278,7 +279,7 @@ export class GitWorkspace implements Workspace {
     await worktree.raw(['clean', '-fdxq']);
   }
 
-  /** Keeps `.loop-worktrees/` out of the user's `git status` (via .git/info/exclude, never .gitignore). */
+  /** A worktrees directory inside the checkout stays out of the user's `git status` (via .git/info/exclude, never .gitignore). */
   private async ensureExcluded(): Promise<void> {
     if (this.excludeWritten) return;
     const rootRelative = this.store.relativePath(this.store.directory);

@@ -1,9 +1,15 @@
 /**
- * The manifest on disk (`.loop-worktrees/manifest.json`) and the low-level
- * worktree moves that keep it true: read-modify-write under an inter-process
- * lock, recycle a finished worktree into the pool, remove one for good.
+ * The manifest on disk (`<worktrees directory>/manifest.json`, loop-worktree's
+ * format) and the low-level worktree moves that keep it true: read-modify-write
+ * under an inter-process lock, recycle a finished worktree into the pool,
+ * remove one for good.
+ *
+ * Earlier versions kept worktrees in `.loop-worktrees/` inside the checkout.
+ * Our entries there (and pool slots) are adopted into the current manifest at
+ * the next update: their `path` stays where the directory is, so an escalated
+ * change stays approvable; entries another tool wrote stay in its manifest.
  */
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rm, rmdir, stat } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import {
   type PoolSlot,
@@ -14,6 +20,8 @@ import {
 } from '../../core/workspace/worktree-manifest.js';
 import { readTextOrNull, withFileLock, writeTextAtomically } from '../fs/atomic-file.js';
 import { git, type GitRunner } from '../git/git-run.js';
+import { LEGACY_WORKTREES_DIR, worktreesDirFor, type LocationEnv } from './worktrees-location.js';
+import { processIsAlive } from '../fs/process-alive.js';
 
 /** Worktrees of this process's ticks that are still in use (shared by every GitWorkspace in the process). */
 export const liveWorktrees = new Set<string>();
@@ -25,30 +33,63 @@ export class WorktreeStore {
   readonly manifestPath: string;
   readonly poolDirectory: string;
   readonly rootGit: GitRunner;
+  /** `.loop-worktrees/` in the checkout when worktrees now live elsewhere (read, drained), else null. */
+  readonly legacyDirectory: string | null;
 
-  constructor(root: string, worktreesDir = '.loop-worktrees') {
+  /**
+   * @param worktreesDir the `worktreesDir` setting (relative to `root` or absolute); default: the state directory.
+   * @example
+   * ```ts
+   * const store = new WorktreeStore('/repo'); // store.directory → ~/.local/state/loop-runtime/repo-<hash>/worktrees
+   * ```
+   */
+  constructor(root: string, worktreesDir?: string | null, env?: LocationEnv) {
     this.root = resolve(root);
-    this.directory = resolve(this.root, worktreesDir);
+    this.directory = worktreesDirFor(this.root, worktreesDir, env);
     this.manifestPath = join(this.directory, 'manifest.json');
     this.poolDirectory = join(this.directory, '.pool');
     this.rootGit = git(this.root);
+    const legacy = resolve(this.root, LEGACY_WORKTREES_DIR);
+    this.legacyDirectory = legacy === this.directory ? null : legacy;
   }
 
-  /** Reads the manifest (missing or corrupt → empty). */
+  private get legacyManifestPath(): string | null {
+    return this.legacyDirectory === null ? null : join(this.legacyDirectory, 'manifest.json');
+  }
+
+  /** Reads the manifest with the legacy directory's entries not yet adopted (missing or corrupt → empty). */
   async read(): Promise<WorktreeManifest> {
-    return parseManifest(await readTextOrNull(this.manifestPath));
+    const legacy = this.legacyManifestPath === null ? null : await readTextOrNull(this.legacyManifestPath);
+    return adoptLegacy(parseManifest(await readTextOrNull(this.manifestPath)), parseManifest(legacy)).manifest;
   }
 
-  /** Read-modify-write under the manifest's lock; `change` may run git commands. */
+  /** Read-modify-write under the manifest's lock; `change` may run git commands. Adopts legacy entries first. */
   async update<T>(change: (manifest: WorktreeManifest) => Promise<{ manifest: WorktreeManifest; result: T }>): Promise<T> {
     await mkdir(this.directory, { recursive: true });
     return withFileLock(this.manifestPath, async () => {
       const before = await readTextOrNull(this.manifestPath);
-      const { manifest, result } = await change(parseManifest(before));
+      const legacyPath = this.legacyManifestPath;
+      const legacyText = legacyPath === null ? null : await readTextOrNull(legacyPath);
+      const adopted = adoptLegacy(parseManifest(before), parseManifest(legacyText));
+      const { manifest, result } = await change(adopted.manifest);
       const after = formatManifest(manifest);
       if (after !== before) await writeTextAtomically(this.manifestPath, after);
+      if (legacyPath !== null) await this.drainLegacy(legacyPath, legacyText === null ? null : adopted.left);
       return result;
     });
+  }
+
+  /**
+   * Rewrites the legacy manifest with what is not ours, removes it when nothing is left, and removes the legacy
+   * directory once its last worktree has moved out or gone (`left` null: the manifest is already gone).
+   */
+  private async drainLegacy(legacyPath: string, left: WorktreeManifest | null): Promise<void> {
+    if (left !== null && left.worktrees.length > 0) {
+      await writeTextAtomically(legacyPath, formatManifest(left));
+      return;
+    }
+    if (left !== null) await rm(legacyPath, { force: true });
+    for (const directory of [join(this.legacyDirectory!, '.pool'), this.legacyDirectory!]) await rmdir(directory).catch(() => undefined);
   }
 
   /** The manifest's `path` for an absolute directory: root-relative, forward slashes. */
@@ -107,25 +148,22 @@ export class WorktreeStore {
     await this.rootGit.tryRaw(['branch', '--delete', '--force', branch]);
   }
 
-  /** Directories under the worktrees directory (excluding the pool and lock directories). */
+  /**
+   * Directories under the worktrees directory (excluding the pool and lock
+   * directories), and under the legacy directory while its manifest holds
+   * nothing of another tool's.
+   */
   async listDirectories(): Promise<string[]> {
-    try {
-      const entries = await readdir(this.directory, { withFileTypes: true });
-      return entries
-        .filter((entry) => entry.isDirectory() && entry.name !== '.pool' && !entry.name.endsWith('.lock'))
-        .map((entry) => join(this.directory, entry.name));
-    } catch {
-      return [];
+    const directories = await subdirectories(this.directory);
+    if (this.legacyDirectory !== null && this.legacyManifestPath !== null && (await readTextOrNull(this.legacyManifestPath)) === null) {
+      directories.push(...(await subdirectories(this.legacyDirectory)));
     }
+    return directories;
   }
 
   async listPoolDirectories(): Promise<string[]> {
-    try {
-      const entries = await readdir(this.poolDirectory, { withFileTypes: true });
-      return entries.filter((entry) => entry.isDirectory()).map((entry) => join(this.poolDirectory, entry.name));
-    } catch {
-      return [];
-    }
+    const pools = [this.poolDirectory, ...(this.legacyDirectory === null ? [] : [join(this.legacyDirectory, '.pool')])];
+    return (await Promise.all(pools.map((pool) => subdirectories(pool)))).flat();
   }
 
   /** Absolute paths git knows as worktrees of this repository. */
@@ -135,6 +173,36 @@ export class WorktreeStore {
     for (const line of output.split('\n')) if (line.startsWith('worktree ')) paths.add(resolve(line.slice('worktree '.length)));
     return paths;
   }
+}
+
+async function subdirectories(directory: string): Promise<string[]> {
+  try {
+    const entries = await readdir(directory, { withFileTypes: true });
+    return entries
+      .filter((entry) => entry.isDirectory() && entry.name !== '.pool' && !entry.name.endsWith('.lock'))
+      .map((entry) => join(directory, entry.name));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Moves our entries (they carry a tick id) and our pool slots from the
+ * legacy manifest into the current one; an id already there wins. `left` is
+ * what stays in the legacy manifest: entries another tool (loop-worktree) wrote.
+ */
+export function adoptLegacy(current: WorktreeManifest, legacy: WorktreeManifest): { manifest: WorktreeManifest; left: WorktreeManifest } {
+  const ours = legacy.worktrees.filter((entry) => entry.tickId !== undefined);
+  const known = new Set(current.worktrees.map((entry) => entry.id));
+  const pooled = new Set(current.pool.map((slot) => slot.path));
+  return {
+    manifest: {
+      ...current,
+      worktrees: [...current.worktrees, ...ours.filter((entry) => !known.has(entry.id))],
+      pool: [...current.pool, ...legacy.pool.filter((slot) => !pooled.has(slot.path))],
+    },
+    left: { ...legacy, worktrees: legacy.worktrees.filter((entry) => entry.tickId === undefined), pool: [] },
+  };
 }
 
 export async function isDirectory(path: string): Promise<boolean> {
@@ -153,21 +221,11 @@ async function freePath(path: string): Promise<string> {
   }
 }
 
-/** Whether a process with this pid is still running (EPERM means it is, but not ours). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Whether an active entry belongs to a tick that can no longer finish it. */
 export function isAbandoned(entry: WorktreeEntry, now: number, maxActiveAgeMs: number): boolean {
   if (liveWorktrees.has(entry.id)) return false;
   const created = Date.parse(entry.createdAt);
   if (Number.isFinite(created) && now - created > maxActiveAgeMs) return true;
   if (entry.pid === undefined || entry.pid === process.pid) return true;
-  return !processAlive(entry.pid);
+  return !processIsAlive(entry.pid);
 }

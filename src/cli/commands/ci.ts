@@ -6,7 +6,7 @@
  * summary and annotations.
  */
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { formatDiagnostic } from '../../core/config/diagnostics.js';
 import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
@@ -21,6 +21,9 @@ export async function ciCommand(context: CommandContext): Promise<CommandOutput>
   throw new LoopRuntimeError('USAGE', `ci ${action ?? ''} is not a ci action.`, { fix: 'use `loop-runtime ci init` or `loop-runtime ci summary <file.json>`.' });
 }
 
+/** Agent backends that run contained in bubblewrap (see backends/claude-code/containment.ts). */
+const SANDBOXED_AGENTS = new Set(['claude-code', 'claude']);
+
 /** Workflow inputs from execution plans. */
 export function workflowLoopFromPlan(plan: ExecutionPlan): WorkflowLoop {
   return {
@@ -30,7 +33,9 @@ export function workflowLoopFromPlan(plan: ExecutionPlan): WorkflowLoop {
     delivery: plan.delivery.mode,
     timeoutMs: plan.timeoutMs,
     probeCommands: plan.earlyExit.probes.map((probe) => probe.command),
-    sandbox: plan.phases.verify.enabled && plan.phases.verify.commands.length > 0,
+    // Verification commands run only inside bubblewrap, and so does the claude agent (refused without it at L3,
+    // and below L3 unless --allow-unsandboxed, which the workflow never passes).
+    sandbox: (plan.phases.verify.enabled && plan.phases.verify.commands.length > 0) || SANDBOXED_AGENTS.has(plan.backend.name),
   };
 }
 
@@ -68,7 +73,15 @@ async function installFor(root: string, packageSpec: unknown): Promise<WorkflowI
     }
     return { loopRuntime: { kind: 'package', spec: packageSpec }, project, dependencies };
   }
-  if (dependencies.includes('loop-runtime') || manifest?.name === 'loop-runtime') return { loopRuntime: { kind: 'project' }, project, dependencies };
+  if (dependencies.includes('loop-runtime') || manifest?.name === 'loop-runtime') {
+    const spec = dependencySpec(manifest, 'loop-runtime');
+    if (spec && /^(file|link):/.test(spec) && !insideRoot(root, spec.replace(/^(file|link):/, ''))) {
+      throw new LoopRuntimeError('USAGE', `package.json installs loop-runtime from ${spec}, a path outside this repository that a CI runner does not have.`, {
+        fix: 'pin it to a git commit or a tarball the runner can fetch (`npm install --save-dev github:<owner>/loop-runtime#<commit>`), or commit the tarball inside the repository, then run `ci init` again.',
+      });
+    }
+    return { loopRuntime: { kind: 'project' }, project, dependencies };
+  }
   throw new LoopRuntimeError(
     'USAGE',
     `${manifest ? 'package.json does not list loop-runtime in dependencies or devDependencies' : 'This repository has no package.json'}, and loop-runtime is not published on the npm registry, so the workflow would have nothing to install.`,
@@ -76,6 +89,19 @@ async function installFor(root: string, packageSpec: unknown): Promise<WorkflowI
       fix: 'add it as a devDependency pinned to a git commit or tarball (`npm install --save-dev github:<owner>/loop-runtime#<commit>`, then commit package.json and package-lock.json), or pass --package <git-url-or-tarball> to `ci init`.',
     },
   );
+}
+
+function dependencySpec(manifest: Record<string, unknown> | null, name: string): string | undefined {
+  for (const field of ['dependencies', 'devDependencies', 'optionalDependencies']) {
+    const spec = (manifest?.[field] as Record<string, unknown> | undefined)?.[name];
+    if (typeof spec === 'string') return spec;
+  }
+  return undefined;
+}
+
+function insideRoot(root: string, path: string): boolean {
+  const inside = relative(root, resolve(root, path));
+  return inside !== '' && !inside.startsWith('..') && !isAbsolute(inside);
 }
 
 /** The command a server runs: the project's installed copy, or the pinned package through npx. */
@@ -177,9 +203,33 @@ async function ciSummary({ args, options, io }: CommandContext): Promise<Command
     output = null;
   }
   const given = options.exitCode === undefined || options.exitCode === '' ? undefined : Number(options.exitCode);
-  const summary = renderCiSummary(output, given !== undefined && Number.isInteger(given) ? { exitCode: given } : {});
+  const metrics = await summaryMetrics(io, output, typeof options.since === 'string' ? options.since : '30d');
+  const summary = renderCiSummary(output, { ...(given !== undefined && Number.isInteger(given) ? { exitCode: given } : {}), ...(metrics ? { metrics } : {}) });
   const summaryPath = io.env.GITHUB_STEP_SUMMARY;
   if (summaryPath) await appendFile(summaryPath, `${summary.markdown}\n`, 'utf8');
   const text = [...summary.annotations, ...(summaryPath ? [] : [summary.markdown])].join('\n');
   return { exitCode: summary.exitCode, json: summary, text };
+}
+
+/**
+ * The run's loops' metrics over `window` (default 30 days; the state branch was pulled before the ticks), for the summary.
+ * No loop in the output (no JSON, a config error): no section. A repository that cannot be read: a line saying why.
+ */
+async function summaryMetrics(io: CommandContext['io'], output: unknown, window: string): Promise<import('../../ci/ci-metrics.js').CiMetrics | null> {
+  const [{ loopsInRunOutput }, { parseSince }] = await Promise.all([import('../../ci/ci-summary.js'), import('../../core/outcomes/index.js')]);
+  const loops = loopsInRunOutput(output);
+  if (loops.length === 0) return null;
+  const { systemClock } = await import('../../adapters/clock/system-clock.js');
+  const since = parseSince(window, systemClock.now());
+  if (since === null) throw new LoopRuntimeError('USAGE', `--since ${window} is not a duration or a date.`, { fix: 'use e.g. 12h, 30d, 2w or 2026-11-01.' });
+  try {
+    const { openRuntime } = await import('../../runtime/runtime.js');
+    const opened = await openRuntime({ cwd: io.cwd, env: io.env, clock: systemClock });
+    if (!opened.ok) return { unavailable: `the configuration did not load (${opened.issues.length} problem(s)).` };
+    const result = await opened.runtime.metrics(undefined, { since, audit: false });
+    if (!result.ok) return { unavailable: `the configuration did not load (${result.issues.length} problem(s)).` };
+    return { since: result.value.since, loops: result.value.loops.filter((loop) => loops.includes(loop.pattern)) };
+  } catch (error) {
+    return { unavailable: error instanceof Error ? error.message : String(error) };
+  }
 }

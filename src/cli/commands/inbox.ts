@@ -21,15 +21,22 @@ export async function inboxCommand({ io }: CommandContext): Promise<CommandOutpu
   if (items.length === 0) return { exitCode: ExitCode.ok, json: { items }, text: 'Nothing waits for a human decision.' };
   const lines = items.map((item) =>
     [
-      `${pc.bold(item.id)}  ${item.pattern}  ${item.branch}  ${formatAge(item.ageMs)} ago`,
+      `${pc.bold(item.id)}  ${item.pattern}  ${item.branch}  ${formatAge(item.ageMs)} ago${item.kind === 'delivery-failed' ? `  ${pc.yellow('delivery failed')}` : ''}`,
       `    ${item.itemKey ?? ''}${item.title ? ` — ${item.title}` : ''}`,
-      `    why: ${item.reason ?? 'unknown'}`,
-      `    review: ${item.path}`,
+      `    ${item.kind === 'delivery-failed' ? '' : 'why: '}${item.reason ?? 'unknown'}`,
+      item.kind === 'delivery-failed' ? `    retry: loop-runtime deliver ${item.id}${item.commit ? `  (commit ${item.commit.slice(0, 12)})` : ''}` : `    review: ${item.path}`,
     ].join('\n'),
   );
+  const escalated = items.filter((item) => item.kind === 'escalated').length;
+  const stranded = items.length - escalated;
+  const hints = [
+    ...(escalated > 0 ? ['Run `loop-runtime approve <id>` or `loop-runtime reject <id>`.'] : []),
+    ...(stranded > 0 ? ['Run `loop-runtime deliver <id>` to retry a failed delivery (the loop\'s next tick also retries it), or `loop-runtime reject <id>` to drop it.'] : []),
+  ];
+  const heading = [escalated > 0 ? `${escalated} change(s) wait for a human decision` : '', stranded > 0 ? `${stranded} verified change(s) wait for delivery` : ''].filter(Boolean).join('; ');
   return {
     exitCode: ExitCode.ok,
     json: { items },
-    text: [`${items.length} change(s) wait for a human decision:`, ...lines, '', 'Run `loop-runtime approve <id>` or `loop-runtime reject <id>`.'].join('\n'),
+    text: [`${heading}:`, ...lines, '', ...hints].join('\n'),
   };
 }

@@ -62,6 +62,7 @@ export function renderPlan(plan: ExecutionPlan, choice?: BackendChoice): string 
     `  cadence     ${plan.cadence.text} (every ${duration(plan.cadence.minIntervalMs)}–${duration(plan.cadence.maxIntervalMs)})   timeout ${duration(plan.timeoutMs)}`,
     `  budget      ${count(plan.dailyTokenCap)} tokens/day (${budget.capSource}); report-only from ${Math.round(budget.degradeAtFraction * 100)}%`,
     `              reserve triage ${count(budget.reserve.triage)} · implement ${count(budget.reserve.implement)} · check ${count(budget.reserve.check)}`,
+    ...(budget.maxRunsPerDay ? [`  runs/day    at most ${budget.maxRunsPerDay.value} (${budget.maxRunsPerDay.source}); further ticks that UTC day halt before any model call`] : []),
     `  phases      triage ${onOff(phases.triage.enabled)}  workspace ${onOff(phases.workspace.enabled)}  implement ${onOff(phases.implement.enabled)}  verify ${onOff(phases.verify.enabled)}  commit ${onOff(phases.commit.enabled)}  merge ${onOff(phases.merge.enabled && delivery.autoMerge)}${phases.merge.enabled && !delivery.autoMerge ? pc.dim(' (L3 allows it; delivery.autoMerge is off)') : ''}`,
     `  verify      ${verifyLine(plan)}`,
     `  protected   ${list(phases.verify.protectedPaths)}`,

@@ -3,7 +3,9 @@
  * --dry-run runs the whole engine with the mock backend against in-memory
  * state and an in-memory overlay of the repository: nothing on disk changes.
  */
-import { LoopRuntimeError } from '../../core/errors.js';
+import { resolve } from 'node:path';
+import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
+import type { TickResult } from '../../core/engine/tick-result.js';
 import { LEVELS, type Level } from '../../core/config/constants.js';
 import { formatDiagnostic } from '../../core/config/diagnostics.js';
 import type { CommandContext, CommandOutput } from '../command.js';
@@ -11,7 +13,7 @@ import { configErrorOutput, openCliRuntime } from '../open.js';
 import { renderDue } from '../render/render-due.js';
 import { renderRun } from '../render/render-run.js';
 
-function parseLevel(value: unknown): Level | undefined {
+export function parseLevel(value: unknown): Level | undefined {
   if (value === undefined) return undefined;
   const level = String(value).toUpperCase();
   if (!(LEVELS as readonly string[]).includes(level)) {
@@ -36,19 +38,42 @@ export async function runCommand({ args, options, io }: CommandContext): Promise
     allowUnsandboxed: Boolean(options.allowUnsandboxed),
     ...(level ? { level } : {}),
     ...(typeof options.backend === 'string' ? { backendName: options.backend } : {}),
+    ...(typeof options.record === 'string' ? { record: resolve(io.cwd, options.record) } : {}),
   };
   if (!options.due && !id) throw new LoopRuntimeError('USAGE', 'run needs a loop id.', { fix: 'run `loop-runtime list` to see the loops, then `loop-runtime run <id>`, or `loop-runtime run --due`.' });
   const ticks = options.due ? 1 : parseTicks(options.ticks);
   const opened = await openCliRuntime(io);
   if (!opened.ok) return opened.output;
+  // Ctrl-C stops the running call (its spend settled), releases the lease and exits 130.
+  const signal = io.stopSignal();
   if (options.due) {
-    const due = await opened.runtime.runDue({ ...request, ...(id ? { id } : {}) });
+    const due = await opened.runtime.runDue({ ...request, ...(id ? { id } : {}), signal });
     if (!due.ok) return configErrorOutput(due.issues);
-    const stderr = due.warnings.length > 0 ? due.warnings.map(formatDiagnostic).join('\n') : undefined;
-    return { exitCode: due.value.exitCode, json: due.value, text: renderDue(due.value), ...(stderr ? { stderr } : {}) };
+    const warnings = due.warnings.length > 0 ? due.warnings.map(formatDiagnostic).join('\n') : undefined;
+    if (signal.aborted) {
+      const ticks = due.value.decisions.flatMap((report) => (report.tick ? [report.tick] : []));
+      const stderr = [warnings, interruptedNote(ticks)].filter(Boolean).join('\n');
+      return { exitCode: ExitCode.interrupted, json: { ...due.value, exitCode: ExitCode.interrupted, interrupted: true }, text: renderDue(due.value), stderr };
+    }
+    return { exitCode: due.value.exitCode, json: due.value, text: renderDue(due.value), ...(warnings ? { stderr: warnings } : {}) };
   }
   // Under the loop's lease: a second concurrent tick throws LEASE_HELD (exit 4) before any side effect.
-  const result = await opened.runtime.run(id!, { ...request, ticks });
+  const result = await opened.runtime.run(id!, { ...request, ticks, signal });
   if (!result.ok) return configErrorOutput(result.issues);
+  if (signal.aborted) {
+    const left = interruptedNote(result.value.ticks);
+    return { exitCode: ExitCode.interrupted, json: { ...result.value, exitCode: ExitCode.interrupted, interrupted: true }, text: renderRun(result.value), stderr: left };
+  }
   return { exitCode: result.value.exitCode, json: result.value, text: renderRun(result.value) };
+}
+
+/** What a stopped tick left behind, for the operator. */
+export function interruptedNote(ticks: readonly TickResult[]): string {
+  const kept = ticks.flatMap((tick) => (tick.kind === 'paused' && tick.kept ? [tick.kept] : []));
+  const lines = ['Interrupted (Ctrl-C): the tick stopped; what it spent is recorded and the loop\'s lease is released.'];
+  for (const worktree of kept) {
+    lines.push(`Left: worktree ${worktree.path} on branch ${worktree.branch} (unverified). To fix: \`loop-runtime inbox\`, then \`approve\` or \`reject\` it.`);
+  }
+  if (kept.length === 0) lines.push('Left: no worktree.');
+  return lines.join('\n');
 }

@@ -17,12 +17,26 @@ export async function statusCommand({ io }: CommandContext): Promise<CommandOutp
     `Loops in ${root} (UTC day ${day}):`,
     ...(loops.length === 0 ? ['  none configured — run `loop-runtime list` to see the catalogue'] : []),
     ...loops.flatMap((loop) => [
-      `  ${pc.bold(loop.id)} [${loop.level}] ${formatCount(loop.spentToday)} / ${formatCount(loop.dailyTokenCap)} tokens today${loop.paused ? pc.red(` — paused by ${loop.pausedBy}`) : ''}`,
+      `  ${pc.bold(loop.id)} [${loop.level}] ${formatCount(loop.spentToday)} / ${formatCount(loop.dailyTokenCap)} tokens today${loop.rehearsalSpentToday ? pc.dim(` (+ ${formatCount(loop.rehearsalSpentToday)} in mock rehearsals, not counted; \`reset ${loop.id} --mock\` removes them)`) : ''}${loop.halted ? pc.red(' — HALTED') : loop.paused ? pc.red(` — paused by ${loop.pausedBy}`) : ''}`,
+      ...(loop.halted
+        ? [pc.red(`    halted by tick ${loop.halted.tickId} (${loop.halted.reason}): ${loop.halted.message} — check, then run \`loop-runtime resume ${loop.id}\``)]
+        : []),
       loop.backend.name ? `    backend ${loop.backend.name} ${pc.dim(`— ${loop.backend.reason}`)}` : `    backend ${pc.yellow('none installed')} — ${loop.backend.reason} To fix: ${loop.backend.fix ?? ''}`,
       ...(loop.lastRuns.length
-        ? loop.lastRuns.map((run) => `    · ${run.run_id} ${run.outcome} ~${formatCount(Number(run.tokens_estimate))} tokens`)
+        ? loop.lastRuns.map((run) => `    · ${run.run_id} ${run.outcome}${run.kind === 'delivery-failed' ? ' (verified, delivery failed)' : ''} ~${formatCount(Number(run.tokens_estimate))} tokens${runMarker(run)}`)
         : ['    · no runs recorded in the run log']),
+      ...loop.deliveryFailed.map((item) => `    ${pc.yellow('!')} ${item.itemKey} on ${item.branch}: ${item.reason} — retry: loop-runtime deliver ${item.id}`),
+      ...loop.recoveries.flatMap((record) => [
+        ...(record.removedTemporaryFiles.length ? [pc.yellow(`    recovered ${record.at}: removed ${record.removedTemporaryFiles.join(', ')} (left by an interrupted write)`)] : []),
+        ...record.recoveredTicks.map((tick) => pc.yellow(`    recovered ${record.at}: commit ${tick.commit.slice(0, 12)} on ${tick.branch} (tick ${tick.tickId} was killed before recording it)`)),
+      ]),
     ]),
   ].join('\n');
   return { exitCode: ExitCode.ok, json: report, text };
+}
+
+/** Marks run-log lines that are not plain ticks: halts, resumes, lines written by crash recovery. */
+function runMarker(run: Record<string, unknown>): string {
+  const marks = [run['kind'] === 'halted' || run['kind'] === 'resumed' ? String(run['kind']) : '', run['recovered'] === true ? `recovered: ${String(run['commit'] ?? '').slice(0, 12)} on ${String(run['branch'] ?? '')}` : ''].filter(Boolean);
+  return marks.length ? ` (${marks.join(', ')})` : '';
 }

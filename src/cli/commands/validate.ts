@@ -22,10 +22,26 @@ export async function validateCommand({ io }: CommandContext): Promise<CommandOu
   const configuredLoops = loaded.ok ? loaded.project.configuredLoops : [];
   const files = loaded.ok ? Object.keys(loaded.project.files) : [];
   if (loaded.ok) {
+    const { checkPreconditions, preconditionDiagnostics } = await import('../../runtime/preconditions.js');
+    let needsSandbox = false;
     for (const id of configuredLoops) {
       const resolved = await resolvePlan(loaded.project, id);
-      if (resolved.ok) warnings.push(...resolved.warnings);
-      else errors.push(...resolved.issues);
+      if (!resolved.ok) {
+        errors.push(...resolved.issues);
+        continue;
+      }
+      warnings.push(...resolved.warnings);
+      // What a tick would stop on before its first model call, as warnings: this machine may not be where loops run.
+      const { plan } = resolved;
+      warnings.push(...preconditionDiagnostics(`${id} (precondition)`, await checkPreconditions(loaded.project.root, plan, { env: io.env, dryRun: false })));
+      needsSandbox ||= plan.phases.implement.enabled && plan.phases.verify.enabled && plan.phases.verify.commands.length > 0;
+    }
+    if (needsSandbox) {
+      const { sandboxCheck } = await import('../../runtime/doctor.js');
+      const sandbox = await sandboxCheck(io.env, 10_000);
+      if (!sandbox.ok) {
+        warnings.push({ severity: 'warning', file: 'sandbox (precondition)', line: 0, column: 0, path: '', message: `a loop runs verification commands, but the sandbox cannot run them: ${sandbox.detail}`, fix: sandbox.fix ?? 'run `loop-runtime doctor` for details.', code: 'PRECONDITION_SANDBOX' });
+      }
     }
   }
   if (loaded.ok && configuredLoops.length === 0 && files.length === 0) {

@@ -163,6 +163,11 @@ export type LoopSettings = z.infer<typeof LoopSettingsSchema>;
 /** The `loop-runtime:` block of LOOP.md front matter. */
 export const RuntimeSettingsSchema = LoopSettingsSchema.extend({
   version: z.literal(1).default(1),
+  /**
+   * Where the repository's loop worktrees live: a directory relative to the checkout or absolute (`~/` allowed).
+   * Default: the user's state directory, outside the checkout, where the project's own tools do not look.
+   */
+  worktreesDir: z.string().min(1).optional(),
   loops: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/), LoopSettingsSchema).optional(),
 });
 export type RuntimeSettings = z.infer<typeof RuntimeSettingsSchema>;

@@ -89,6 +89,11 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
     ...(files ? { files } : {}),
     ...(previousFailure ? { previousFailure } : {}),
   });
+  if (implemented.kind === 'paused' && context.interrupted) {
+    // The operator stopped it: the half-done work stays for a look (inbox: approve or reject), unverified.
+    await ports.workspace.keep(handle, 'interrupted by the operator during the implementer; unverified');
+    return { kind: 'paused', source: implemented.source, kept: { path: handle.path, branch: handle.branch } };
+  }
   if (implemented.kind === 'paused') {
     await ports.workspace.discard(handle);
     return { kind: 'report', summary: `Stopped before the implementer: paused by ${implemented.source}.`, findings: [], items: [item], degraded: true, degradedReason: `kill switch (${implemented.source})` };
@@ -129,6 +134,10 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
   if (verified.kind === 'overrun') {
     await ports.workspace.discard(handle);
     return overrunHalt(verified);
+  }
+  if (verified.kind === 'paused' && context.interrupted) {
+    await ports.workspace.keep(handle, 'interrupted by the operator during verification; unverified');
+    return { kind: 'paused', source: verified.source, kept: { path: handle.path, branch: handle.branch } };
   }
   if (verified.kind === 'paused' || verified.kind === 'unaffordable') {
     await ports.workspace.discard(handle);
@@ -197,6 +206,7 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
       patternId: plan.pattern.id,
       itemKey: item.key,
       dedupeKey: `${plan.pattern.id}:${item.key}`,
+      tickId: context.tickId,
       title: `${plan.pattern.name}: ${item.title}`,
       body: pullRequestBody(context, item, implementResult.output.summary, verification),
       merge,
@@ -211,7 +221,10 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
         context.step('escalate', reason);
         return { kind: 'escalated', item, reason, changes: changes.files, verification, gate, attempt };
       }
-      return { kind: 'failed', phase: 'deliver', message: delivered.message, retryable: delivered.retryable };
+      // The change is verified and committed: a failure the delivery recorded waits in the inbox for a retry (never a new agent run).
+      const recorded = delivered.detail?.['recorded'] === 'failed';
+      const stranded = recorded ? { item, commit: committed.commit, worktree: handle.id, reason: delivered.message } : undefined;
+      return { kind: 'failed', phase: 'deliver', message: `verified, delivery failed: ${delivered.message}`, retryable: delivered.retryable, ...(stranded ? { stranded } : {}) };
     }
     const { ok: _ok, ...record } = delivered;
     delivery = record;

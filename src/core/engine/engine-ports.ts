@@ -1,3 +1,4 @@
+import type { AbortSignalLike } from '../ports/abort-signal.js';
 import type { BudgetBreaker } from '../budget/budget-breaker.js';
 import type {
   AgentBackend,
@@ -44,4 +45,9 @@ export interface EnginePorts {
   observer?: EngineObserver;
   /** Optional item leases: two loops never act on the same item at once. */
   items?: ItemLeases;
+  /**
+   * The operator's stop (Ctrl-C): passed to every backend call and command; once aborted, the running call's
+   * spend is settled, no further call starts, and the tick ends `paused` by `interrupt`.
+   */
+  signal?: AbortSignalLike;
 }

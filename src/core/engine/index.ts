@@ -2,7 +2,7 @@ export { LoopEngine } from './loop-engine.js';
 export type { EnginePorts } from './engine-ports.js';
 export * from '../ports/index.js';
 export { isFailure, isHalt, runLogOutcome } from './tick-result.js';
-export type { BaselineSummary, HaltReason, TickBase, TickKind, TickResult, TickStep, VerificationSummary } from './tick-result.js';
+export type { BaselineSummary, HaltReason, StrandedDelivery, TickBase, TickKind, TickResult, TickStep, VerificationSummary } from './tick-result.js';
 export { toTickRecord } from './tick-record.js';
 export { circuitState, countsFor, errorSignature, failedAttemptsOn, historyOf } from './circuit-breaker.js';
 export type { AttemptLimits, CircuitState, ItemOfLoop } from './circuit-breaker.js';

@@ -2,18 +2,21 @@
  * The tick engine. Pure: no `node:*`, no process, no git — every effect goes
  * through the injected ports, and time and ids are injected too.
  *
- * A tick: kill switch → budget → attempt circuit → discovery probes →
+ * A tick: kill switch → budget → max runs/day → attempt circuit → discovery probes →
  * triage → (L2+, not degraded) act → state file + run log.
  */
 import type { ExecutionPlan } from '../plan/execution-plan.js';
+import { utcDay } from '../budget/utc-day.js';
+import { CapabilityUnsupportedError } from '../errors.js';
 import { act } from './act-phase.js';
 import { circuitState, failedAttemptsOn } from './circuit-breaker.js';
 import { checkPorts } from './check-ports.js';
 import type { EnginePorts } from './engine-ports.js';
 import type { AttemptRecord, WorkItem } from '../ports/index.js';
-import { overrunHalt, TickContext } from './tick-context.js';
+import { INTERRUPT_SOURCE, overrunHalt, TickContext } from './tick-context.js';
 import { toTickRecord } from './tick-record.js';
-import type { TickBase, TickResult } from './tick-result.js';
+import { isStickyHalt, type TickBase, type TickResult } from './tick-result.js';
+import { isoSecond } from '../state/state-blocks.js';
 import { formatCount } from '../text/format-count.js';
 
 type Outcome = TickResult extends infer T ? (T extends TickBase ? Omit<T, keyof TickBase> : never) : never;
@@ -54,6 +57,11 @@ export class LoopEngine {
       throw error;
     }
     const result = { ...(await context.base()), ...outcome } as TickResult;
+    if (result.kind === 'halted' && isStickyHalt(result.reason) && this.ports.killSwitch.halt) {
+      // Persisted before anything else is written: a kill after this point still leaves the loop halted.
+      const { patternId, tickId: haltedTick, startedAt: haltedAt, finishedAt: at, tokens } = result;
+      await this.ports.killSwitch.halt({ patternId, reason: result.reason, message: result.message, tickId: haltedTick, startedAt: haltedAt, at, tokens });
+    }
     if (result.kind === 'paused' || result.kind === 'halted') {
       if (!(result.kind === 'halted' && result.reason === 'level-l0')) await this.ports.state.note(this.plan.pattern.id, result.finishedAt, haltNote(result));
     } else {
@@ -80,6 +88,12 @@ export class LoopEngine {
       return { kind: 'halted', reason: 'level-l0', message: `${plan.pattern.name} is at L0 (draft): nothing runs.` };
     }
     const pause = await this.ports.killSwitch.check();
+    if (pause.halt) {
+      const { halt } = pause;
+      const message = `${plan.pattern.name} is halted since ${isoSecond(halt.at)} (${halt.reason}: ${halt.message}); no backend was called. A human must check, then run \`loop-runtime resume ${plan.pattern.id}\`.`;
+      context.step('kill-switch', message);
+      return { kind: 'halted', reason: 'awaiting-resume', message, halt };
+    }
     if (pause.paused) {
       context.step('kill-switch', `paused by ${pause.source ?? 'kill switch'}`);
       return { kind: 'paused', source: pause.source ?? 'kill switch' };
@@ -91,10 +105,21 @@ export class LoopEngine {
       context.step('budget', message);
       return { kind: 'halted', reason: 'budget-exhausted', message };
     }
+    const runs = plan.budget.maxRunsPerDay;
+    if (runs) {
+      if (!this.ports.state.runsOn) throw new CapabilityUnsupportedError('StateWriter', 'runsOn (needed to enforce Max runs/day)');
+      const day = utcDay(context.now());
+      const ran = await this.ports.state.runsOn(plan.pattern.id, day);
+      if (ran >= runs.value) {
+        const message = `Max runs/day reached: ${plan.pattern.id} ran ${ran} time(s) on ${day} (UTC), the limit is ${runs.value} (${runs.source}). Resumes after 00:00 UTC.`;
+        context.step('budget', message);
+        return { kind: 'halted', reason: 'max-runs-per-day', message };
+      }
+    }
     const history = await this.ports.attempts.history();
     const circuit = circuitState(history, plan.attempts, plan.pattern.id);
     if (circuit.open) {
-      const message = `Circuit breaker open: ${circuit.message} A human must look before the loop acts again (record a success or clear the attempts in ${plan.files.ledger}).`;
+      const message = `Circuit breaker open: ${circuit.message} A human must look before the loop acts again, then run \`loop-runtime resume ${plan.pattern.id}\` (the attempts stay in ${plan.files.ledger}).`;
       context.step('escalate', message);
       return { kind: 'halted', reason: 'circuit-open', message };
     }
@@ -142,16 +167,25 @@ export class LoopEngine {
             : afterTriage.state !== 'ok'
             ? `budget at ${Math.floor(afterTriage.fraction * 100)}% of the daily cap (report-only from ${Math.round(this.ports.budget.degradeAtFraction * 100)}%)`
             : undefined;
-    const item = output.decision === 'act' ? this.pickItem(output.items, history) : undefined;
+    // An item with an open proposal (a pending PR or branch, a failed delivery, a change waiting on a human) is not proposed again.
+    const open = output.decision === 'act' && !degradedReason && this.ports.delivery?.openProposals ? new Set(await this.ports.delivery.openProposals(plan.pattern.id)) : new Set<string>();
+    const item = output.decision === 'act' ? this.pickItem(output.items.filter((candidate) => !open.has(candidate.key)), history) : undefined;
     if (output.decision === 'report' || degradedReason || !item) {
+      const waiting = output.items.filter((candidate) => open.has(candidate.key)).map((candidate) => candidate.key);
+      const noItem = waiting.length > 0 ? `every item has used its attempts or has an open proposal (${waiting.join(', ')})` : 'every item has used its attempts';
+      if (output.decision === 'act' && !degradedReason && waiting.length > 0) context.step('triage', `not proposed again while an earlier proposal is open: ${waiting.join(', ')}`);
       return {
         kind: 'report',
         summary: output.summary,
         findings: output.findings,
         items: output.items,
         degraded: output.decision === 'act',
-        ...(degradedReason ? { degradedReason } : output.decision === 'act' ? { degradedReason: 'every item has used its attempts' } : {}),
+        ...(degradedReason ? { degradedReason } : output.decision === 'act' ? { degradedReason: noItem } : {}),
       };
+    }
+    if (open.size > 0) {
+      const skipped = output.items.filter((candidate) => open.has(candidate.key)).map((candidate) => candidate.key);
+      if (skipped.length > 0) context.step('triage', `not proposed again while an earlier proposal is open: ${skipped.join(', ')}`);
     }
     return act(context, this.ports, { item, history });
   }
@@ -186,5 +220,8 @@ export class LoopEngine {
 }
 
 function haltNote(result: Extract<TickResult, { kind: 'paused' | 'halted' }>): string {
+  if (result.kind === 'paused' && result.source === INTERRUPT_SOURCE) {
+    return `Tick stopped by the operator (Ctrl-C)${result.kept ? `; the unverified change waits in ${result.kept.branch} for approve or reject` : ''}.`;
+  }
   return result.kind === 'paused' ? `Loop paused by ${result.source}; no backend was called.` : `Loop halted: ${result.message}`;
 }

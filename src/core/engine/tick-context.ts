@@ -12,6 +12,10 @@ import { formatCount } from '../text/format-count.js';
 /** Fields the context fills in for every call: the caller gives only what is specific to the role. */
 type Filled = 'tickId' | 'plan' | 'maxTokens' | 'instructions' | 'maxTurns';
 /** A role call as a phase asks for it, e.g. `{ role: 'check', item, workspace, evidence, changes, permissions }`. */
+
+/** The pause source of a tick the operator stopped (Ctrl-C). */
+export const INTERRUPT_SOURCE = 'interrupt';
+
 export type RoleCall = { [R in AgentRole]: Omit<RequestFor<R>, Filled> }[AgentRole];
 
 /**
@@ -51,6 +55,16 @@ export class TickContext {
     return this.clock.now();
   }
 
+  /** True once the operator stopped the tick (Ctrl-C): nothing new starts. */
+  get interrupted(): boolean {
+    return this.ports.signal?.aborted === true;
+  }
+
+  /** Announces a phase that is not a backend call (a verification command); the clock is read only when observed. */
+  phaseStart(phase: string, detail?: string): void {
+    if (this.observer) this.observer({ type: 'phase-start', tickId: this.tickId, phase, at: this.clock.now(), ...(detail ? { detail } : {}) });
+  }
+
   step(phase: TickStep['phase'], note: string, tokens = 0): void {
     this.steps.push({ phase, tokens, note });
     this.observer?.({ type: 'phase-end', tickId: this.tickId, phase, at: this.clock.now(), tokens, note });
@@ -63,6 +77,7 @@ export class TickContext {
    * before this returns, whatever the backend answered.
    */
   async callBackend<Call extends RoleCall>(request: Call): Promise<BackendCall<Call['role']>> {
+    if (this.interrupted) return { kind: 'paused', source: INTERRUPT_SOURCE };
     const pause = await this.ports.killSwitch.check();
     if (pause.paused) return { kind: 'paused', source: pause.source ?? 'kill switch' };
     const tokens = this.plan.budget.reserve[request.role];
@@ -78,6 +93,7 @@ export class TickContext {
       maxTokens: grant.reservation.tokens,
       maxTurns: this.plan.attempts.maxIterations,
       instructions: this.ports.instructions ?? [],
+      ...(this.ports.signal ? { signal: this.ports.signal } : {}),
     };
     let result: ResultFor<Call['role']>;
     try {
@@ -115,6 +131,11 @@ export class TickContext {
         `(${formatCount(settled.overrun)} over) on backend ${this.ports.backend.name}; the loop halts until a human checks that the backend honours maxTokens.`;
       this.step(request.role, message, settled.tokens);
       return { kind: 'overrun', phase: request.role, tokens: settled.tokens, reserved, message };
+    }
+    if (this.interrupted) {
+      // Stopped mid-call: what it spent is settled above; whatever it answered is not acted on.
+      this.step(request.role, `interrupted: the ${request.role} call was stopped by the operator`, settled.tokens);
+      return { kind: 'paused', source: INTERRUPT_SOURCE };
     }
     return { kind: 'done', result, tokens: settled.tokens };
   }

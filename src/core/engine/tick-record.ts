@@ -64,6 +64,26 @@ export function toTickRecord(result: TickResult): TickRecord {
         waiting: [],
       };
     case 'failed':
+      if (result.stranded) {
+        const { stranded } = result;
+        return {
+          ...base,
+          kind: 'delivery-failed',
+          itemsFound: 1,
+          actionsTaken: 0,
+          escalations: 0,
+          summary: `Verified and committed ${stranded.commit.sha.slice(0, 12)} on ${stranded.commit.branch} for ${stranded.item.key}, but delivery failed: ${stranded.reason}`,
+          findings: [],
+          waiting: [
+            {
+              itemKey: stranded.item.key,
+              title: stranded.item.title,
+              loopAction: `verified, delivery failed: ${stranded.reason}`,
+              humanDecision: `Fix the cause, then run \`loop-runtime deliver ${stranded.worktree}\` (the loop's next tick also retries it).`,
+            },
+          ],
+        };
+      }
       return { ...base, itemsFound: 0, actionsTaken: 0, escalations: 0, summary: `Tick failed in ${result.phase}: ${result.message}`, findings: [], waiting: [] };
     case 'halted':
     case 'paused':

@@ -11,12 +11,14 @@ import type {
   Finding,
   TickRecord,
   Verdict,
+  LoopHalt,
+  StickyHaltReason,
   WorkItem,
 } from '../ports/index.js';
 
 /** One step of the tick, in order, for rendering and audit. */
 export interface TickStep {
-  phase: 'kill-switch' | 'budget' | 'discovery' | 'triage' | 'workspace' | 'implement' | 'verify' | 'check' | 'gate' | 'commit' | 'deliver' | 'escalate';
+  phase: 'precondition' | 'kill-switch' | 'budget' | 'discovery' | 'triage' | 'workspace' | 'implement' | 'verify' | 'check' | 'gate' | 'commit' | 'deliver' | 'escalate';
   tokens: number;
   note: string;
 }
@@ -53,12 +55,31 @@ export interface BaselineSummary {
   failing: string[];
 }
 
-/** Why a loop halted. `budget-overrun`: a backend spent more than its phase's reservation (any phase). */
-export type HaltReason = 'budget-exhausted' | 'budget-overrun' | 'level-l0' | 'circuit-open' | 'backend-stopped';
+/**
+ * Why a loop halted. `budget-overrun`: a backend spent more than its phase's reservation (any phase).
+ * `max-runs-per-day`: loop-budget.md's Max runs/day for the loop is reached for today (UTC).
+ * `awaiting-resume`: an earlier tick halted for a reason a human must clear (`STICKY_HALT_REASONS`) and no one
+ * has run `loop-runtime resume <id>` since; the tick stopped before any model call.
+ */
+export type HaltReason = 'budget-exhausted' | 'budget-overrun' | 'level-l0' | 'circuit-open' | 'backend-stopped' | 'awaiting-resume' | 'max-runs-per-day';
+
+/**
+ * Halts that persist until `loop-runtime resume <id>`: the backend stopped (auth, quota, not installed) or
+ * spent past its reservation — the next tick would fail or overspend the same way. Not sticky: `budget-exhausted`
+ * (clears itself the next UTC day), `level-l0` (configuration), `circuit-open` (recomputed every tick from the
+ * attempt ledger, itself persisted, so it already holds until a success or a human clears the attempts).
+ */
+export const STICKY_HALT_REASONS: readonly StickyHaltReason[] = ['backend-stopped', 'budget-overrun'];
+
+/** True when a halt of this reason must persist until a human resumes the loop. */
+export function isStickyHalt(reason: string): reason is StickyHaltReason {
+  return (STICKY_HALT_REASONS as readonly string[]).includes(reason);
+}
 
 export type TickResult =
-  | (TickBase & { kind: 'paused'; source: string })
-  | (TickBase & { kind: 'halted'; reason: HaltReason; message: string })
+  /** `kept`: the worktree a stopped (interrupted) attempt left for a human, listed in the inbox. */
+  | (TickBase & { kind: 'paused'; source: string; kept?: { path: string; branch: string } })
+  | (TickBase & { kind: 'halted'; reason: HaltReason; message: string; /** `awaiting-resume`: the persisted halt. */ halt?: LoopHalt })
   | (TickBase & { kind: 'noop'; summary: string })
   | (TickBase & { kind: 'report'; summary: string; findings: Finding[]; items: WorkItem[]; degraded: boolean; degradedReason?: string })
   | (TickBase & {
@@ -89,7 +110,21 @@ export type TickResult =
       attempt: number;
       attemptsLeft: number;
     })
-  | (TickBase & { kind: 'failed'; phase: TickStep['phase']; message: string; retryable: boolean });
+  | (TickBase & { kind: 'failed'; phase: TickStep['phase']; message: string; retryable: boolean; stranded?: StrandedDelivery });
+
+/**
+ * A verified, committed change whose delivery failed (phase `deliver`): the
+ * delivery ledger holds it as `failed`, the inbox lists it, and
+ * `loop-runtime deliver <worktree>` (or the loop's next tick) retries exactly
+ * this commit.
+ */
+export interface StrandedDelivery {
+  item: WorkItem;
+  commit: CommitRecord;
+  /** The worktree id: what `loop-runtime deliver <id>` takes. */
+  worktree: string;
+  reason: string;
+}
 
 export type TickKind = TickResult['kind'];
 

@@ -34,10 +34,11 @@ export type VerifyOutcome =
 
 const failed = (entry: CommandEvidence) => entry.exitCode !== 0 || entry.timedOut || entry.signal !== null;
 
-async function runAll(ports: EnginePorts, handle: WorkspaceHandle, commands: TickContext['plan']['phases']['verify']['commands'], binds: ReadOnlyBind[]): Promise<CommandEvidence[]> {
+async function runAll(context: TickContext, ports: EnginePorts, handle: WorkspaceHandle, commands: TickContext['plan']['phases']['verify']['commands'], binds: ReadOnlyBind[]): Promise<CommandEvidence[]> {
   const evidence: CommandEvidence[] = [];
   for (const command of commands) {
-    const result = await ports.commands!.run(command, { cwd: handle.path, timeoutMs: command.timeoutMs, ...(binds.length ? { readOnlyBinds: binds } : {}) });
+    context.phaseStart('verify', command.command);
+    const result = await ports.commands!.run(command, { cwd: handle.path, timeoutMs: command.timeoutMs, ...(binds.length ? { readOnlyBinds: binds } : {}), ...(ports.signal ? { signal: ports.signal } : {}) });
     // Identity is the plan's command: a runner may redact the text it reports, and two commands that redact
     // alike must not merge into one (a passing one would hide a failing one) or go missing as "no evidence".
     evidence.push({ ...result, command: command.command });
@@ -53,7 +54,7 @@ async function runAll(ports: EnginePorts, handle: WorkspaceHandle, commands: Tic
 export async function runBaseline(context: TickContext, ports: EnginePorts, handle: WorkspaceHandle): Promise<BaselineSummary | null> {
   const planned = context.plan.phases.verify;
   if (!planned.enabled || planned.commands.length === 0 || !ports.commands) return null;
-  const evidence = await runAll(ports, handle, planned.commands, (await ports.workspace.dependencyDirs?.(handle)) ?? []);
+  const evidence = await runAll(context, ports, handle, planned.commands, (await ports.workspace.dependencyDirs?.(handle)) ?? []);
   const failing = evidence.filter(failed).map((entry) => entry.command);
   const base = handle.baseCommit.slice(0, 12);
   context.step(
@@ -81,7 +82,7 @@ export async function verifyChange(
     return { kind: 'verdict', verdict: 'REJECT', reasons: ['verification commands are configured but no command runner was given to the engine'], evidence: [] };
   }
   const binds = verify.commands.length > 0 ? ((await ports.workspace.dependencyDirs?.(handle)) ?? []) : [];
-  const evidence = await runAll(ports, handle, verify.commands, binds);
+  const evidence = await runAll(context, ports, handle, verify.commands, binds);
   const files = ports.workspace.files?.(handle);
   const edits = await verificationEdits(changes, async (path) => ({
     before: (await ports.workspace.readBase?.(handle, path)) ?? null,
@@ -95,7 +96,7 @@ export async function verifyChange(
     if (!ports.workspace.withBaseFiles) {
       baseTestsUnavailable = `the change edits tests or what runs them (${paths.join(', ')}), and this workspace cannot put the base's versions back to verify without those edits`;
     } else {
-      const ran = await ports.workspace.withBaseFiles(handle, paths, () => runAll(ports, handle, verify.commands, binds));
+      const ran = await ports.workspace.withBaseFiles(handle, paths, () => runAll(context, ports, handle, verify.commands, binds));
       if (ran.ok) baseTests = ran.value;
       else baseTestsUnavailable = `the base's tests could not be put in place to verify the change without its test edits: ${ran.message}`;
     }
@@ -107,7 +108,11 @@ export async function verifyChange(
   context.step(
     'verify',
     [
-      verify.commands.length ? `verification: ${passed}/${verify.commands.length} command(s) passed` : 'verification: no commands configured',
+      verify.commands.length
+        ? `verification: ${passed}/${verify.commands.length} command(s) passed`
+        : verify.notRunInRehearsal?.length
+          ? `verification: not run in a rehearsal (a real tick runs ${verify.notRunInRehearsal.join(', ')})`
+          : 'verification: no commands configured',
       ...(baseTests ? [`with the base's tests (${edits.length} test/config path(s) restored): ${baseTests.filter((entry) => !failed(entry)).length}/${baseTests.length} passed`] : []),
       integrity.length ? `${integrity.length} integrity finding(s): ${integrity.map((finding) => `${finding.kind} ${finding.path}`).join(', ')}` : 'diff integrity ok',
     ].join('; '),
@@ -151,7 +156,13 @@ export async function verifyChange(
   if (verify.commands.length === 0) {
     // Fail closed: the checker's opinion alone never approves; the change waits for a human.
     if (combined.verdict === 'APPROVE') combined.verdict = 'ESCALATE_HUMAN';
-    combined.reasons.unshift(planned.enabled ? NO_EVIDENCE_REASON : `the plan has the verify phase off at ${context.plan.level}, so nothing shows the change works and a human must review it`);
+    combined.reasons.unshift(
+      !planned.enabled
+        ? `the plan has the verify phase off at ${context.plan.level}, so nothing shows the change works and a human must review it`
+        : verify.notRunInRehearsal?.length
+          ? `a rehearsal runs no verification command (a real tick runs ${verify.notRunInRehearsal.join(', ')}), so nothing shows the change works: a rehearsed change always ends with a human`
+          : NO_EVIDENCE_REASON,
+    );
   }
   if (combined.verdict === 'APPROVE' && combined.reasons.length === 0) {
     combined.reasons.push(

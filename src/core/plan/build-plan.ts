@@ -21,6 +21,8 @@ export interface BuildPlanOptions {
   gate?: GatePolicy;
   /** e.g. from loop-budget.md; overrides.dailyTokenCap wins. */
   dailyTokenCap?: { value: number; source: string };
+  /** loop-budget.md's "Max runs/day" for this loop (enforced by the engine). */
+  maxRunsPerDay?: { value: number; source: string };
   /** Used when overrides.verify is absent. */
   detectedVerifyCommands?: string[];
   /** The agents to choose from when no backend is configured (see `agentCandidates`). Default none. */
@@ -112,6 +114,7 @@ export function buildPlan(pattern: Pattern, options: BuildPlanOptions = {}): Exe
         implement: reservation(overrides.reserve?.implement, pattern.cost?.tokens_action ?? 200_000, cap.value, 0.4),
         check: reservation(overrides.reserve?.check, pattern.cost?.tokens_report ?? 50_000, cap.value, 0.15),
       },
+      ...(options.maxRunsPerDay ? { maxRunsPerDay: { ...options.maxRunsPerDay } } : {}),
     },
     phases: {
       triage: { enabled: enabled.has('triage') },

@@ -63,6 +63,11 @@ export interface ExecutionPlan {
     degradeAtFraction: number;
     /** Tokens reserved before each phase starts; a phase whose reservation would cross the cap does not start. */
     reserve: { triage: number; implement: number; check: number };
+    /**
+     * loop-budget.md's "Max runs/day" for this loop (absent: no limit). Enforced: a tick of a loop that already
+     * ran this many times on the UTC day halts (`max-runs-per-day`) before any model call.
+     */
+    maxRunsPerDay?: { value: number; source: string };
   };
   /**
    * What each phase may do at this level; the engine enforces every switch. Triage off: nothing runs.
@@ -75,8 +80,12 @@ export interface ExecutionPlan {
     triage: { enabled: boolean };
     workspace: { enabled: boolean };
     implement: { enabled: boolean };
-    /** `testEdits`: whether edits to tests and their configuration escalate (default) or are this loop's job. */
-    verify: { enabled: boolean; commands: CommandSpec[]; checker: boolean; protectedPaths: string[]; testEdits: 'escalate' | 'allow' };
+    /**
+     * `testEdits`: whether edits to tests and their configuration escalate (default) or are this loop's job.
+     * `notRunInRehearsal`: the commands a dry-run took out of `commands` (a rehearsal runs no project command), so
+     * the tick can say what a real run would run instead of "no commands configured".
+     */
+    verify: { enabled: boolean; commands: CommandSpec[]; checker: boolean; protectedPaths: string[]; testEdits: 'escalate' | 'allow'; notRunInRehearsal?: string[] };
     commit: { enabled: boolean };
     merge: { enabled: boolean };
   };

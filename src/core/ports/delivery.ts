@@ -11,6 +11,8 @@ export interface DeliveryRequest {
   title: string;
   body: string;
   merge: boolean;
+  /** The tick that made the commit (kept with a failed delivery, so its retry is logged against it). */
+  tickId?: string;
 }
 
 /**
@@ -43,5 +45,23 @@ export type DeliveryResult = ({ ok: true } & DeliveryRecord) | DeliveryFailure;
  */
 export interface Delivery {
   readonly specificationVersion: 'delivery-v1';
+  /**
+   * Delivers one verified commit. A failure after the dedupe key was reserved
+   * (push refused, remote unreachable, pull request refused, cap reached) is
+   * recorded as a failed delivery — `detail.recorded: 'failed'` — that a retry
+   * delivers later with exactly this commit.
+   */
   deliver(request: DeliveryRequest): Promise<DeliveryResult>;
+  /**
+   * Optional capability: the item keys of `patternId` with a proposal still
+   * open (being delivered, pushed or a pull request not known merged, a failed
+   * delivery waiting for a retry, a change escalated to a human). The engine
+   * does not act on them again.
+   *
+   * @example
+   * ```ts
+   * await delivery.openProposals?.('ci-sweeper'); // → ['run-7', 'run-9']
+   * ```
+   */
+  openProposals?(patternId: string): Promise<string[]>;
 }

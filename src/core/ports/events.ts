@@ -2,7 +2,8 @@ import type { Usage } from './usage.js';
 
 export type EngineEvent =
   | { type: 'tick-start'; tickId: string; at: number }
-  | { type: 'phase-start'; tickId: string; phase: string; at: number }
+  /** A phase begins: a backend call for a role, or one verification command (`detail`: the command). */
+  | { type: 'phase-start'; tickId: string; phase: string; at: number; detail?: string }
   | { type: 'phase-end'; tickId: string; phase: string; at: number; tokens: number; note?: string }
   | { type: 'tick-end'; tickId: string; at: number; kind: string }
   /**

@@ -35,4 +35,15 @@ export interface StateWriter {
   recordTick(record: TickRecord): Promise<void>;
   /** A one-line note (budget halt, kill switch) in the state file; no run-log line. */
   note(patternId: string, at: number, line: string): Promise<void>;
+  /**
+   * Optional capability: how many times `patternId` ran on the UTC day `day`
+   * (YYYY-MM-DD) by the run log. Required when the plan has
+   * `budget.maxRunsPerDay` (loop-budget.md's "Max runs/day").
+   *
+   * @example
+   * ```ts
+   * await state.runsOn?.('daily-triage', '2026-05-01'); // → 2
+   * ```
+   */
+  runsOn?(patternId: string, day: string): Promise<number>;
 }

@@ -11,8 +11,8 @@
  * missing, so "not installed" is distinguishable from "found nothing".
  *
  * A loop overrides these with its own `probes:` (LOOP.md), and turns them off
- * with `probes: []`. Patterns without a sensible cheap signal (daily-triage
- * reads chat and commits; thin-loop is generic) have none.
+ * with `probes: []`. daily-triage has none: its morning scan reads chat and
+ * weighs CI, issues and commits together, which no cheap command can rule out.
  */
 import type { ProbeSettings } from '../config/schemas.js';
 
@@ -27,6 +27,12 @@ const PULL_REQUESTS_NEEDING_CARE_JQ =
   '[.[] | select(.reviewDecision == "CHANGES_REQUESTED" or .reviewDecision == "APPROVED" or .mergeable == "CONFLICTING"' +
   ' or ([.statusCheckRollup[]? | (.conclusion // .state // "")] | any(. == "FAILURE" or . == "ERROR" or . == "TIMED_OUT")))' +
   ' | {number, title, url}]';
+
+/**
+ * Items updated in the last two hours (thin-loop's cadence is 1h; twice that so a late or skipped run misses
+ * nothing). gh's jq has `now` and `todate`, and GitHub's timestamps compare as strings.
+ */
+const UPDATED_RECENTLY_JQ = '[.[] | select(.updatedAt > (now - 7200 | todate)) | {number, title, url}]';
 
 /** Fields of a run the probe reports (the same for `gh run list` and `gh run view`). */
 const RUN_FIELDS = 'databaseId,displayTitle,headBranch,url,conclusion,workflowName';
@@ -102,6 +108,20 @@ export const DEFAULT_PROBES: Readonly<Record<string, readonly ProbeSettings[]>> 
       command: `${needs('git')} git log --first-parent --since='26 hours ago' --format='%h %s' -n 50`,
       found: 'non-empty',
       timeoutSeconds: 30,
+    },
+  ],
+  'thin-loop': [
+    {
+      name: 'recently-updated-issues',
+      command: `${needs('gh')} gh issue list --state open --limit 50 --json number,title,url,updatedAt --jq '${UPDATED_RECENTLY_JQ}'`,
+      found: 'json-entries',
+      timeoutSeconds: 60,
+    },
+    {
+      name: 'recently-updated-pull-requests',
+      command: `${needs('gh')} gh pr list --state open --limit 50 --json number,title,url,updatedAt --jq '${UPDATED_RECENTLY_JQ}'`,
+      found: 'json-entries',
+      timeoutSeconds: 60,
     },
   ],
   'changelog-drafter': [

@@ -57,6 +57,18 @@ describe('redactSecrets', () => {
     expect(redactSecrets(text)).toBe(expected);
   });
 
+  it.each([
+    ['    const token = input.slice(start, index).trim()'],
+    ['  const token = crypto.randomUUID()'],
+    ['secret: getSecret(name)'],
+  ])('leaves code that assigns a call to a secret-named variable alone: %j', (text) => {
+    expect(redactSecrets(text)).toBe(text);
+  });
+
+  it('still redacts a quoted value with a parenthesis in it', () => {
+    expect(redactSecrets('password: "hunter(2)hunter"')).toBe(`password: "${REDACTED}"`);
+  });
+
   it('leaves ordinary run-log text alone', () => {
     const text = '| 2025-01-01 | daily-triage | no-op | tokens: 4200 | maxTokens=120000 | tokenizer: cl100k_base | task-runner ok |';
     expect(redactSecrets(text, { secrets: [] })).toBe(text);

@@ -84,6 +84,9 @@ export function redactSecrets(text: string, options: RedactOptions = {}): string
       // "tokens: 4200" in a run log is a count, not a credential.
       if (/^[0-9.,_]+$/.test(value)) return match;
       const prefix = captured.slice(0, group - 1).join('');
+      // `const token = input.slice(start, index)` is code, not a credential: an unquoted value with a call in it.
+      // Redacting it hid the very line a real bug was on from the model (the real-repo test).
+      if (value.includes('(') && !/["']$/.test(prefix)) return match;
       return `${prefix}${REDACTED}`;
     });
   }

@@ -25,3 +25,4 @@ export {
 } from './run-log.js';
 export { RunLogEntrySchema } from './run-log-schema.js';
 export type { AppendRunLogOptions, RunLogEntry, RunLogLine } from './run-log.js';
+export { activeHalt, haltRunLogLine, resumeRunLogLine } from './halt-lines.js';

@@ -32,6 +32,15 @@ export interface RunLogLine {
   /** For `kind: level-change`: the level before, and why it changed. */
   level_from?: string;
   reason?: string;
+  /** For `kind: halted`: the halt's full message; for `kind: resumed`: the halt that was cleared. */
+  message?: string;
+  /** For `kind: resumed`: who resumed the loop (`user@host`). */
+  by?: string;
+  /** For lines written by crash recovery: the commit and branch a tick left without a run-log line. */
+  commit?: string;
+  branch?: string;
+  /** True on lines crash recovery wrote for a tick that was killed before its own line. */
+  recovered?: boolean;
   /** The backend that ran the tick (`"mock"` marks a rehearsal `reset --mock` may remove). */
   backend?: string;
 }
@@ -77,6 +86,11 @@ const CANONICAL_KEYS = [
   'kind',
   'level_from',
   'reason',
+  'message',
+  'by',
+  'commit',
+  'branch',
+  'recovered',
   'backend',
 ] as const;
 
@@ -169,10 +183,12 @@ export function appendRunLogLine(text: string | null, line: RunLogLine, options:
   const cutoff = options.now - (options.pruneDays ?? 30) * 86_400_000;
   const lines = source.split(/\r?\n/);
   const markerIndex = lines.findIndex((candidate) => candidate.trim() === RUN_LOG_MARKER);
+  // A halt nobody resumed is never pruned: it is what keeps the loop stopped.
+  const openHalts = openHaltLines(lines.slice(markerIndex + 1));
   const kept = lines.filter((candidate, index) => {
     if (index <= markerIndex) return true;
     const entry = parseRunLogLine(candidate);
-    if (!entry) return true;
+    if (!entry || openHalts.has(index - markerIndex - 1)) return true;
     const at = parseTimestamp(entry.run_id);
     return Number.isNaN(at) || at >= cutoff;
   });
@@ -193,4 +209,35 @@ export function parseRunLog(text: string): RunLogEntry[] {
     if (entry) entries.push(entry);
   });
   return entries;
+}
+
+/** Indexes (into `lines`) of each loop's last `kind: halted` line when no `kind: resumed` line follows it. */
+function openHaltLines(lines: readonly string[]): Set<number> {
+  const last = new Map<string, { index: number; halted: boolean }>();
+  lines.forEach((candidate, index) => {
+    const entry = parseRunLogLine(candidate);
+    if (!entry || entry.pattern === undefined) return;
+    if (entry.kind === 'halted' || entry.kind === 'resumed') last.set(entry.pattern, { index, halted: entry.kind === 'halted' });
+  });
+  return new Set([...last.values()].filter((value) => value.halted).map((value) => value.index));
+}
+
+/** Run-log kinds that are not runs of the loop: decisions and retries outside a tick, precondition refusals. */
+const NOT_RUNS: ReadonlySet<string> = new Set(['human-approved', 'human-rejected', 'level-change', 'delivery-retried', 'precondition-failed', 'resumed']);
+
+/**
+ * How many times `patternId` ran on the UTC day `day` (YYYY-MM-DD), from a
+ * run log: every line of the loop — ours and those agents following the
+ * methodology wrote — except decisions and retries outside a tick and ticks
+ * refused by a precondition (which called no model). What `Max runs/day` in
+ * loop-budget.md is held to.
+ *
+ * @example
+ * ```ts
+ * runsOnDay(runLogText, 'daily-triage', '2026-05-01'); // → 2
+ * ```
+ */
+export function runsOnDay(text: string | null, patternId: string, day: string): number {
+  if (!text) return 0;
+  return parseRunLog(text).filter((entry) => entry.pattern === patternId && entry.run_id.slice(0, 10) === day && !NOT_RUNS.has(entry.kind ?? '')).length;
 }

@@ -18,8 +18,27 @@ function shareSubject(a: ParsedAssertion, b: ParsedAssertion): boolean {
   return b.subjects.some((subject) => subjects.has(subject));
 }
 
-const squeeze = (text: string) => text.replace(/\s+/g, '');
-const same = (a: ParsedAssertion, b: ParsedAssertion) => a.text.trim().replace(/\s+/g, '') === b.text.trim().replace(/\s+/g, '');
+/**
+ * Whitespace removed outside string literals only: `['a ', 'b']` and `['a', 'b']` are different expected values
+ * (the real-repo test's bug was a trailing space), `[ 'a' ]` and `['a']` are the same.
+ */
+function squeeze(text: string): string {
+  let result = '';
+  let quote: string | null = null;
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index]!;
+    if (quote) {
+      result += char;
+      if (char === '\\' && index + 1 < text.length) result += text[++index];
+      else if (char === quote) quote = null;
+    } else if (char === '"' || char === "'" || char === '`') {
+      quote = char;
+      result += char;
+    } else if (!/\s/.test(char)) result += char;
+  }
+  return result;
+}
+const same = (a: ParsedAssertion, b: ParsedAssertion) => squeeze(a.text.trim()) === squeeze(b.text.trim());
 
 /** The literal text of an expected value as a program would print it (`'ok'` → `ok`). */
 function printed(expected: string): string {
@@ -88,4 +107,32 @@ export function assertionRewrites(file: FilePatch, baselineOutput = ''): Integri
     }
   }
   return findings;
+}
+
+/** An assertion whose every subject is a constant: `assert.ok(true)`, `expect(1).toBe(1)`, `assert True`. */
+function checksOnlyConstants(assertion: ParsedAssertion): boolean {
+  return assertion.subjects.length > 0 && assertion.subjects.every((subject) => LITERAL.test(subject));
+}
+
+/**
+ * Assertions added that check nothing but constants, in a file that lost a real check: a test made to pass by
+ * asserting `true` in place of the check it had. (A new placeholder test that asserts a constant replaces nothing;
+ * the test-edit rule leaves it to a human.)
+ *
+ * @example
+ * ```ts
+ * vacuousAssertions({ path: 'test.js', oldPath: 'test.js', binary: false,
+ *   removed: ["assert.equal(parse('a'), 'a')"], added: ['assert.ok(true)'] });
+ * // → [{ kind: 'assertion-vacuous', path: 'test.js', detail: '…', action: 'reject' }]
+ * ```
+ */
+export function vacuousAssertions(file: FilePatch): IntegrityFinding[] {
+  const allAdded = file.added.flatMap((line) => parseAssertions(file.path, line));
+  const allRemoved = file.removed.flatMap((line) => parseAssertions(file.path, line));
+  const added = allAdded.filter(checksOnlyConstants);
+  const removed = allRemoved.filter(checksOnlyConstants);
+  const realChecksLost = allRemoved.some((before) => !checksOnlyConstants(before) && !allAdded.some((after) => same(before, after)));
+  if (!realChecksLost || added.length <= removed.length) return [];
+  const examples = added.slice(0, 3).map((assertion) => `\`${assertion.text.trim()}\``).join(', ');
+  return [{ kind: 'assertion-vacuous', path: file.path, detail: `${added.length - removed.length} assertion(s) added that check only constants (${examples}): they cannot fail`, action: 'reject' }];
 }

@@ -15,7 +15,7 @@ import {
   THRESHOLD_PATTERN,
   WEAK_MATCHER_PATTERN,
 } from './integrity-rules.js';
-import { assertionRewrites } from './assertion-rewrites.js';
+import { assertionRewrites, vacuousAssertions } from './assertion-rewrites.js';
 import { parsePatch, type FilePatch } from './parse-patch.js';
 import { configKindOf, isCiFile, isTestFile } from './test-conventions.js';
 
@@ -25,6 +25,7 @@ export type IntegrityKind =
   | 'skip-marker-added'
   | 'assertion-removed'
   | 'assertion-weakened'
+  | 'assertion-vacuous'
   | 'assertion-rewritten'
   | 'config-loosened'
   | 'ci-workflow-edited'
@@ -75,7 +76,7 @@ function contentFindings(file: FilePatch, baselineOutput: string): IntegrityFind
       findings.push({ kind: 'assertion-removed', path, detail: `${net} assertion(s) removed from a test file`, action: 'reject' });
     }
     const rewrites = assertionRewrites(file, baselineOutput);
-    findings.push(...rewrites);
+    findings.push(...rewrites, ...vacuousAssertions(file));
     const weakened = countMatches(file.added, WEAK_MATCHER_PATTERN) - countMatches(file.removed, WEAK_MATCHER_PATTERN);
     const exactLost = countMatches(file.removed, STRONG_MATCHER_PATTERN) - countMatches(file.added, STRONG_MATCHER_PATTERN);
     // Pairs on the same subject say which assertion became which; the counts catch what no pair explains.

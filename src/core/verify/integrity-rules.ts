@@ -28,6 +28,8 @@ export const SKIP_MARKERS: readonly MarkerRule[] = [
   { name: '.todo', pattern: /\b(?:it|test|describe)\.todo\b/g, applies: (p) => isJs(p) },
   { name: 'x/f-prefixed test', pattern: /(?<![\w.$])(?:xit|xtest|xdescribe|xcontext|fit|fdescribe)\s*\(/g, applies: (p, t) => isJs(p) && t },
   { name: '.skip(', pattern: /\.skip\(/g, applies: (p, t) => isJs(p) && t },
+  // node:test's options form: test('x', { skip: true }, fn), t.test('x', { todo: 'later' }, fn). `skip: false` runs.
+  { name: 'node:test skip/todo/only option', pattern: /[{,]\s*(?:skip|todo|only)\s*:(?!\s*false\b)/g, applies: (p, t) => isJs(p) && t },
   { name: 'pytest skip', pattern: /@pytest\.mark\.skip(?:if)?\b|\bpytest\.skip\(/g, applies: (p) => isPy(p) },
   { name: 'xfail', pattern: /\bxfail\b/g, applies: (p) => isPy(p) || /\.(toml|cfg|ini)$/.test(p) },
   { name: 'unittest skip', pattern: /@unittest\.skip\w*|\bself\.skipTest\(|raise\s+(?:unittest\.)?SkipTest\b/g, applies: (p) => isPy(p) },

@@ -19,6 +19,11 @@ const TEST_FILE_PATTERNS: readonly RegExp[] = [
   /(^|\/)spec\//,
   /Tests?\.cs$/, // C#
   /(^|\/)tests?\/.*\.(?:[cm]?[jt]sx?|py|rb|go|rs|java|kt|php|sh|bats)$/,
+  // A suite in one file named for what it is: test.js at the root (wooorm's hundreds of packages, many small
+  // libraries), tests.py (Django apps). Found by the real-repo end-to-end test: without it, edits to such a file
+  // were neither test edits nor checked assertions, and a rewritten expectation was committed.
+  /(^|\/)(?:tests?|spec)\.[cm]?[jt]sx?$/,
+  /(^|\/)tests\.py$/,
 ];
 
 /** True when the path is a test by common conventions. */

@@ -8,12 +8,12 @@ describe('isVerificationPath', () => {
     'test_math.py', 'pkg/math_test.py', 'conftest.py', 'pytest.ini', 'tox.ini', 'setup.cfg', 'pyproject.toml', 'pkg/a_test.go',
     'jest.config.js', 'jest.config.ts', 'vitest.config.mts', 'karma.conf.js', 'playwright.config.ts', '.mocharc.yml',
     '.nycrc', '.nycrc.json', '.c8rc.json', 'tsconfig.json', 'tsconfig.build.json', '.eslintrc.cjs', 'eslint.config.js', 'Makefile',
-    '.github/workflows/ci.yml', '.gitlab-ci.yml', 'spec/math_spec.rb',
+    '.github/workflows/ci.yml', '.gitlab-ci.yml', 'spec/math_spec.rb', 'test.js', 'test.mjs', 'packages/core/test.ts', 'tests.js', 'spec.cjs', 'app/tests.py',
   ])('%s is a verification path', (path) => {
     expect(isVerificationPath(path)).toBe(true);
   });
 
-  it.each(['src/math.ts', 'src/testing.ts', 'README.md', 'docs/test-plan.md', 'package.json', 'Cargo.toml', 'src/contest.py', 'latest/index.js'])('%s is not', (path) => {
+  it.each(['src/math.ts', 'src/testing.ts', 'README.md', 'docs/test-plan.md', 'package.json', 'Cargo.toml', 'src/contest.py', 'latest/index.js', 'src/contest.js', 'attest.mjs', 'test.json', 'tests.md'])('%s is not', (path) => {
     expect(isVerificationPath(path)).toBe(false);
   });
 });

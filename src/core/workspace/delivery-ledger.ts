@@ -20,13 +20,30 @@ export const DeliveryEntrySchema = z.looseObject({
   /**
    * `pending` is written before the push, so a crash mid-delivery never leads
    * to a second push or PR; a `pending` older than the lease timeout is
-   * reconciled against the remote (see `existingDeliveryState`).
+   * reconciled against the remote (see `existingDeliveryState`). `failed`:
+   * a verified commit whose push or pull request failed — listed in the inbox,
+   * retried by `loop-runtime deliver <id>` and by the loop's next tick, and
+   * reconciled against the remote before anything is pushed again.
    */
-  kind: z.enum(['pending', 'pushed', 'pull-request', 'merged']),
+  kind: z.enum(['pending', 'pushed', 'pull-request', 'merged', 'failed']),
   url: z.string().optional(),
   commit: z.string().optional(),
   /** ISO time the record was first written (or the pending reservation was taken). */
   at: z.iso.datetime({ offset: true }),
+  /** `failed`: why the last delivery failed (redacted) and when. */
+  reason: z.string().optional(),
+  failedAt: z.iso.datetime({ offset: true }).optional(),
+  /** `failed`: what a retry needs to deliver exactly this commit again (never the agent again). */
+  retry: z
+    .looseObject({
+      worktree: z.string().min(1),
+      path: z.string(),
+      baseCommit: z.string(),
+      title: z.string(),
+      body: z.string(),
+      tickId: z.string().optional(),
+    })
+    .optional(),
 });
 export type DeliveryEntry = z.infer<typeof DeliveryEntrySchema>;
 
@@ -111,9 +128,12 @@ export function sameReservation(current: DeliveryEntry | undefined, seen: Delive
  * - `in-progress`: a `pending` younger than `pendingTimeoutMs` — another
  *   process may be pushing right now → not delivered, try again later;
  * - `reconcile`: a `pending` at least `pendingTimeoutMs` old — its process
- *   died between recording and finishing → ask the remote what happened.
+ *   died between recording and finishing — or a `failed` record → ask the
+ *   remote what happened.
  */
 export function existingDeliveryState(entry: DeliveryEntry, now: number, pendingTimeoutMs: number): 'delivered' | 'in-progress' | 'reconcile' {
+  // A recorded failure belongs to no live process: ask the remote at once (a PR may have been opened after all).
+  if (entry.kind === 'failed') return 'reconcile';
   if (entry.kind !== 'pending') return 'delivered';
   return now - parseTimestamp(entry.at) >= pendingTimeoutMs ? 'reconcile' : 'in-progress';
 }
@@ -152,6 +172,42 @@ export function pullRequestCapReason(ledger: DeliveryLedger, patternId: string, 
     return `${patternId} opened ${lastHour} loop pull request(s) in the last hour (cap ${caps.maxPullRequestsPerHour}).`;
   }
   return null;
+}
+
+/**
+ * Verified commits whose delivery failed (`kind: failed`), oldest first,
+ * optionally of one pattern: the stranded work the inbox lists and a retry
+ * delivers.
+ *
+ * @example
+ * ```ts
+ * failedDeliveries(ledger, 'ci-sweeper'); // → [{ key: 'ci-sweeper:run-7', kind: 'failed', reason: 'Could not push …', … }]
+ * ```
+ */
+export function failedDeliveries(ledger: DeliveryLedger, patternId?: string): DeliveryEntry[] {
+  return ledger.deliveries.filter((entry) => entry.kind === 'failed' && (patternId === undefined || entry.pattern === patternId)).sort((a, b) => a.at.localeCompare(b.at));
+}
+
+/**
+ * Finds a failed delivery by its worktree id, its dedupe key or its item key
+ * (the newest for an item key).
+ */
+export function findFailedDelivery(ledger: DeliveryLedger, id: string): DeliveryEntry | undefined {
+  const failed = failedDeliveries(ledger);
+  return failed.find((entry) => entry.retry?.worktree === id || entry.key === id) ?? failed.filter((entry) => entry.itemKey === id).at(-1);
+}
+
+/**
+ * The item keys of `patternId` with a proposal still open as this ledger
+ * knows it: delivered but not known merged (pushed, pull request), or
+ * verified with a failed delivery (retried without the agent). Proposing one
+ * of them again would only be answered `duplicate` — or make a second change
+ * for one item. A `pending` record is not counted: a live one answers
+ * `in-progress`, and a crashed one is reconciled by the next delivery of its
+ * key, which needs a tick that acts on the item.
+ */
+export function openProposalItems(ledger: DeliveryLedger, patternId: string): string[] {
+  return ledger.deliveries.filter((entry) => entry.pattern === patternId && (entry.kind === 'pushed' || entry.kind === 'pull-request' || entry.kind === 'failed')).map((entry) => entry.itemKey);
 }
 
 /** Pull requests this ledger believes are open for a pattern (fallback when GitHub cannot be asked). */

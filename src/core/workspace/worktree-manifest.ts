@@ -1,5 +1,5 @@
 /**
- * `.loop-worktrees/manifest.json` in the format loop-worktree writes:
+ * The worktree manifest (`<worktrees directory>/manifest.json`) in the format loop-worktree writes:
  * `{version: 1, worktrees: [{id, path, branch, baseBranch, pattern, createdAt, status}]}`.
  *
  * We add optional fields (item key, tick, base commit, owner pid, reason,

@@ -46,7 +46,7 @@ export async function spendByTick(root: string): Promise<Map<string, { tokens: n
   return spend;
 }
 
-const NOT_TICKS = new Set(['human-approved', 'human-rejected', 'level-change']);
+const NOT_TICKS = new Set(['human-approved', 'human-rejected', 'level-change', 'resumed', 'delivery-retried']);
 
 /** Ticks of one loop from its run-log entries, with spend from the journal (the run log's estimate when the journal has none). */
 export function tickFacts(entries: readonly RunLogEntry[], pattern: string, spend: Map<string, { tokens: number; costUsd: number | null }>): TickFact[] {

@@ -43,6 +43,14 @@
   const repoName = (id) => (state.repos.find((repo) => repo.id === id) || { name: id }).name;
   const loopLabel = (repo, loop) => (state.repos.length > 1 ? `${repoName(repo)}/${loop}` : loop);
 
+  /** Cost per merged change, as `loop-runtime metrics` shows it: `$2.10 · 4,200 tokens (1 merged)`. */
+  function perMerged(cost) {
+    if (!cost || cost.error) return 'unknown';
+    if (cost.tokens === null) return cost.merged === 0 ? 'no merged change' : '—';
+    const usd = cost.usd === null ? '' : `$${cost.usd.toFixed(2)}${cost.complete ? '' : '+'} · `;
+    return `${usd}${tokens(Math.round(cost.tokens))} tokens (${cost.merged} merged)`;
+  }
+
   async function loadLoops() {
     const data = await api('/api/loops');
     state.repos = data.repos;
@@ -59,6 +67,7 @@
           el('td', { text: loop.lease ? `pid ${loop.lease.pid} on ${loop.lease.host}` : '—' }),
           el('td', { className: `outcome-${loop.lastOutcome}`, text: loop.lastOutcome ? `${loop.lastOutcome} · ${when(loop.lastRunAt)}` : 'never ran' }),
           el('td', {}, [`${tokens(loop.spentToday)} / ${tokens(loop.dailyTokenCap)}`, meter(loop.spentToday, loop.dailyTokenCap)]),
+          el('td', { className: 'per-merged', text: perMerged(loop.perMergedChange), title: loop.perMergedChange.error ?? `all spend over the last ${loop.perMergedChange.days} days ÷ ${loop.perMergedChange.merged} merged and kept change(s)` }),
           el('td', {}, [
             el('div', { className: 'pause-sources', text: loop.paused ? `paused by ${loop.pausedBy.map((s) => s.source).join(', ')}` : 'running' }),
             el('button', { type: 'button', 'data-mutating': true, 'data-action': loop.pausedBy.some((s) => s.kind === 'loop-file') ? 'resume' : 'pause', onclick: () => act(loop.pausedBy.some((s) => s.kind === 'loop-file') ? 'resume' : 'pause', { repo: loop.repo, loop: loop.id }) }, [loop.pausedBy.some((s) => s.kind === 'loop-file') ? 'Resume' : 'Pause']),
@@ -86,6 +95,17 @@
         const diffBox = el('div');
         const query = `?repo=${encodeURIComponent(item.repo)}`;
         const path = `/api/inbox/${encodeURIComponent(item.id)}`;
+        if (item.kind === 'delivery-failed') {
+          // A verified commit whose push or pull request failed: the only action is to deliver it again.
+          return el('li', { className: 'change', 'data-id': item.id }, [
+            el('strong', { text: `${loopLabel(item.repo, item.pattern)} · ${item.itemKey || item.id}${item.title ? ` — ${item.title}` : ''}` }),
+            el('div', { className: 'why', text: item.reason || 'verified, delivery failed' }),
+            el('div', { className: 'muted', text: `${item.branch} · since ${when(item.createdAt)}` }),
+            el('div', { className: 'actions' }, [
+              el('button', { type: 'button', className: 'primary', 'data-mutating': true, onclick: () => redeliver(item, path, query) }, ['Retry delivery']),
+            ]),
+          ]);
+        }
         return el('li', { className: 'change', 'data-id': item.id }, [
           el('strong', { text: `${loopLabel(item.repo, item.pattern)} · ${item.itemKey || item.id}${item.title ? ` — ${item.title}` : ''}` }),
           el('div', { className: 'why', text: `Escalated because: ${item.reason || 'unknown'}` }),
@@ -100,6 +120,18 @@
       }),
     );
     applyMode();
+  }
+
+  async function redeliver(item, path, query) {
+    try {
+      const answer = await post(`${path}/deliver${query}`, {});
+      const delivery = answer.result.delivery;
+      if (delivery.ok === false) say(`Delivery of ${item.id} failed again: ${delivery.message}`, 'error');
+      else say(`Delivered ${item.id}: ${delivery.kind}${delivery.url ? ` ${delivery.url}` : ''}.`);
+      await refresh();
+    } catch (error) {
+      say(error.message, 'error');
+    }
   }
 
   async function approve(item, path, query) {

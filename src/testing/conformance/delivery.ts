@@ -29,6 +29,8 @@ export interface DeliveryHarness {
   openPullRequest(head: string): Promise<void>;
   /** Makes the remote and GitHub unreachable. */
   breakRemote(): Promise<void>;
+  /** GitHub answers the next pull-request creation with HTTP 500 — having opened it anyway when `opened`. */
+  failNextPullRequest(options: { opened: boolean }): Promise<void>;
   remoteBranches(): Promise<string[]>;
   pullRequests(): Promise<Array<{ head: string; url: string }>>;
   /** Replaces the dedupe ledger's text. */
@@ -78,6 +80,9 @@ export function describeDeliveryConformance(name: string, make: () => Promise<De
       expect(again).toEqual({ ok: true, kind: 'duplicate', branch: first.handle.branch, url: delivered.url });
       expect(await loopBranches()).toEqual([first.handle.branch]);
       expect(await harness.pullRequests()).toEqual([{ head: first.handle.branch, url: delivered.url }]);
+      // The optional capability, where implemented: the open pull request is the item's open proposal.
+      const adapter = await harness.open();
+      if (adapter.openProposals) expect(await adapter.openProposals(first.patternId)).toEqual(['item#1']);
     });
 
     it('never reports a crash before the push as delivered: in-progress while fresh, retried after the lease timeout', async () => {
@@ -162,6 +167,22 @@ export function describeDeliveryConformance(name: string, make: () => Promise<De
       expect(await loopBranches()).toEqual([]);
       expect(await harness.pullRequests()).toEqual([]);
     });
+
+    for (const opened of [false, true]) {
+      it(`records a pull request GitHub refuses${opened ? ' after opening it' : ''} as a failed delivery; delivering the same commit again leaves exactly one pull request`, async () => {
+        const request = await harness.request('item#9');
+        await harness.failNextPullRequest({ opened });
+        const failed = await (await harness.open()).deliver(request);
+        expect(failed).toMatchObject({ ok: false, reason: 'api', detail: { recorded: 'failed' } });
+        // Recorded failed, not pending: the retry need not wait for the lease timeout.
+        const retried = await (await harness.open()).deliver(request);
+        expect(retried).toMatchObject({ ok: true, kind: opened ? 'duplicate' : 'pull-request', branch: request.handle.branch });
+        expect((await harness.pullRequests()).map((pull) => pull.head)).toEqual([request.handle.branch]);
+        expect(await loopBranches()).toEqual([request.handle.branch]);
+        const again = await (await harness.open()).deliver(await harness.request('item#9'));
+        expect(again).toMatchObject({ ok: true, kind: 'duplicate', branch: request.handle.branch });
+      });
+    }
 
     it('holds the open pull-request cap, counting every open loop pull request', async () => {
       for (let index = 0; index < 3; index += 1) await harness.openPullRequest(`${harness.branchPrefix}other-${index}`);

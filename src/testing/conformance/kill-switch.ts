@@ -3,7 +3,7 @@
  * its memory twin, so the two cannot drift apart.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { KillSwitch } from '../../core/ports/index.js';
+import type { KillSwitch, LoopHalt } from '../../core/ports/index.js';
 
 export interface KillSwitchSubject {
   killSwitch: KillSwitch;
@@ -12,7 +12,14 @@ export interface KillSwitchSubject {
   /** Clears it again. */
   resume: () => Promise<void>;
   cleanup?: () => Promise<void>;
+  /**
+   * For a kill switch with the optional `halt` capability: another instance over the same store (a new process),
+   * and the human's `resume` that clears a halt. Without it the halt tests are skipped.
+   */
+  halts?: { reopen: () => KillSwitch; clearHalt: () => Promise<void> };
 }
+
+const HALT: LoopHalt = { patternId: 'daily-triage', reason: 'backend-stopped', message: 'not logged in', tickId: 'tick-1', startedAt: 1_795_420_800_000, at: 1_795_420_803_000, tokens: 0 };
 
 /**
  * @example
@@ -52,6 +59,19 @@ export function describeKillSwitchConformance(name: string, makeSubject: () => P
       await pause();
       const checks = [await killSwitch.check(), await killSwitch.check(), await killSwitch.check()];
       expect(checks.map((status) => status.paused)).toEqual([true, true, true]);
+    });
+
+    it('halt(): a persisted halt is reported (paused, with the halt) by this and a fresh instance until it is cleared', async (context) => {
+      const { killSwitch, halts } = await open();
+      if (!halts || !killSwitch.halt) return context.skip();
+      await killSwitch.halt(HALT);
+      for (const instance of [killSwitch, halts.reopen()]) {
+        const status = await instance.check();
+        expect(status.paused).toBe(true);
+        expect(status.halt).toMatchObject({ patternId: HALT.patternId, reason: HALT.reason, message: HALT.message, tickId: HALT.tickId });
+      }
+      await halts.clearHalt();
+      expect(await halts.reopen().check()).toEqual({ paused: false });
     });
 
     it('resumes when the switch is cleared, and pauses again when it is set again', async () => {

@@ -1,0 +1,76 @@
+/**
+ * Recovery at the start of a real tick, under the loop's lease, before any
+ * model call: what a kill -9 of an earlier process left is removed or
+ * recorded, and reported — in the run's summary, and as one line in
+ * `.loop-runtime/recovery.jsonl`, which `status` shows.
+ *
+ * - temporaries of interrupted atomic writes (`<owned file>.<digits>`), removed;
+ * - temporaries of lease files whose creating process is gone (`<lease>.<host>.<pid>.<uuid>.tmp`), removed;
+ * - commits a killed tick never recorded, given their run-log line (`recovered: true`).
+ *
+ * Stale lock directories and lease files are taken over where they are met
+ * (`withFileLock`, `FileLeases`), each recorded there.
+ */
+import { appendFile, mkdir } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { removeDeadLeaseTemporaries } from '../lease-file.js';
+import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
+import { readTextOrNull } from '../../adapters/fs/atomic-file.js';
+import { excludeAtomicTemporaries, ownedAtomicFiles, removeAtomicLeftovers } from './atomic-leftovers.js';
+import { recordUnrecordedCommits, type RecoveredTick } from './unrecorded-commits.js';
+
+export const RECOVERY_LOG = '.loop-runtime/recovery.jsonl';
+
+/** What one tick start recovered (only written when it recovered something). */
+export interface RecoveryRecord {
+  at: string;
+  loop: string;
+  /** Root-relative paths of the temporary files removed. */
+  removedTemporaryFiles: string[];
+  recoveredTicks: RecoveredTick[];
+}
+
+/**
+ * @example
+ * ```ts
+ * const record = await recoverAtTickStart('/repo', plan, { now: clock.now(), redact });
+ * record?.removedTemporaryFiles; // → ['loop-ledger.json.700828677']
+ * ```
+ */
+export async function recoverAtTickStart(root: string, plan: ExecutionPlan, options: { now: number; redact: (text: string) => string; worktreesDir?: string | null }): Promise<RecoveryRecord | null> {
+  const files = ownedAtomicFiles(root, plan, options.worktreesDir ?? null);
+  await excludeAtomicTemporaries(root, files).catch(() => undefined);
+  const leaseTemporaries = (await removeDeadLeaseTemporaries([join(root, '.loop-runtime', 'leases'), join(root, '.loop-runtime', 'leases', 'items')])).map((path) => relative(root, path).split(sep).join('/'));
+  const removedTemporaryFiles = [...(await removeAtomicLeftovers(root, files)), ...leaseTemporaries];
+  const recoveredTicks = await recordUnrecordedCommits(root, plan, options);
+  if (removedTemporaryFiles.length === 0 && recoveredTicks.length === 0) return null;
+  const record: RecoveryRecord = { at: new Date(options.now).toISOString(), loop: plan.pattern.id, removedTemporaryFiles, recoveredTicks };
+  await mkdir(join(root, '.loop-runtime'), { recursive: true });
+  // One write() of one line with O_APPEND: concurrent appenders never interleave within a line.
+  await appendFile(join(root, RECOVERY_LOG), `${JSON.stringify(record)}\n`, 'utf8');
+  return record;
+}
+
+/** The human lines for a recovery (run notes, progress). */
+export function describeRecovery(record: RecoveryRecord): string[] {
+  return [
+    ...(record.removedTemporaryFiles.length ? [`recovery: removed ${record.removedTemporaryFiles.length} temporary file(s) an interrupted write left: ${record.removedTemporaryFiles.join(', ')}`] : []),
+    ...record.recoveredTicks.map((tick) => `recovery: tick ${tick.tickId} committed ${tick.commit.slice(0, 12)} on ${tick.branch} but was killed before recording it; its run-log line is written now (recovered)`),
+  ];
+}
+
+/** The last `limit` recoveries of a loop, newest first (unreadable lines are skipped: this is a report, not state). */
+export async function recentRecoveries(root: string, loop: string, limit = 5): Promise<RecoveryRecord[]> {
+  const text = (await readTextOrNull(join(root, RECOVERY_LOG))) ?? '';
+  const records: RecoveryRecord[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const value = JSON.parse(line) as RecoveryRecord;
+      if (value.loop === loop && Array.isArray(value.removedTemporaryFiles) && Array.isArray(value.recoveredTicks)) records.push(value);
+    } catch {
+      // A torn last line from a kill: skip it.
+    }
+  }
+  return records.slice(-limit).reverse();
+}

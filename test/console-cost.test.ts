@@ -1,0 +1,43 @@
+/**
+ * The console shows what a loop costs per merged change, in one place: each
+ * loop of `/api/loops` (the Loops table) carries its spend over the last 30
+ * days per accepted change — the number `metrics` prints — and an unreadable
+ * outcomes file is reported in that cell, never a failed page.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openRuntime } from '../src/runtime/runtime.js';
+import { FixedClock } from '../src/testing/fixed-clock.js';
+import { cleanupTempDirs, makeRepo } from './git-fixtures.js';
+import { METRICS_LOOP_MD, seedMetricsHistory } from './metrics-fixtures.js';
+
+afterAll(cleanupTempDirs);
+
+async function loops(root: string, at: string) {
+  const opened = await openRuntime({ cwd: root, env: {}, clock: new FixedClock(at) });
+  if (!opened.ok) throw new Error(JSON.stringify(opened.issues));
+  return opened.runtime.loops();
+}
+
+describe('console: cost per merged change', () => {
+  it('gives each loop its tokens and dollars per merged change over the last 30 days', async () => {
+    const root = await makeRepo({ 'LOOP.md': METRICS_LOOP_MD });
+    await seedMetricsHistory(root);
+    const [loop] = await loops(root, '2026-11-23T12:00:00Z');
+    expect(loop!.id).toBe('ci-sweeper');
+    expect(loop!.perMergedChange).toEqual({ days: 30, merged: 1, tokens: 3000, usd: 1.5, complete: true });
+    // Two months later the window holds no accepted change.
+    const [later] = await loops(root, '2027-01-30T12:00:00Z');
+    expect(later!.perMergedChange).toMatchObject({ merged: 0, tokens: null, usd: null });
+  });
+
+  it('reports an unreadable outcomes file in the cell instead of failing the Loops table', async () => {
+    const root = await makeRepo({ 'LOOP.md': METRICS_LOOP_MD });
+    await seedMetricsHistory(root);
+    await writeFile(join(root, '.loop-runtime/outcomes.jsonl'), '{"type":"proposal"}\nnot json\n');
+    const [loop] = await loops(root, '2026-11-23T12:00:00Z');
+    expect(loop!.perMergedChange.usd).toBe(null);
+    expect(loop!.perMergedChange.error).toMatch(/outcomes\.jsonl:1/);
+  });
+});
