@@ -8,6 +8,7 @@
  *   `plan`, `status`, `validate` ≤ 1.5×; `run <id> --dry-run` ≤ 4×), in a loop-init scaffold
  * - the workspace and scheduling benchmarks, when their modules are built
  * - the Codex backend's budget overshoot past a reservation, when codex is installed
+ * - the same for the claude, opencode and gemini CLI backends, each against its local fake (scripts/bench-overshoot.js)
  * - the cheating catalogue (scripts/bench-verification.js): cheats caught by the base-test rule, the diff check and
  *   the checker, and honest fixes committed (target: every one)
  */
@@ -81,6 +82,8 @@ if (served) {
 }
 const codex = await optional('bench-codex.js', 'benchCodexOvershoot');
 if (codex) console.log(`codex budget overshoot: ${codex.medianOvershoot} tokens past a ${codex.reservation.toLocaleString('en-US')}-token reservation before the kill (median of 3: ${codex.runs.join(', ')})`);
+const overshoot = await optional('bench-overshoot.js', 'benchOvershoot'); // claude, opencode and gemini, each against its fake (scripts/bench-overshoot.js)
+if (overshoot) console.log(overshoot.lines.join('\n'));
 const verification = await optional('bench-verification.js', 'benchVerification');
 if (verification) {
   const { caught, cheats, honest } = verification;

@@ -125,4 +125,14 @@ describe('preconditions before the first model call', () => {
     expect(problems.map((problem) => problem.check)).toEqual(['backend-binary', 'backend-credentials']);
     expect(await checkPreconditions(root, plan, { env: { PATH: '/nonexistent' }, dryRun: true })).toEqual([]);
   });
+
+  it('opencode with no model is refused: it would pick its own default endpoint, never named by the loop', async () => {
+    const root = await makeRepo();
+    const unnamed = buildPlan(dailyTriagePattern, { level: 'L1', overrides: { backend: 'opencode' } });
+    const problems = await checkPreconditions(root, unnamed, { env: { PATH: '/nonexistent' }, dryRun: false });
+    expect(problems.map((problem) => problem.check)).toContain('backend-model');
+    expect(problems.find((problem) => problem.check === 'backend-model')?.fix).toContain('model: <provider>/<model>');
+    const named = buildPlan(dailyTriagePattern, { level: 'L1', overrides: { backend: 'opencode', model: 'anthropic/claude-sonnet-4-5' } });
+    expect((await checkPreconditions(root, named, { env: { PATH: '/nonexistent' }, dryRun: false })).map((problem) => problem.check)).not.toContain('backend-model');
+  });
 });

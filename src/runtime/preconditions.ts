@@ -20,7 +20,7 @@ import { findExecutable } from '../adapters/command-runner/sandbox-host.js';
 import { git } from '../adapters/git/git-run.js';
 import { findAgentBinary } from './agent-detection.js';
 
-export type PreconditionCheck = 'git-repository' | 'git-commit' | 'delivery-remote' | 'github-auth' | 'backend-binary' | 'backend-credentials';
+export type PreconditionCheck = 'git-repository' | 'git-commit' | 'delivery-remote' | 'github-auth' | 'backend-binary' | 'backend-credentials' | 'backend-model';
 
 /** One unmet precondition: what is missing and the fix. */
 export interface PreconditionProblem {
@@ -127,6 +127,15 @@ function backendProblems(root: string, plan: ExecutionPlan, env: Record<string, 
     if (!configured && !findAgentBinary(agent.binary, root, env)) {
       problems.push({ check: 'backend-binary', message: `${plan.pattern.id} runs ${name}, but ${agent.binary} is not in node_modules/.bin or on PATH.`, fix: `npm install ${agent.packageName} (in the project, or -g), set the backend's "binary" setting to its path, or run with --backend mock to rehearse.` });
     }
+  }
+  if (name === 'opencode' && !plan.backend.model && typeof plan.backend.options['model'] !== 'string') {
+    // Without a model, opencode falls back to its own default, which may be a hosted model of its maker: the
+    // repository's code would go to an endpoint the loop never named.
+    problems.push({
+      check: 'backend-model',
+      message: `${plan.pattern.id} runs opencode with no model, and opencode would then choose its own default (possibly a hosted model loop-runtime was never told about).`,
+      fix: 'set `model: <provider>/<model>` in the loop-runtime: block of LOOP.md (e.g. model: anthropic/claude-sonnet-4-5), with that provider\'s key variable set.',
+    });
   }
   const variables = credentialVariables(name, plan.backend.options);
   if (variables.length > 0 && !variables.some((variable) => (env[variable] ?? '') !== '')) {
