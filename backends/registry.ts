@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AgentBackend } from '../src/core/ports/index.js';
 import { MOCK_SCENARIOS, type MockBackendOptions } from './mock/mock-backend.js';
 import { LoopRuntimeError } from '../src/core/errors.js';
@@ -22,12 +22,14 @@ export interface BackendContext {
 
 /**
  * Built-in CLI backends that live in their own folder and export
- * `createBackend(settings, context)`; imported lazily by path.
+ * `createBackend(settings, context)`; imported lazily. The imports are
+ * literal so the CLI bundle (scripts/build-cli.js) carries each as a chunk: a
+ * computed path would resolve against the bundle's directory, not this one.
  */
-const CLI_BACKEND_MODULES: Readonly<Record<string, string>> = {
-  opencode: './opencode/index.js',
-  'gemini-cli': './gemini-cli/index.js',
-  gemini: './gemini-cli/index.js',
+const CLI_BACKEND_MODULES: Readonly<Record<string, { path: string; load: () => Promise<Record<string, unknown>> }>> = {
+  opencode: { path: './opencode/index.js', load: () => import('./opencode/index.js') },
+  'gemini-cli': { path: './gemini-cli/index.js', load: () => import('./gemini-cli/index.js') },
+  gemini: { path: './gemini-cli/index.js', load: () => import('./gemini-cli/index.js') },
 };
 
 /** What a third-party backend module must export. */
@@ -128,11 +130,12 @@ function mockOptions(settings: Record<string, unknown>): MockBackendOptions {
   });
 }
 
-/** Loads a built-in CLI backend module by its path relative to this file (not a literal import: the folder may be absent). */
-async function loadCliBackend(name: string, relative: string, settings: Record<string, unknown>, context: BackendContext): Promise<AgentBackend> {
+/** Loads a built-in CLI backend module. */
+async function loadCliBackend(name: string, builtIn: (typeof CLI_BACKEND_MODULES)[string], settings: Record<string, unknown>, context: BackendContext): Promise<AgentBackend> {
+  const relative = builtIn.path;
   let module: Record<string, unknown>;
   try {
-    module = (await import(relative)) as Record<string, unknown>;
+    module = await builtIn.load();
   } catch (error) {
     throw notFound(name, `its module ${relative} could not be imported (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`, error);
   }

@@ -4,7 +4,7 @@
  * taken from the real CLI (2.1.x); objects are loose because the CLI adds
  * fields between versions.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const AnthropicUsageSchema = z.looseObject({
   input_tokens: z.number().nullish(),

@@ -4,7 +4,7 @@
  * turn.failed, error). Unknown event types are ignored, not errors: the CLI
  * adds new ones between releases.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const CodexUsageSchema = z.object({
   input_tokens: z.number().nonnegative().default(0),

@@ -5,7 +5,7 @@
  * `tool_result`, `error` (warnings and errors) and the final `result` with
  * `status` and the session's token `stats`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Usage } from '../../src/core/ports/index.js';
 
 export const GeminiStatsSchema = z.looseObject({

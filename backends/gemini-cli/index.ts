@@ -1,5 +1,5 @@
 /** The Gemini CLI backend: the real `gemini` CLI, headless, with per-role tool allowlists, an isolated home and a usage meter. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { LoopRuntimeError } from '../../src/core/errors.js';
 import type { AgentBackend } from '../../src/core/ports/index.js';
 import { createGeminiCliBackend } from './create-gemini-backend.js';

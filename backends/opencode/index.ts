@@ -1,5 +1,5 @@
 /** The OpenCode backend: the real `opencode` CLI, headless, with per-role agents and an isolated home. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { LoopRuntimeError } from '../../src/core/errors.js';
 import type { AgentBackend } from '../../src/core/ports/index.js';
 import { createOpenCodeBackend } from './create-opencode-backend.js';

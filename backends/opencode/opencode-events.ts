@@ -5,7 +5,7 @@
  * `step_finish` (the step's token counts and cost) and `error`. Usage is only
  * reported per finished step; objects are loose because the CLI adds fields.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Usage } from '../../src/core/ports/index.js';
 
 const TokensSchema = z.looseObject({

@@ -3,7 +3,7 @@
  * the checker ends with a `## Verdict: …` line and anything else is a REJECT;
  * the implementer's summary is informational only.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CheckOutput, ImplementOutput, TriageOutput, Verdict } from '../../src/core/ports/index.js';
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; message: string };

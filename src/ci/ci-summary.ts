@@ -17,6 +17,7 @@
  * for a stopped backend still fails the job.
  */
 import { ExitCode, exitCodeForErrorCode, exitCodeForHalt, isFailingExitCode, mostSeriousExitCode } from '../core/errors.js';
+import { formatCount } from '../core/text/format-count.js';
 import { renderMetricsSection, type CiMetrics } from './ci-metrics.js';
 
 export interface CiSummary {
@@ -194,7 +195,7 @@ export function renderCiSummary(output: unknown, options: { exitCode?: number; m
   const final = jobCode(mostSeriousExitCode(recorded === undefined ? codes : [...codes, recorded]), given);
   const spent = rows.reduce((total, row) => total + (row.tick?.tokens ?? 0), 0);
   const metrics = options.metrics ? ['', renderMetricsSection(options.metrics)] : [];
-  const markdown = ['### loop-runtime', '', verdict(final, notices), '', ...table, '', `Tokens this run: ${spent.toLocaleString('en-US')}.`, ...metrics, ''].join('\n');
+  const markdown = ['### loop-runtime', '', verdict(final, notices), '', ...table, '', `Tokens this run: ${formatCount(spent)}.`, ...metrics, ''].join('\n');
   return { markdown, annotations, exitCode: final };
 }
 

@@ -2,18 +2,14 @@
  * Default verification commands, detected from the repository's own files
  * when a loop declares none.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readOptionalText } from './project-files.js';
 
 /** What `npm init` writes as the test script: a placeholder, not a test suite. */
 const NPM_PLACEHOLDER_TEST = /no test specified/;
 
 async function readText(path: string): Promise<string | null> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch {
-    return null;
-  }
+  return readOptionalText(path);
 }
 
 export type PackageManager = 'npm' | 'pnpm' | 'yarn' | 'bun';

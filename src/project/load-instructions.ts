@@ -5,7 +5,7 @@
  * loop-init put them for the chosen tool.
  */
 import { join } from 'node:path';
-import { splitFrontMatter } from '../core/config/load-loop-md.js';
+import { splitFrontMatter } from '../core/config/front-matter.js';
 import type { InstructionDocument } from '../core/ports/index.js';
 import type { LoadedProject } from './load-project.js';
 import { readOptionalText } from './project-files.js';

@@ -9,27 +9,18 @@ import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '../core/config/diagnostics.js';
-import { findBudgetLimit, loadBudget } from '../core/config/load-budget.js';
+import { loadBudget } from '../core/config/load-budget.js';
 import type { BudgetFile } from '../core/config/load-budget.js';
-import { loadGate } from '../core/config/load-gate.js';
-import { loadLedger } from '../core/config/load-ledger.js';
-import { loadLoopMd } from '../core/config/load-loop-md.js';
-import { loadRegistry } from '../core/config/load-registry.js';
-import type { Ledger, Level, LoopSettings, Pattern, RuntimeSettings } from '../core/config/schemas.js';
-import { DEFAULT_GATE_POLICY } from '../core/gate/index.js';
-import { agentCandidates } from '../core/plan/agent-tools.js';
-import { buildPlan } from '../core/plan/build-plan.js';
-import { closestMatch } from '../core/config/suggest.js';
-import { DEFAULT_PROBES, defaultProbesFor } from '../core/schedule/default-probes.js';
+import type { Ledger, LoopSettings, Pattern, RuntimeSettings } from '../core/config/schemas.js';
+import { DEFAULT_GATE_POLICY } from '../core/gate/default-policy.js';
 import type { ExecutionPlan, GatePolicy } from '../core/plan/execution-plan.js';
-import { scaffoldFolders } from './agent-scaffold.js';
-import { detectVerifyCommands } from './detect-verify.js';
+import { configParsers, loadLoopMdText } from './config-parsers.js';
+import { loadCatalogue } from './load-catalogue.js';
 import { mergeCatalogue } from './project-catalogue.js';
 import { detectConfiguredLoops } from './project-detect.js';
 import { configuredStateFiles } from './loop-enrolment.js';
 import { readOptionalText } from './project-files.js';
 import { loadLoopFiles } from './project-loop-files.js';
-import { resolveLevel, settingsForLoop } from './project-settings.js';
 
 export interface LoadedProject {
   root: string;
@@ -119,41 +110,20 @@ export async function loadProject(root: string, options: { packageRoot?: string 
   const files: LoadedProject['files'] = {};
   const path = (name: string) => join(root, name);
 
-  const [catalogueText, registryText, loopMdText, gateText, budgetText, ledgerText] = await Promise.all([
-    readOptionalText(join(packageRoot, 'registry.yaml')),
+  const [catalogue, registryText, loopMdText, gateText, budgetText, ledgerText] = await Promise.all([
+    loadCatalogue(packageRoot),
     readOptionalText(path('registry.yaml')),
     readOptionalText(path('LOOP.md')),
     readOptionalText(path('gate.yaml')),
     readOptionalText(path('loop-budget.md')),
     readOptionalText(path('loop-ledger.json')),
   ]);
-
-  const catalogueFile = join(packageRoot, 'registry.yaml');
-  const catalogue = catalogueText === null ? null : loadRegistry(catalogueText, catalogueFile);
-  if (!catalogue || !catalogue.ok) {
-    const detail = catalogue && !catalogue.ok ? catalogue.issues : [];
-    return {
-      ok: false,
-      issues: [
-        {
-          severity: 'error',
-          file: catalogueFile,
-          line: 0,
-          column: 0,
-          path: '',
-          message: catalogue ? 'loop-runtime\'s own pattern catalogue is invalid.' : 'loop-runtime\'s own pattern catalogue is missing.',
-          fix: 'reinstall loop-runtime; the package is damaged.',
-        },
-        ...detail,
-      ],
-      warnings,
-    };
-  }
+  if (!catalogue.ok) return { ok: false, issues: catalogue.issues, warnings };
 
   let projectPatterns: Pattern[] | null = null;
   if (registryText !== null) {
     files.registry = path('registry.yaml');
-    const loaded = loadRegistry(registryText, 'registry.yaml');
+    const loaded = (await configParsers()).loadRegistry(registryText, 'registry.yaml');
     warnings.push(...loaded.warnings);
     if (loaded.ok) projectPatterns = loaded.value.patterns;
     else issues.push(...loaded.issues);
@@ -162,7 +132,7 @@ export async function loadProject(root: string, options: { packageRoot?: string 
   let settings: RuntimeSettings | null = null;
   if (loopMdText !== null) {
     files.loopMd = path('LOOP.md');
-    const loaded = loadLoopMd(loopMdText, 'LOOP.md');
+    const loaded = await loadLoopMdText(loopMdText, 'LOOP.md');
     warnings.push(...loaded.warnings);
     if (loaded.ok) settings = loaded.value.settings;
     else issues.push(...loaded.issues);
@@ -171,7 +141,7 @@ export async function loadProject(root: string, options: { packageRoot?: string 
   let gate: GatePolicy = DEFAULT_GATE_POLICY;
   if (gateText !== null) {
     files.gate = path('gate.yaml');
-    const loaded = loadGate(gateText, 'gate.yaml');
+    const loaded = (await configParsers()).loadGate(gateText, 'gate.yaml');
     warnings.push(...loaded.warnings);
     if (loaded.ok) gate = loaded.value;
     else issues.push(...loaded.issues);
@@ -190,13 +160,13 @@ export async function loadProject(root: string, options: { packageRoot?: string 
   let ledger: Ledger | null = null;
   if (ledgerText !== null) {
     files.ledger = path('loop-ledger.json');
-    const loaded = loadLedger(ledgerText, 'loop-ledger.json');
+    const loaded = (await configParsers()).loadLedger(ledgerText, 'loop-ledger.json');
     warnings.push(...loaded.warnings);
     if (loaded.ok) ledger = loaded.value;
     else warnings.push(...asWarnings(loaded.issues));
   }
 
-  const { patterns, patternSource } = mergeCatalogue(catalogue.value.patterns, projectPatterns);
+  const { patterns, patternSource } = mergeCatalogue(catalogue.registry.patterns, projectPatterns);
   const knownIds = new Set(patterns.map((pattern) => pattern.id));
   const loopFiles = await loadLoopFiles(root, knownIds);
   issues.push(...loopFiles.issues);
@@ -246,57 +216,4 @@ export async function loadProject(root: string, options: { packageRoot?: string 
   return { ok: true, project, warnings };
 }
 
-/**
- * Compiles the ExecutionPlan for one loop of a loaded project.
- *
- * @example
- * ```ts
- * const resolved = await resolvePlan(project, 'daily-triage', { level: 'L2' });
- * if (resolved.ok) console.log(resolved.plan.phases.implement.enabled); // → true
- * ```
- */
-export async function resolvePlan(project: LoadedProject, patternId: string, options: { level?: Level; backend?: string } = {}): Promise<ResolvePlanResult> {
-  const pattern = project.patterns.find((candidate) => candidate.id === patternId);
-  if (!pattern) {
-    const known = project.patterns.map((candidate) => candidate.id);
-    const suggestion = closestMatch(patternId, known);
-    return {
-      ok: false,
-      issues: [
-        {
-          severity: 'error',
-          code: 'PATTERN_NOT_FOUND',
-          file: project.files.registry ? 'registry.yaml' : 'loop-runtime catalogue',
-          line: 0,
-          column: 0,
-          path: '',
-          message: `there is no loop pattern with id ${JSON.stringify(patternId)}.${suggestion ? ` Did you mean "${suggestion}"?` : ''}`,
-          fix: suggestion
-            ? `run it as "${suggestion}"; the loops are: ${known.join(', ')}.`
-            : `use one of: ${known.join(', ')}; or add a "${patternId}" entry to the project's registry.yaml.`,
-        },
-      ],
-    };
-  }
-  const cli: { level?: Level; backend?: string } = {};
-  if (options.level) cli.level = options.level;
-  if (options.backend) cli.backend = options.backend;
-  const overrides = settingsForLoop(patternId, { root: project.settings, loopFile: project.loopSettings[patternId], cli: {} });
-  const { level, levelSource } = resolveLevel(pattern, { cliLevel: cli.level, settingsLevel: overrides.level, ledger: project.ledger });
-  const merged = settingsForLoop(patternId, { root: project.settings, loopFile: project.loopSettings[patternId], cli });
-  const limit = project.budget ? findBudgetLimit(project.budget, pattern) : undefined;
-  // A loop without probes of its own gets our catalogue's defaults; `probes: []` turns them off.
-  const withProbes = merged.probes === undefined && DEFAULT_PROBES[patternId] ? { ...merged, probes: defaultProbesFor(patternId) } : merged;
-  const plan = buildPlan(pattern, {
-    level,
-    levelSource,
-    overrides: withProbes,
-    gate: project.gate,
-    ...(limit?.maxTokensPerDay ? { dailyTokenCap: { value: limit.maxTokensPerDay, source: `loop-budget.md (${limit.loop})` } } : {}),
-    ...(limit?.maxRunsPerDay ? { maxRunsPerDay: { value: limit.maxRunsPerDay, source: `loop-budget.md:${limit.line} (${limit.loop})` } } : {}),
-    // Only read the repository for defaults when the loop has not said which commands verify it.
-    ...(merged.verify === undefined ? { detectedVerifyCommands: await detectVerifyCommands(project.root) } : {}),
-    ...(merged.backend === undefined ? { backendCandidates: agentCandidates(pattern.tools, await scaffoldFolders(project.root)) } : {}),
-  });
-  return { ok: true, plan, warnings: [] };
-}
+export { resolvePlan, resolvePlans } from './resolve-plan.js';

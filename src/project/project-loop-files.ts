@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import type { Diagnostic } from '../core/config/diagnostics.js';
-import { loadLoopMd } from '../core/config/load-loop-md.js';
+import { loadLoopMdText } from './config-parsers.js';
 import type { LoopSettings } from '../core/config/schemas.js';
 import { listDirectories, readOptionalText } from './project-files.js';
 
@@ -22,7 +22,7 @@ export async function loadLoopFiles(root: string, knownIds: ReadonlySet<string>)
     const file = `loops/${id}/LOOP.md`;
     const text = await readOptionalText(join(root, file));
     if (text === null) continue;
-    const loaded = loadLoopMd(text, file);
+    const loaded = await loadLoopMdText(text, file);
     result.warnings.push(...loaded.warnings);
     if (!loaded.ok) {
       result.issues.push(...loaded.issues);

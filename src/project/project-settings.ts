@@ -5,7 +5,7 @@
  * week_one_mode → L1 that has one, remembering where it came from.
  */
 import { mergeLoopSettings, topLevelSettings } from '../core/config/merge-settings.js';
-import { LEVELS } from '../core/config/schemas.js';
+import { LEVELS } from '../core/config/constants.js';
 import type { Ledger, Level, LoopSettings, Pattern, RuntimeSettings } from '../core/config/schemas.js';
 
 export interface SettingsLayers {

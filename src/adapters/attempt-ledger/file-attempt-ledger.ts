@@ -11,9 +11,8 @@
  * never an empty history (that would close every open circuit).
  */
 import { resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { formatDiagnostic } from '../../core/config/diagnostics.js';
-import { loadLedger } from '../../core/config/load-ledger.js';
 import type { AttemptLedger, AttemptRecord } from '../../core/ports/index.js';
 import { isLoopRuntimeError, LoopRuntimeError } from '../../core/errors.js';
 import { readTextOrNull, updateFileAtomically } from '../fs/atomic-file.js';
@@ -86,14 +85,14 @@ export class FileAttemptLedger implements AttemptLedger {
   async history(): Promise<readonly AttemptRecord[]> {
     const text = await this.read();
     if (text === null) return [];
-    return this.parse(text).attempts.map(toAttemptRecord);
+    return (await this.parse(text)).attempts.map(toAttemptRecord);
   }
 
   /** Adds one attempt (next iteration number) with an atomic rewrite under an inter-process lock. */
   async append(record: AttemptRecord): Promise<void> {
     try {
-      await updateFileAtomically(this.path, (old) => {
-        const ledger = old === null ? this.fresh() : this.parse(old);
+      await updateFileAtomically(this.path, async (old) => {
+        const ledger = old === null ? this.fresh() : await this.parse(old);
         const iteration = ledger.attempts.reduce((max, attempt) => Math.max(max, attempt.iteration), 0) + 1;
         ledger.attempts.push({
           iteration,
@@ -134,7 +133,9 @@ export class FileAttemptLedger implements AttemptLedger {
     return { goal: this.options.goal ?? (pattern ? `Run the ${pattern} loop to completion` : 'Run the loop to completion'), attempts: [] };
   }
 
-  private parse(text: string): LedgerFile {
+  private async parse(text: string): Promise<LedgerFile> {
+    // The YAML-with-positions loader is imported only when there is a ledger to read (a dry run usually has none).
+    const { loadLedger } = await import('../../core/config/load-ledger.js');
     const loaded = loadLedger(text, this.path);
     if (!loaded.ok) {
       throw new LoopRuntimeError('STATE_FAILED', `The attempt ledger is unusable: ${loaded.issues.map(formatDiagnostic).join(' ')}`, {

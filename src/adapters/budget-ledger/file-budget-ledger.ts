@@ -10,7 +10,6 @@
  * The journal is chronological, so reads go backwards from the end and stop
  * before the day asked for: cost stays proportional to one day's lines.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { BudgetLedger, CloseResult, OpenReservation, ReconcileRequest, ReservationRequest, SettleUsage, SpendEntry } from '../../core/ports/index.js';
@@ -66,6 +65,8 @@ export class FileBudgetLedger implements BudgetLedger {
 
   /** Journals the reservation and fsyncs it; durable when the promise resolves. */
   async open(request: ReservationRequest): Promise<OpenReservation> {
+    // node:crypto loads ~17 internal modules; `status` reads this ledger and never reserves.
+    const { randomBytes } = await import('node:crypto');
     const reservation: OpenReservation = {
       id: `r-${randomBytes(8).toString('hex')}`,
       at: request.at,

@@ -6,7 +6,9 @@
  */
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+// file-lock.ts imports proper-lockfile eagerly on purpose: it installs signal-exit's SIGINT/SIGTERM listeners when
+// it loads, and they must come before any listener of ours (serve's graceful stop); installed later, signal-exit
+// would see itself as the last listener and re-raise the signal, killing the process mid-shutdown.
 import { withFileLock, type FileLockOptions } from './file-lock.js';
 
 export { breakDeadOwnerLock, readLockOwner, withFileLock, type FileLockEvent, type FileLockOptions, type LockOwner } from './file-lock.js';
@@ -23,6 +25,9 @@ export async function readTextOrNull(path: string): Promise<string | null> {
 
 /** Writes a file atomically and durably (temp file + fsync + rename + directory fsync). */
 export async function writeTextAtomically(path: string, text: string): Promise<void> {
+  // Imported on first write: commands that only read (status, list) never load it. (Its signal-exit listeners are
+  // installed per write, not at load, so loading it late changes nothing.)
+  const { default: writeFileAtomic } = await import('write-file-atomic');
   await writeFileAtomic(path, text, { encoding: 'utf8', fsync: true });
   await fsyncDirectory(dirname(path));
 }

@@ -47,7 +47,7 @@ function warningLines(warnings: readonly Diagnostic[]): string[] {
 
 /** Handler for `loop-runtime list`. */
 export async function listCommand({ io }: CommandContext): Promise<CommandOutput> {
-  const { loadProject, resolvePlan } = await import('../../project/load-project.js');
+  const { loadProject, resolvePlans } = await import('../../project/load-project.js');
   const loaded = await loadProject(io.cwd);
   if (!loaded.ok) {
     return {
@@ -58,9 +58,10 @@ export async function listCommand({ io }: CommandContext): Promise<CommandOutput
   }
   const { project } = loaded;
   const loops: ListedLoop[] = [];
+  const plans = await resolvePlans(project, project.patterns.map((pattern) => pattern.id));
   for (const pattern of project.patterns) {
-    const resolved = await resolvePlan(project, pattern.id);
-    if (!resolved.ok) continue;
+    const resolved = plans.get(pattern.id);
+    if (!resolved?.ok) continue;
     const { plan } = resolved;
     loops.push({
       id: pattern.id,

@@ -10,9 +10,10 @@ import { parseSince } from '../../core/outcomes/index.js';
 import type { LoopMetricsReport } from '../../runtime/outcomes/gather-metrics.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 import { configErrorOutput, openCliRuntime } from '../open.js';
+import { formatCount } from '../../core/text/format-count.js';
 
 const percent = (value: number | null) => (value === null ? '—' : `${Math.round(value * 100)}%`);
-const tokens = (value: number | null) => (value === null ? '—' : Math.round(value).toLocaleString('en-US'));
+const tokens = (value: number | null) => (value === null ? '—' : formatCount(Math.round(value)));
 const usd = (value: number | null, complete: boolean) => (value === null ? '—' : `$${value.toFixed(2)}${complete ? '' : '+'}`);
 const hours = (ms: number | null) => (ms === null ? '—' : ms < 3_600_000 ? `${Math.round(ms / 60_000)}m` : `${(ms / 3_600_000).toFixed(1)}h`);
 

@@ -5,13 +5,14 @@
  */
 import pc from 'picocolors';
 import { formatDiagnostic } from '../../core/config/diagnostics.js';
-import { LEVELS } from '../../core/config/schemas.js';
+import { LEVELS } from '../../core/config/constants.js';
 import type { Level } from '../../core/config/schemas.js';
 import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
 import type { BackendChoice } from '../../runtime/backend-choice.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 import { configErrorOutput } from '../open.js';
+import { formatCount } from '../../core/text/format-count.js';
 
 function parseLevel(value: unknown): Level | undefined {
   if (value === undefined || value === null || value === '') return undefined;
@@ -22,7 +23,7 @@ function parseLevel(value: unknown): Level | undefined {
   return level as Level;
 }
 
-const count = (value: number) => value.toLocaleString('en-US');
+const count = (value: number) => formatCount(value);
 
 function duration(ms: number): string {
   if (ms % 86_400_000 === 0) return `${ms / 86_400_000}d`;

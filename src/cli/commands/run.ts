@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
 import type { TickResult } from '../../core/engine/tick-result.js';
-import { LEVELS, type Level } from '../../core/config/schemas.js';
+import { LEVELS, type Level } from '../../core/config/constants.js';
 import { formatDiagnostic } from '../../core/config/diagnostics.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 import { configErrorOutput, openCliRuntime } from '../open.js';

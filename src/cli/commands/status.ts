@@ -6,6 +6,7 @@ import pc from 'picocolors';
 import { ExitCode } from '../../core/errors.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 import { openCliRuntime } from '../open.js';
+import { formatCount } from '../../core/text/format-count.js';
 
 export async function statusCommand({ io }: CommandContext): Promise<CommandOutput> {
   const opened = await openCliRuntime(io);
@@ -16,13 +17,13 @@ export async function statusCommand({ io }: CommandContext): Promise<CommandOutp
     `Loops in ${root} (UTC day ${day}):`,
     ...(loops.length === 0 ? ['  none configured — run `loop-runtime list` to see the catalogue'] : []),
     ...loops.flatMap((loop) => [
-      `  ${pc.bold(loop.id)} [${loop.level}] ${loop.spentToday.toLocaleString('en-US')} / ${loop.dailyTokenCap.toLocaleString('en-US')} tokens today${loop.rehearsalSpentToday ? pc.dim(` (+ ${loop.rehearsalSpentToday.toLocaleString('en-US')} in mock rehearsals, not counted; \`reset ${loop.id} --mock\` removes them)`) : ''}${loop.halted ? pc.red(' — HALTED') : loop.paused ? pc.red(` — paused by ${loop.pausedBy}`) : ''}`,
+      `  ${pc.bold(loop.id)} [${loop.level}] ${formatCount(loop.spentToday)} / ${formatCount(loop.dailyTokenCap)} tokens today${loop.rehearsalSpentToday ? pc.dim(` (+ ${formatCount(loop.rehearsalSpentToday)} in mock rehearsals, not counted; \`reset ${loop.id} --mock\` removes them)`) : ''}${loop.halted ? pc.red(' — HALTED') : loop.paused ? pc.red(` — paused by ${loop.pausedBy}`) : ''}`,
       ...(loop.halted
         ? [pc.red(`    halted by tick ${loop.halted.tickId} (${loop.halted.reason}): ${loop.halted.message} — check, then run \`loop-runtime resume ${loop.id}\``)]
         : []),
       loop.backend.name ? `    backend ${loop.backend.name} ${pc.dim(`— ${loop.backend.reason}`)}` : `    backend ${pc.yellow('none installed')} — ${loop.backend.reason} To fix: ${loop.backend.fix ?? ''}`,
       ...(loop.lastRuns.length
-        ? loop.lastRuns.map((run) => `    · ${run.run_id} ${run.outcome}${run.kind === 'delivery-failed' ? ' (verified, delivery failed)' : ''} ~${Number(run.tokens_estimate).toLocaleString('en-US')} tokens${runMarker(run)}`)
+        ? loop.lastRuns.map((run) => `    · ${run.run_id} ${run.outcome}${run.kind === 'delivery-failed' ? ' (verified, delivery failed)' : ''} ~${formatCount(Number(run.tokens_estimate))} tokens${runMarker(run)}`)
         : ['    · no runs recorded in the run log']),
       ...loop.deliveryFailed.map((item) => `    ${pc.yellow('!')} ${item.itemKey} on ${item.branch}: ${item.reason} — retry: loop-runtime deliver ${item.id}`),
       ...loop.recoveries.flatMap((record) => [

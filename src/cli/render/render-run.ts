@@ -1,8 +1,9 @@
 import pc from 'picocolors';
 import type { TickResult } from '../../core/engine/tick-result.js';
 import type { RunSummary } from '../../runtime/run-loops.js';
+import { formatCount } from '../../core/text/format-count.js';
 
-const number = (value: number) => value.toLocaleString('en-US');
+const number = (value: number) => formatCount(value);
 
 function headline(tick: TickResult): string {
   switch (tick.kind) {

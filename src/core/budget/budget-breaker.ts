@@ -12,6 +12,7 @@
 import type { AgentRole, BudgetLedger, CloseResult, OpenReservation, Usage } from '../ports/index.js';
 import { totalTokens } from '../ports/index.js';
 import { utcDay } from './utc-day.js';
+import { formatCount } from '../text/format-count.js';
 
 export type BudgetState = 'ok' | 'degraded' | 'exhausted';
 
@@ -149,9 +150,9 @@ export class BudgetBreaker {
       ok: false,
       status,
       message:
-        `The ${phase} phase needs a reservation of ${tokens.toLocaleString('en-US')} tokens, but ` +
-        `${status.spent.toLocaleString('en-US')} are spent and ${status.reserved.toLocaleString('en-US')} reserved ` +
-        `of the ${this.dailyTokenCap.toLocaleString('en-US')} daily cap.`,
+        `The ${phase} phase needs a reservation of ${formatCount(tokens)} tokens, but ` +
+        `${formatCount(status.spent)} are spent and ${formatCount(status.reserved)} reserved ` +
+        `of the ${formatCount(this.dailyTokenCap)} daily cap.`,
     };
   }
 

@@ -3,7 +3,7 @@
  * `5m-15m` whose ends may come in either order (`1d-2h`).
  */
 import { LoopRuntimeError } from '../errors.js';
-import { CADENCE_PATTERN } from './schemas.js';
+import { CADENCE_PATTERN } from './constants.js';
 
 export interface CadenceInterval {
   minIntervalMs: number;

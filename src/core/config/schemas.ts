@@ -6,24 +6,12 @@
  * errors. Our own settings block (`loop-runtime:` in LOOP.md front matter) is
  * strict.
  */
-import { z } from 'zod';
+import * as z from 'zod';
+import { CADENCE_PATTERN, LEVELS } from './constants.js';
 
-export const LEVELS = ['L0', 'L1', 'L2', 'L3'] as const;
+export { CADENCE_PATTERN, KNOWN_TOOLS, LEVELS } from './constants.js';
 export const LevelSchema = z.enum(LEVELS);
 export type Level = z.infer<typeof LevelSchema>;
-
-export const CADENCE_PATTERN = /^[0-9]+[mhd](-[0-9]+[mhd])?$/;
-export const KNOWN_TOOLS = [
-  'grok',
-  'claude-code',
-  'codex',
-  'opencode',
-  'openclaw',
-  'github-actions',
-  'cursor',
-  'windsurf',
-  'aider',
-] as const;
 
 export const CostSchema = z.looseObject({
   tokens_noop: z.int().min(1000).optional(),

@@ -3,7 +3,7 @@
  * at which path; this module adds where (line:column via the YAML source),
  * the offending value, and a concrete "To fix".
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { CADENCE_FIX } from './cadence.js';
 import type { Diagnostic, DiagnosticSeverity } from './diagnostics.js';
 import { closestMatch } from './suggest.js';

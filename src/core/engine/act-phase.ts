@@ -10,6 +10,7 @@ import { changedPaths, type AttemptRecord, type ChangedFile, type DeliveryRecord
 import { overrunHalt, type TickContext } from './tick-context.js';
 import type { TickBase, TickResult, VerificationSummary } from './tick-result.js';
 import { runBaseline, verifyChange } from './verify-phase.js';
+import { formatCount } from '../text/format-count.js';
 
 type Outcome = TickResult extends infer T ? (T extends TickBase ? Omit<T, keyof TickBase> : never) : never;
 
@@ -250,7 +251,7 @@ function pullRequestBody(context: TickContext, item: WorkItem, summary: string, 
     `**Verifier:** ${verification.verdict} — ${verification.reasons.join('; ')}`,
     ...(rows.length ? ['', '| command | exit | time |', '|---|---|---|', ...rows] : []),
     '',
-    `**Tokens spent:** ${context.tokens.toLocaleString('en-US')}`,
+    `**Tokens spent:** ${formatCount(context.tokens)}`,
   ].join('\n');
 }
 

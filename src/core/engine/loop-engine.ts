@@ -17,6 +17,7 @@ import { INTERRUPT_SOURCE, overrunHalt, TickContext } from './tick-context.js';
 import { toTickRecord } from './tick-record.js';
 import { isStickyHalt, type TickBase, type TickResult } from './tick-result.js';
 import { isoSecond } from '../state/state-blocks.js';
+import { formatCount } from '../text/format-count.js';
 
 type Outcome = TickResult extends infer T ? (T extends TickBase ? Omit<T, keyof TickBase> : never) : never;
 
@@ -100,7 +101,7 @@ export class LoopEngine {
     await this.ports.budget.reconcileAbandoned(plan.pattern.id, context.now());
     const budget = await this.ports.budget.status(plan.pattern.id, context.now(), { refresh: true });
     if (budget.state === 'exhausted') {
-      const message = `Daily token cap reached: ${budget.spent.toLocaleString('en-US')} / ${budget.cap.toLocaleString('en-US')} tokens spent on ${budget.day} (UTC). Resumes after 00:00 UTC.`;
+      const message = `Daily token cap reached: ${formatCount(budget.spent)} / ${formatCount(budget.cap)} tokens spent on ${budget.day} (UTC). Resumes after 00:00 UTC.`;
       context.step('budget', message);
       return { kind: 'halted', reason: 'budget-exhausted', message };
     }

@@ -7,6 +7,7 @@ import type { ExecutionPlan } from '../plan/execution-plan.js';
 import type { EnginePorts } from './engine-ports.js';
 import { resultForRole, type AgentRequest, type AgentRole, type Clock, type EngineObserver, type RequestFor, type ResultFor } from '../ports/index.js';
 import type { TickBase, TickStep } from './tick-result.js';
+import { formatCount } from '../text/format-count.js';
 
 /** Fields the context fills in for every call: the caller gives only what is specific to the role. */
 type Filled = 'tickId' | 'plan' | 'maxTokens' | 'instructions' | 'maxTurns';
@@ -126,8 +127,8 @@ export class TickContext {
       // Handled here, once, for every phase: the spend is already recorded; the loop stops whatever the backend answered.
       const reserved = grant.reservation.tokens;
       const message =
-        `The ${request.role} phase spent ${settled.tokens.toLocaleString('en-US')} tokens against a reservation of ${reserved.toLocaleString('en-US')} ` +
-        `(${settled.overrun.toLocaleString('en-US')} over) on backend ${this.ports.backend.name}; the loop halts until a human checks that the backend honours maxTokens.`;
+        `The ${request.role} phase spent ${formatCount(settled.tokens)} tokens against a reservation of ${formatCount(reserved)} ` +
+        `(${formatCount(settled.overrun)} over) on backend ${this.ports.backend.name}; the loop halts until a human checks that the backend honours maxTokens.`;
       this.step(request.role, message, settled.tokens);
       return { kind: 'overrun', phase: request.role, tokens: settled.tokens, reserved, message };
     }

@@ -8,6 +8,8 @@
 import { minimatch } from 'minimatch';
 import type { GatePolicy } from '../plan/execution-plan.js';
 
+export { DEFAULT_GATE_POLICY } from './default-policy.js';
+
 export const GATE_ACTIONS = ['commit', 'merge', 'auto-merge'] as const;
 export type GateAction = (typeof GATE_ACTIONS)[number];
 
@@ -61,24 +63,3 @@ export function checkGate(policy: Pick<GatePolicy, 'denylist' | 'maxFiles' | 'au
   }
   return { allowed: true, trigger: 'ok', reason: 'Within policy — cleared to proceed.', matchedPaths: [] };
 }
-
-/** The methodology's recommended policy, used when a project has no gate.yaml. */
-export const DEFAULT_GATE_POLICY: GatePolicy = {
-  source: 'built-in default (no gate.yaml)',
-  denylist: [
-    '.env',
-    '.env.*',
-    '**/secrets/**',
-    '**/credentials/**',
-    '**/*_key*',
-    '**/*_secret*',
-    '.terraform/**',
-    'k8s/production/**',
-    '**/migrations/**',
-    'auth/**',
-    'payments/**',
-    'billing/**',
-  ],
-  maxFiles: 10,
-  autoMergeAllowlist: ['docs/**', '**/*.md'],
-};

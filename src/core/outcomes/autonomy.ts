@@ -9,7 +9,7 @@
  * Only evidence gathered since the loop's last level change counts, so one
  * bad week demotes once, not at every tick after it.
  */
-import { LEVELS, type Level } from '../config/schemas.js';
+import { LEVELS, type Level } from '../config/constants.js';
 import type { AutonomyPolicy } from '../plan/execution-plan.js';
 import { parseTimestamp } from '../time/utc-time.js';
 import type { TrackedChange } from './outcome-record.js';

@@ -15,7 +15,7 @@
  * revert would read as a merged change); only a torn last append (the start
  * of a JSON object cut off by a crash) is ignored.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { LevelSchema, type Level } from '../config/schemas.js';
 import { LoopRuntimeError } from '../errors.js';
 

@@ -6,7 +6,7 @@
  */
 import { parseCadence } from '../config/cadence.js';
 import type { Level, LoopSettings, Pattern } from '../config/schemas.js';
-import { DEFAULT_GATE_POLICY } from '../gate/index.js';
+import { DEFAULT_GATE_POLICY } from '../gate/default-policy.js';
 import { EXECUTION_PLAN_VERSION } from './execution-plan.js';
 import { AUTO_BACKEND } from './execution-plan.js';
 import type { BackendCandidate, ExecutionPlan, GatePolicy, ProbeSpec } from './execution-plan.js';

@@ -8,7 +8,7 @@
  * Pure: the node adapter fills in host facts (which hidden paths exist, real
  * paths, whether we run as root).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEFAULT_ENV_ALLOWLIST } from '../security/scrub-env.js';
 
 /** An absolute, normalized POSIX path. */

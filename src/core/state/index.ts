@@ -21,8 +21,8 @@ export {
   parseRunLogLine,
   RUN_LOG_MARKER,
   RUN_LOG_OUTCOMES,
-  RunLogEntrySchema,
   runLogLineFromTick,
 } from './run-log.js';
+export { RunLogEntrySchema } from './run-log-schema.js';
 export type { AppendRunLogOptions, RunLogEntry, RunLogLine } from './run-log.js';
 export { activeHalt, haltRunLogLine, resumeRunLogLine } from './halt-lines.js';

@@ -4,10 +4,12 @@
  * line. The canonical keys come first, in the methodology's order, so other
  * tools (`loop status`, the budget skill) read our lines; our extras follow.
  */
-import { z } from 'zod';
 import type { TickRecord } from '../ports/index.js';
 import { isoSecond } from './state-blocks.js';
 import { parseTimestamp } from '../time/utc-time.js';
+import type { RunLogEntry } from './run-log-schema.js';
+
+export type { RunLogEntry } from './run-log-schema.js';
 
 export const RUN_LOG_MARKER = '<!-- Loop appends below this line -->';
 
@@ -43,25 +45,32 @@ export interface RunLogLine {
   backend?: string;
 }
 
+/** The fields a run-log entry may carry and their JSON types (RunLogEntrySchema says the same; a test holds them equal). */
+const ENTRY_FIELD_TYPES: Readonly<Record<string, 'string' | 'number'>> = {
+  run_id: 'string',
+  pattern: 'string',
+  duration_s: 'number',
+  items_found: 'number',
+  actions_taken: 'number',
+  escalations: 'number',
+  tokens_estimate: 'number',
+  outcome: 'string',
+  tick_id: 'string',
+  level: 'string',
+  kind: 'string',
+  backend: 'string',
+};
+
 /**
- * A run-log entry as read back: liberal, because other tools and agents
- * append lines too. Unknown keys are kept.
+ * RunLogEntrySchema's check without zod: `status` and the budget ledger read
+ * every line of the log, and loading zod for it costs more than the reading.
  */
-export const RunLogEntrySchema = z.looseObject({
-  run_id: z.string(),
-  pattern: z.string().optional(),
-  duration_s: z.number().optional(),
-  items_found: z.number().optional(),
-  actions_taken: z.number().optional(),
-  escalations: z.number().optional(),
-  tokens_estimate: z.number().optional(),
-  outcome: z.string().optional(),
-  tick_id: z.string().optional(),
-  level: z.string().optional(),
-  kind: z.string().optional(),
-  backend: z.string().optional(),
-});
-export type RunLogEntry = z.infer<typeof RunLogEntrySchema>;
+function isRunLogEntry(value: unknown): value is RunLogEntry {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const record = value as Record<string, unknown>;
+  if (typeof record.run_id !== 'string') return false;
+  return Object.entries(ENTRY_FIELD_TYPES).every(([key, type]) => !Object.hasOwn(record, key) || typeof record[key] === type);
+}
 
 const CANONICAL_KEYS = [
   'run_id',
@@ -152,8 +161,8 @@ export function parseRunLogLine(line: string): RunLogEntry | null {
   const trimmed = line.trim();
   if (!trimmed.startsWith('{') || !trimmed.endsWith('}')) return null;
   try {
-    const parsed = RunLogEntrySchema.safeParse(JSON.parse(trimmed));
-    return parsed.success ? parsed.data : null;
+    const parsed: unknown = JSON.parse(trimmed);
+    return isRunLogEntry(parsed) ? parsed : null;
   } catch {
     return null;
   }

@@ -8,7 +8,7 @@
  * error, never an empty ledger (an empty ledger would switch dedupe off and
  * push every item again).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { LoopRuntimeError } from '../errors.js';
 import { parseTimestamp } from '../time/utc-time.js';
 

@@ -3,6 +3,7 @@
  * output, and the change set built from them. Pure: no I/O.
  */
 import type { ChangeStatus, ChangedFile } from '../ports/index.js';
+import { formatCount } from '../text/format-count.js';
 
 export interface NameStatusEntry {
   status: ChangeStatus;
@@ -130,7 +131,7 @@ export function capPatch(patch: string, maxChars = 200_000): string {
   while (shown + 1 < starts.length && (starts[shown + 1] ?? Infinity) <= maxChars) shown++;
   const kept = shown > 0 ? patch.slice(0, starts[shown]) : '';
   const fileCount = starts.length;
-  return `${kept}… patch truncated at ${maxChars.toLocaleString('en-US')} characters (${patch.length.toLocaleString('en-US')} in all): ${shown} of ${fileCount} file(s) shown\n`;
+  return `${kept}… patch truncated at ${formatCount(maxChars)} characters (${formatCount(patch.length)} in all): ${shown} of ${fileCount} file(s) shown\n`;
 }
 
 /**

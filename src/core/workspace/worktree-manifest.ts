@@ -7,7 +7,7 @@
  * does not know them ignores them; a manifest another tool rewrote without
  * them still parses. Pure: no I/O.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const WORKTREE_STATUSES = ['active', 'rejected', 'escalated', 'merged', 'stale'] as const;
 export type WorktreeStatus = (typeof WORKTREE_STATUSES)[number];

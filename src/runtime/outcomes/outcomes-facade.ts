@@ -4,7 +4,7 @@
  * renders it.
  */
 import type { Diagnostic } from '../../core/config/diagnostics.js';
-import { LEVELS, type Level } from '../../core/config/schemas.js';
+import { LEVELS, type Level } from '../../core/config/constants.js';
 import { LoopRuntimeError } from '../../core/errors.js';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
 import type { PromotionRecommendation } from '../../core/outcomes/index.js';

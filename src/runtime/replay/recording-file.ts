@@ -6,7 +6,7 @@
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { LoopRuntimeError } from '../../core/errors.js';
 import type { TickResult } from '../../core/engine/tick-result.js';
 import { REPLAY_HISTORY_VERSION, type ReplayHistory } from '../../testing/replay.js';

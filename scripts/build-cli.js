@@ -1,0 +1,110 @@
+#!/usr/bin/env node
+/**
+ * `npm run build` step 2 (after tsc): the CLI as an esbuild bundle with code
+ * splitting, so a command loads only what it uses.
+ *
+ * - `dist/cli/main.js` is the entry `bin/loop-runtime.js` imports; every
+ *   command's handler (`import('./run.js')` in src/cli/commands/index.ts) and
+ *   every lazily imported module becomes its own chunk beside it in dist/cli/.
+ * - Our own code and the pure-JS dependencies on the start-up path
+ *   (BUNDLED below) are bundled: one file read instead of hundreds of module
+ *   resolutions. Everything else stays an import of the installed package:
+ *   optional peers (openai, pg, dbos), @opentelemetry/api (a process-wide
+ *   registry that must be the user's copy), and packages used by one rare
+ *   command or that read their own files.
+ * - The pattern catalogue is compiled from registry.yaml to
+ *   dist/catalogue.json here, validated by the same loader the runtime uses,
+ *   so start-up parses JSON, not YAML.
+ *
+ * The library (`exports` in package.json) is tsc's dist/src and dist/backends,
+ * untouched by this step.
+ */
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { analyzeMetafile, build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const outdir = join(root, 'dist', 'cli');
+// Built beside, then swapped in: a CLI process started during a rebuild never finds half a bundle.
+const nextOutdir = join(root, 'dist', 'cli.next');
+
+/** Dependencies bundled into the CLI (by package name); any other bare import stays external. */
+export const BUNDLED = ['cac', 'picocolors', 'yaml', 'zod', 'execa', 'croner', 'minimatch', 'diff', 'proper-lockfile'];
+
+/** Whatever a bundled package imports is bundled too (execa's and minimatch's own dependencies). */
+function importedByDependency(importer) {
+  return importer.split(sep).includes('node_modules');
+}
+
+function packageName(specifier) {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+const externals = {
+  name: 'loop-runtime-externals',
+  setup(context) {
+    context.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('node:')) return { external: true };
+      if (BUNDLED.includes(packageName(args.path)) || importedByDependency(args.importer)) return undefined;
+      return { path: args.path, external: true };
+    });
+  },
+};
+
+/** Compiles registry.yaml to dist/catalogue.json after checking it with the runtime's own loader. */
+async function writeCompiledCatalogue() {
+  const { loadRegistry } = await import(join(root, 'dist', 'src', 'core', 'config', 'load-registry.js'));
+  const { COMPILED_CATALOGUE, compileCatalogue } = await import(join(root, 'dist', 'src', 'project', 'load-catalogue.js'));
+  const file = join(root, 'registry.yaml');
+  const text = await readFile(file, 'utf8');
+  const loaded = loadRegistry(text, file);
+  if (!loaded.ok) throw new Error(`registry.yaml is invalid:\n${loaded.issues.map((issue) => `${issue.line}:${issue.column} ${issue.path} ${issue.message}`).join('\n')}`);
+  await writeFile(join(root, COMPILED_CATALOGUE), `${JSON.stringify(compileCatalogue(text, loaded.value))}\n`);
+}
+
+/** Which bundled packages each output file holds (`chunk-X.js: ['zod']`): tests check a command loads none it does not need. */
+function bundledPackages(metafile) {
+  const packages = {};
+  for (const [file, output] of Object.entries(metafile.outputs)) {
+    const names = new Set();
+    for (const input of Object.keys(output.inputs)) {
+      const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
+      if (match) names.add(match[1]);
+    }
+    if (names.size > 0) packages[file.split('/').pop()] = [...names].sort();
+  }
+  return packages;
+}
+
+await rm(nextOutdir, { recursive: true, force: true });
+const result = await build({
+  absWorkingDir: root,
+  entryPoints: { main: 'src/cli/main.ts' },
+  outdir: nextOutdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  chunkNames: 'chunk-[hash]',
+  minifySyntax: true,
+  minifyWhitespace: true,
+  legalComments: 'eof',
+  // CommonJS dependencies bundled into ESM (picocolors, cross-spawn) call require() for Node built-ins. Every chunk
+  // lives in dist/cli/, so one require serves them all: made once, not once per chunk (createRequire costs ~0.5 ms).
+  banner: {
+    js: "import { createRequire as __loopRuntimeCreateRequire } from 'node:module'; const require = (globalThis[Symbol.for('loop-runtime.require')] ??= __loopRuntimeCreateRequire(import.meta.url));",
+  },
+  plugins: [externals],
+  metafile: true,
+  logLevel: 'warning',
+});
+await writeCompiledCatalogue();
+await writeFile(join(nextOutdir, 'packages.json'), `${JSON.stringify(bundledPackages(result.metafile), null, 1)}\n`);
+await rm(outdir, { recursive: true, force: true });
+await rename(nextOutdir, outdir);
+// `node scripts/build-cli.js --analyze`: what each chunk holds, biggest first.
+if (process.argv.includes('--analyze')) console.log(await analyzeMetafile(result.metafile));
+

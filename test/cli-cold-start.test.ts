@@ -1,0 +1,81 @@
+/**
+ * The built CLI loads only what a command uses (`scripts/build-cli.js`): in a
+ * repository the real loop-init scaffolded, the everyday commands load no
+ * chunk holding zod, yaml or execa, and the compiled catalogue is the YAML's.
+ * What a process loaded is recorded by module hooks, never timed: speed is
+ * `npm run bench`'s business.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadRegistry } from '../src/core/config/load-registry.js';
+import { COMPILED_CATALOGUE, type CompiledCatalogue } from '../src/project/load-catalogue.js';
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, '..');
+const bin = join(root, 'bin', 'loop-runtime.js');
+const recorder = join(import.meta.dirname, 'fixtures', 'module-loads', 'record.mjs');
+const HEAVY = ['zod', 'yaml', 'execa'];
+
+let scratch: string;
+let repo: string;
+let chunkPackages: Record<string, string[]>;
+
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'cli-cold-start-'));
+  repo = join(scratch, 'repo');
+  await run('git', ['init', '--quiet', '--initial-branch=main', repo]);
+  await run(join(root, 'node_modules', '.bin', 'loop-init'), [repo, '--pattern', 'daily-triage', '--tool', 'claude'], { env: { ...process.env, NO_COLOR: '1' } });
+  chunkPackages = JSON.parse(await readFile(join(root, 'dist', 'cli', 'packages.json'), 'utf8')) as Record<string, string[]>;
+});
+
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+/** Runs the built CLI and returns the bundled packages the modules it loaded hold, and whether it loaded tsc's dist/src. */
+async function packagesLoadedBy(args: string[]): Promise<{ packages: string[]; distSrc: boolean }> {
+  const log = join(scratch, `loads-${args.join('-')}.txt`);
+  await run(process.execPath, ['--import', recorder, bin, ...args], { cwd: repo, env: { ...process.env, NO_COLOR: '1', CI: '', LOOP_RUNTIME_LOAD_LOG: log } });
+  const urls = (await readFile(log, 'utf8')).trim().split('\n');
+  const packages = new Set<string>();
+  for (const url of urls) {
+    for (const name of chunkPackages[basename(url)] ?? []) packages.add(name);
+    const unbundled = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+    if (unbundled) packages.add(unbundled[1]!);
+  }
+  return { packages: [...packages].sort(), distSrc: urls.some((url) => url.includes('/dist/src/')) };
+}
+
+describe('cold start of the built CLI', () => {
+  it.each([['--version'], ['help'], ['list'], ['plan', 'daily-triage']])('`%s` in a loop-init scaffold loads no zod, yaml or execa', async (...args) => {
+    const loaded = await packagesLoadedBy(args);
+    expect(loaded.packages.filter((name) => HEAVY.includes(name))).toEqual([]);
+    expect(loaded.distSrc).toBe(false);
+  });
+
+  // validate checks each loop's preconditions and status lists crash recoveries: both reach git and the sandbox
+  // host (execa, zod schemas of the worktree manifest and sandbox profile), but neither parses YAML here.
+  it.each([['validate'], ['status']])('`%s` in a loop-init scaffold loads no yaml', async (...args) => {
+    const loaded = await packagesLoadedBy(args);
+    expect(loaded.packages).not.toContain('yaml');
+    expect(loaded.distSrc).toBe(false);
+  });
+
+  it('--version loads the command-line parser and nothing else of ours', async () => {
+    expect((await packagesLoadedBy(['--version'])).packages).toEqual(['cac']);
+  });
+
+  it('the compiled catalogue is registry.yaml as the loader parses it', async () => {
+    const yaml = await readFile(join(root, 'registry.yaml'), 'utf8');
+    const compiled = JSON.parse(await readFile(join(root, COMPILED_CATALOGUE), 'utf8')) as CompiledCatalogue;
+    const parsed = loadRegistry(yaml, 'registry.yaml');
+    if (!parsed.ok) throw new Error('registry.yaml does not load');
+    expect(compiled.source).toBe(yaml);
+    expect(compiled.registry).toStrictEqual(JSON.parse(JSON.stringify(parsed.value)));
+    expect(compiled.registry).toEqual(parsed.value);
+  });
+});
