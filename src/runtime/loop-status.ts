@@ -12,7 +12,7 @@ import { FileBudgetLedger } from '../adapters/budget-ledger/file-budget-ledger.j
 import { FileKillSwitch } from '../adapters/kill-switch/kill-switch.js';
 import { resolvePlan, type LoadedProject } from '../project/load-project.js';
 import { describeBackendChoice, type BackendChoice } from './backend-choice.js';
-import { recentRecoveries, type RecoveryRecord } from './recovery/tick-start-recovery.js';
+import { recentRecoveries, type RecoveryRecord } from './recovery/recovery-log.js';
 
 export interface LoopStatus {
   id: string;

@@ -15,20 +15,11 @@ import { appendFile, mkdir } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { removeDeadLeaseTemporaries } from '../lease-file.js';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
-import { readTextOrNull } from '../../adapters/fs/atomic-file.js';
 import { excludeAtomicTemporaries, ownedAtomicFiles, removeAtomicLeftovers } from './atomic-leftovers.js';
-import { recordUnrecordedCommits, type RecoveredTick } from './unrecorded-commits.js';
+import { recordUnrecordedCommits } from './unrecorded-commits.js';
+import { RECOVERY_LOG, type RecoveryRecord } from './recovery-log.js';
 
-export const RECOVERY_LOG = '.loop-runtime/recovery.jsonl';
-
-/** What one tick start recovered (only written when it recovered something). */
-export interface RecoveryRecord {
-  at: string;
-  loop: string;
-  /** Root-relative paths of the temporary files removed. */
-  removedTemporaryFiles: string[];
-  recoveredTicks: RecoveredTick[];
-}
+export { RECOVERY_LOG, recentRecoveries, type RecoveryRecord } from './recovery-log.js';
 
 /**
  * @example
@@ -57,20 +48,4 @@ export function describeRecovery(record: RecoveryRecord): string[] {
     ...(record.removedTemporaryFiles.length ? [`recovery: removed ${record.removedTemporaryFiles.length} temporary file(s) an interrupted write left: ${record.removedTemporaryFiles.join(', ')}`] : []),
     ...record.recoveredTicks.map((tick) => `recovery: tick ${tick.tickId} committed ${tick.commit.slice(0, 12)} on ${tick.branch} but was killed before recording it; its run-log line is written now (recovered)`),
   ];
-}
-
-/** The last `limit` recoveries of a loop, newest first (unreadable lines are skipped: this is a report, not state). */
-export async function recentRecoveries(root: string, loop: string, limit = 5): Promise<RecoveryRecord[]> {
-  const text = (await readTextOrNull(join(root, RECOVERY_LOG))) ?? '';
-  const records: RecoveryRecord[] = [];
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      const value = JSON.parse(line) as RecoveryRecord;
-      if (value.loop === loop && Array.isArray(value.removedTemporaryFiles) && Array.isArray(value.recoveredTicks)) records.push(value);
-    } catch {
-      // A torn last line from a kill: skip it.
-    }
-  }
-  return records.slice(-limit).reverse();
 }

@@ -17,16 +17,11 @@ import { parseTimestamp } from '../../core/time/utc-time.js';
 import type { WorktreeEntry } from '../../core/workspace/worktree-manifest.js';
 import { readTextOrNull, updateFileAtomically, withFileLock, writeTextAtomically } from '../../adapters/fs/atomic-file.js';
 import { WorktreeStore } from '../../adapters/workspace/git-worktree-store.js';
+import type { RecoveredTick } from './recovery-log.js';
+
+export type { RecoveredTick };
 
 /** A tick whose commit had no run-log line, and the line written for it now. */
-export interface RecoveredTick {
-  tickId: string;
-  commit: string;
-  branch: string;
-  worktree: string;
-  committedAt: string;
-}
-
 /** Entries older than this are past the run log's retention (30 days): their lines may have been pruned. */
 const LOOKBACK_MS = 29 * 86_400_000;
 
