@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { link, open, readdir, rm, unlink, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { LeaseRecord } from './lease.js';
+import type { LeaseRecord } from './lease-records.js';
 import { processIsAlive } from '../adapters/fs/process-alive.js';
 
 /**

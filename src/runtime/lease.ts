@@ -25,38 +25,8 @@ import { createExclusive, openByAnyProcess, parseRecord, safeName } from './leas
 import { processIsAlive } from '../adapters/fs/process-alive.js';
 
 export { FileItemLeases } from './file-item-leases.js';
-
-export interface LeaseRecord {
-  kind: 'loop' | 'item';
-  /** Loop id, or the item key for item leases. */
-  name: string;
-  /** The loop holding it (item leases), or the loop itself. */
-  loop: string;
-  pid: number;
-  host: string;
-  startedAt: number;
-  staleMs: number;
-  token: string;
-  tickId?: string;
-}
-
-export interface LeaseHistoryLine {
-  event: 'acquire' | 'recover' | 'release';
-  kind: LeaseRecord['kind'];
-  name: string;
-  loop: string;
-  at: number;
-  pid: number;
-  host: string;
-  token: string;
-  /** recover: the lease taken over and why (no pid/host when the lease file was unreadable). */
-  previous?: { pid?: number; host?: string; startedAt?: number; reason: string };
-  /** release: how the tick ended (what `run --due` reads back as the last run). */
-  startedAt?: number;
-  outcome?: string;
-  tickKind?: string;
-  tickId?: string;
-}
+export type { LeaseHistoryLine, LeaseRecord } from './lease-records.js';
+import type { LeaseHistoryLine, LeaseRecord } from './lease-records.js';
 
 export interface LeaseOptions {
   /** Repository root; leases live in `<root>/.loop-runtime/leases/`. */

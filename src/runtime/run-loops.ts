@@ -15,6 +15,7 @@ import type { AgentBackend, Clock } from '../core/ports/index.js';
 import type { LoadedProject } from '../project/load-project.js';
 import { appendTickEvent } from './tick-events.js';
 import { redactorFor, redactStrings } from './wiring.js';
+import { recordRefusedTick, refuseUnmetPreconditions } from './refused-tick.js';
 
 export interface RunSummary {
   pattern: { id: string; name: string };
@@ -206,47 +207,6 @@ const PHASE_VERBS: Record<string, string> = { triage: 'triaging', implement: 'im
 export function phaseLabel(phase: string, detail?: string): string {
   const verb = PHASE_VERBS[phase] ?? phase;
   return detail ? `${verb}: ${detail}` : verb;
-}
-
-/**
- * Throws `PRECONDITION_FAILED` (exit 3) naming every unmet precondition and
- * its fix; a real tick is first recorded as failed (run log, STATE.md note),
- * never as a quiet no-op.
- */
-async function refuseUnmetPreconditions(project: LoadedProject, plan: ExecutionPlan, options: TickOptions): Promise<void> {
-  const { checkPreconditions, preconditionError } = await import('./preconditions.js');
-  const problems = await checkPreconditions(project.root, plan, { env: options.env, dryRun: options.dryRun, backendInjected: Boolean(options.backend) });
-  if (problems.length === 0) return;
-  const error = preconditionError(plan, problems);
-  const message = `${problems.map((problem) => problem.message).join(' ')} To fix: ${problems.map((problem) => problem.fix).join(' Then: ')}`;
-  if (!options.dryRun) await recordRefusedTick(project, plan, options, message);
-  throw error;
-}
-
-/** A tick refused before any model call (unmet precondition, no sandbox): a failed tick in the run log and a STATE.md note. */
-async function recordRefusedTick(project: LoadedProject, plan: ExecutionPlan, options: TickOptions, message: string): Promise<void> {
-  const [{ FileStateWriter }, { toTickRecord }, { SequentialIds }] = await Promise.all([
-    import('../adapters/state-writer/file-state-writer.js'),
-    import('../core/engine/tick-record.js'),
-    import('../core/engine/sequential-ids.js'),
-  ]);
-  const now = options.clock.now();
-  const result: TickResult = {
-    tickId: new SequentialIds(options.clock).next('tick'),
-    patternId: plan.pattern.id,
-    level: plan.level,
-    startedAt: now,
-    finishedAt: now,
-    tokens: 0,
-    budget: { spentToday: 0, dailyTokenCap: plan.dailyTokenCap },
-    steps: [{ phase: 'precondition', tokens: 0, note: message }],
-    kind: 'failed',
-    phase: 'precondition',
-    message,
-    retryable: false,
-  };
-  const writer = new FileStateWriter({ root: project.root, stateFile: plan.files.state, runLog: plan.files.runLog, redact: redactorFor(options.env), backend: plan.backend.name });
-  await writer.recordTick({ ...toTickRecord(result), kind: 'precondition-failed' });
 }
 
 async function decideBackend(project: LoadedProject, plan: ExecutionPlan, options: TickOptions): Promise<{ plan: ExecutionPlan; backendReason: string }> {
