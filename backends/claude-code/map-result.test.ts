@@ -34,6 +34,10 @@ describe('mapClaudeResult', () => {
     expect(mapClaudeResult(facts({ result: apiError(429, 'rate'), exitCode: 1 }))).toMatchObject({ reason: 'rate-limited', retryable: true });
     expect(mapClaudeResult(facts({ result: apiError(null, 'Not logged in · Please run /login'), exitCode: 1, assistantError: 'authentication_failed' }))).toMatchObject({ reason: 'auth' });
     expect(mapClaudeResult(facts({ result: apiError(400, 'Your credit balance is too low'), exitCode: 1 }))).toMatchObject({ reason: 'quota-exhausted', retryable: false });
+    // The status decides over words: an overload whose text mentions authentication or a 401 ms wait is no auth failure.
+    expect(mapClaudeResult(facts({ result: apiError(529, 'API Error: 529 Overloaded (authentication ok, waited 1401 ms)'), exitCode: 1 }))).toMatchObject({ reason: 'error', retryable: true });
+    expect(mapClaudeResult(facts({ result: null, exitCode: 1, stderrTail: 'request took 1401ms then failed' }))).toMatchObject({ reason: 'error' });
+    expect(mapClaudeResult(facts({ result: null, exitCode: 1, stderrTail: 'API Error: 401 {"type":"error"}' }))).toMatchObject({ reason: 'auth' });
   });
 
   it('maps max turns, our own kills and a missing result', () => {

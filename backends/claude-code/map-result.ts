@@ -27,7 +27,7 @@ export interface ClaudeRunFacts {
   transcript?: string;
 }
 
-const AUTH_TEXT = /not logged in|please run \/login|invalid api key|authentication|oauth token|401/i;
+const AUTH_TEXT = /not logged in|please run \/login|invalid api key|authentication|oauth token|\b(?:status|error|API Error:?)\s*40[13]\b/i;
 const QUOTA_TEXT = /credit balance is too low|insufficient[_ ]quota|billing|usage limit reached|quota/i;
 
 function usageOf(facts: ClaudeRunFacts): Usage {
@@ -40,10 +40,13 @@ function usageOf(facts: ClaudeRunFacts): Usage {
 
 function classifyError(facts: ClaudeRunFacts, text: string): { reason: BackendFailureReason; retryable: boolean; fix: string } {
   const status = facts.result?.api_error_status ?? undefined;
-  if (facts.assistantError === 'authentication_failed' || status === 401 || status === 403 || AUTH_TEXT.test(text)) {
+  // A status that says what happened decides before any text: a 529's transcript may well mention "authentication"
+  // or a "401" duration. A generic one (400: "Your credit balance is too low") leaves it to the text.
+  const textDecides = status === undefined || !(status >= 500 || [401, 402, 403, 429].includes(status));
+  if (facts.assistantError === 'authentication_failed' || status === 401 || status === 403 || (textDecides && AUTH_TEXT.test(text))) {
     return { reason: 'auth', retryable: false, fix: 'log in with `claude /login`, or set ANTHROPIC_API_KEY for the backend (or its isolated home).' };
   }
-  if (status === 402 || facts.assistantError === 'billing_error' || QUOTA_TEXT.test(text)) {
+  if (status === 402 || facts.assistantError === 'billing_error' || (textDecides && QUOTA_TEXT.test(text))) {
     return { reason: 'quota-exhausted', retryable: false, fix: 'add credit or wait for the plan\'s usage window to reset; the loop stops instead of retrying.' };
   }
   if (status === 429 || facts.assistantError === 'rate_limit') {

@@ -138,7 +138,9 @@ function backendProblems(root: string, plan: ExecutionPlan, env: Record<string, 
     });
   }
   const variables = credentialVariables(name, plan.backend.options);
-  if (variables.length > 0 && !variables.some((variable) => (env[variable] ?? '') !== '')) {
+  // A key given in the backend's settings (e.g. `apiKey` for a local OpenAI-compatible server) needs no variable.
+  const keyInSettings = typeof plan.backend.options['apiKey'] === 'string' && plan.backend.options['apiKey'] !== '';
+  if (!keyInSettings && variables.length > 0 && !variables.some((variable) => (env[variable] ?? '') !== '')) {
     problems.push({ check: 'backend-credentials', message: `${plan.pattern.id} runs ${name}, but none of ${variables.join(', ')} is set.`, fix: `set ${variables[0]} to your key where loop-runtime runs (in CI: a repository secret).` });
   }
   return problems;
