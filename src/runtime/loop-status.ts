@@ -54,8 +54,10 @@ async function readOptional(path: string): Promise<string | null> {
 export async function loopStatus(project: LoadedProject, options: { clock: Clock; env: Record<string, string | undefined> }): Promise<LoopStatusReport> {
   const day = utcDay(options.clock.now());
   const runLogs = new Map<string, RunLogEntry[]>();
-  const { listStranded } = await import('./stranded-delivery.js');
-  const stranded = await listStranded(project.root);
+  // Failed deliveries are `"kind": "failed"` records of deliveries.json; without one, the delivery code (git, the
+  // ledger's schema) is not loaded at all — `status` stays a quick read.
+  const deliveries = await readFile(join(project.root, '.loop-runtime', 'deliveries.json'), 'utf8').catch(() => '');
+  const stranded = deliveries.includes('"failed"') ? await (await import('./stranded-delivery.js')).listStranded(project.root) : [];
   const loops: LoopStatus[] = [];
   for (const id of project.configuredLoops) {
     const resolved = await resolvePlan(project, id);
