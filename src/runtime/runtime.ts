@@ -29,6 +29,7 @@ import type { GateDecision } from '../core/gate/check-gate.js';
 import type { PauseSource } from '../adapters/kill-switch/kill-switch.js';
 import type { TickEventLine } from './tick-events.js';
 import type { EventTail } from './event-tail.js';
+import type { ProjectStores } from './stores/project-stores.js';
 
 export interface OpenRuntimeOptions {
   cwd: string;
@@ -101,7 +102,8 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
   const loaded = await loadProject(options.cwd);
   if (!loaded.ok) return { ok: false, issues: loaded.issues };
   const project = loaded.project;
-  const tickOptions = (request: RunRequest) => ({
+  const tickOptions = async (request: RunRequest) => ({
+    stores: await stores(),
     dryRun: Boolean(request.dryRun),
     env: options.env,
     clock: options.clock,
@@ -111,6 +113,10 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
   });
   const backendOverride = (request: RunRequest) => (request.dryRun ? 'mock' : request.backendName);
   const decisions = { clock: options.clock, env: options.env };
+  // Opened on first use: commands that read only configuration never touch (or import) the store.
+  let opening: Promise<ProjectStores> | null = null;
+  const stores = () => (opening ??= import('./stores/project-stores.js').then(({ openProjectStores }) => openProjectStores(project, options)));
+  const withStores = async () => ({ clock: options.clock, env: options.env, stores: await stores() });
 
   const runtime: Runtime = {
     project,
@@ -122,7 +128,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       const resolved = await resolvePlan(current, id, { ...(request.level ? { level: request.level } : {}), ...(backend ? { backend } : {}) });
       if (!resolved.ok) return resolved;
       const { tickUnderLease } = await import('./run-loops.js');
-      const summary = await tickUnderLease(current, resolved.plan, request.ticks ?? 1, tickOptions(request));
+      const summary = await tickUnderLease(current, resolved.plan, request.ticks ?? 1, await tickOptions(request));
       if (request.dryRun && request.backendName && request.backendName !== 'mock') {
         summary.notes.unshift(`dry-run: rehearsed with the mock backend; --backend ${request.backendName} applies to runs without --dry-run.`);
       }
@@ -137,7 +143,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       const due = await tickDueLoops(
         current,
         { ...(request.id ? { id: request.id } : {}), ...(request.level ? { level: request.level } : {}), ...(backend ? { backendName: backend } : {}) },
-        tickOptions(request),
+        await tickOptions(request),
       );
       return due.ok ? { ok: true, value: due.summary, warnings: due.issues } : due;
     },
@@ -147,7 +153,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     },
     async approve(idOrItemKey, approval = {}) {
       const { approveChange } = await import('./git-approval.js');
-      const result = await approveChange(project, idOrItemKey, { ...decisions, yes: Boolean(approval.yes) });
+      const result = await approveChange(project, idOrItemKey, { ...decisions, deliveryLedger: (await stores()).deliveryLedger(), yes: Boolean(approval.yes) });
       if (result.status === 'applied') {
         // A human's approval delivers a change like a tick does: its fate counts for the loop.
         const resolved = await resolvePlan(project, result.pattern);
@@ -158,11 +164,11 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     },
     async reject(idOrItemKey) {
       const { rejectChange } = await import('./git-approval.js');
-      return rejectChange(project, idOrItemKey, decisions);
+      return rejectChange(project, idOrItemKey, { ...decisions, deliveryLedger: (await stores()).deliveryLedger() });
     },
     async status() {
       const { loopStatus } = await import('./loop-status.js');
-      return loopStatus(project, options);
+      return loopStatus(project, await withStores());
     },
     async outcomesSync(id) {
       const { configuredPlans, outcomesSync } = await import('./outcomes/outcomes-facade.js');
@@ -189,7 +195,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       return { ok: true, value: await resetMock(project.root, resolved.plan), warnings: [] };
     },
     async loops() {
-      return (await import('./console-queries.js')).consoleLoops(project, options);
+      return (await import('./console-queries.js')).consoleLoops(project, await withStores());
     },
     async history(filter = {}) {
       return (await import('./console-queries.js')).runHistory(project, filter, options);
@@ -198,7 +204,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       return (await import('./console-queries.js')).tickDetail(project, tickId, options);
     },
     async spend(days = 30) {
-      return (await import('./console-queries.js')).spendByDay(project, Math.max(1, Math.min(days, 366)), options);
+      return (await import('./console-queries.js')).spendByDay(project, Math.max(1, Math.min(days, 366)), await withStores());
     },
     async diff(idOrItemKey) {
       return (await import('./console-queries.js')).inboxDiff(project, idOrItemKey, options);

@@ -12,6 +12,7 @@ import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import { createRedactor } from '../core/security/redact-secrets.js';
 import { secretValuesFromEnv } from '../core/security/scrub-env.js';
 import { GitDelivery } from '../adapters/delivery/git-delivery.js';
+import type { DeliveryLedgerStore } from '../adapters/delivery/delivery-flow.js';
 import { GitWorkspace } from '../adapters/workspace/git-workspace.js';
 import { LEASE_MARGIN_MS } from './lease.js';
 
@@ -32,6 +33,8 @@ export interface GitWiring {
   clock: Clock;
   env: Record<string, string | undefined>;
   redact: Redact;
+  /** The fleet's shared delivery ledger (Postgres store); default the file beside the repository. */
+  deliveryLedger?: DeliveryLedgerStore | undefined;
 }
 
 /** The loop's git worktree workspace, redacting what it writes into git and its manifest. */
@@ -41,7 +44,17 @@ export function gitWorkspaceFor(wiring: GitWiring, patternId: string, baseBranch
 
 /** The loop's delivery (push, pull request, merge), redacting what it sends to a remote and what it reports back. */
 export function gitDeliveryFor(wiring: GitWiring, plan: ExecutionPlan): Delivery {
-  return redactingDelivery(new GitDelivery({ root: wiring.root, delivery: plan.delivery, clock: wiring.clock, env: wiring.env, pendingTimeoutMs: plan.timeoutMs + LEASE_MARGIN_MS }), wiring.redact);
+  return redactingDelivery(
+    new GitDelivery({
+      root: wiring.root,
+      delivery: plan.delivery,
+      clock: wiring.clock,
+      env: wiring.env,
+      pendingTimeoutMs: plan.timeoutMs + LEASE_MARGIN_MS,
+      ...(wiring.deliveryLedger ? { ledger: wiring.deliveryLedger } : {}),
+    }),
+    wiring.redact,
+  );
 }
 
 /**
