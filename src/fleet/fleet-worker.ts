@@ -87,6 +87,8 @@ async function runTick(input: FleetTickInput): Promise<TickResult> {
 
 const tickWorkflow = DBOS.registerWorkflow(runTick, { name: TICK_WORKFLOW });
 
+const LAUNCH_LOCK_KEY = 'loop-runtime-dbos-launch';
+
 function executorLockKey(executorId: string): string {
   return `loop-runtime-executor:${executorId}`;
 }
@@ -134,8 +136,22 @@ export class FleetWorker {
       applicationVersion: options.applicationVersion ?? 'loop-runtime',
       logLevel: options.logLevel ?? 'warn',
     });
-    await DBOS.launch();
-    await DBOS.registerQueue(TICK_QUEUE, { partitionConcurrency: 1, minPollingIntervalMs: 100, onConflict: 'always_update' });
+    // DBOS migrates its system schema at launch; two workers migrating a fresh database at once deadlock, so launches
+    // take turns under a session advisory lock. It is polled, not waited for: a session blocked in pg_advisory_lock
+    // holds a snapshot, and the migration's CREATE INDEX CONCURRENTLY would wait for it forever.
+    while (!(await liveness.query<{ taken: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS taken', [LAUNCH_LOCK_KEY])).rows[0]?.taken) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    try {
+      await DBOS.launch();
+      await DBOS.registerQueue(TICK_QUEUE, { partitionConcurrency: 1, minPollingIntervalMs: 100, onConflict: 'always_update' });
+    } catch (cause) {
+      wiring = null;
+      await liveness.end().catch(() => undefined);
+      throw cause;
+    } finally {
+      await liveness.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [LAUNCH_LOCK_KEY]).catch(() => undefined);
+    }
     const worker = new FleetWorker(options.executorId, liveness, options.databaseUrl);
     const interval = options.recoveryIntervalMs ?? 5_000;
     const sweep = async () => options.onSweep?.(await worker.recoverDeadWorkers());
@@ -181,9 +197,14 @@ export class FleetWorker {
     return recovered;
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops the worker. With `drainMs`, takes no new tick from the queue and
+   * waits up to that long for the ticks it is running to finish (SIGTERM); a
+   * tick still running after it is resumed by another worker's sweep.
+   */
+  async stop(options: { drainMs?: number } = {}): Promise<void> {
     if (this.sweeping) clearInterval(this.sweeping);
-    await DBOS.shutdown();
+    await DBOS.shutdown(options.drainMs !== undefined ? { workflowCompletionTimeoutMS: options.drainMs } : undefined);
     await this.liveness.end().catch(() => undefined);
     wiring = null;
   }

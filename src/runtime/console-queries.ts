@@ -80,6 +80,11 @@ async function runLogEntries(root: string, plans: readonly ExecutionPlan[]): Pro
   return texts.flatMap((text) => (text ? parseRunLog(text) : []));
 }
 
+/** Every run-log entry of the configured loops' run logs, in file order. */
+export async function runLogOf(project: LoadedProject): Promise<RunLogEntry[]> {
+  return runLogEntries(project.root, await plansOf(project));
+}
+
 /** Every configured loop with schedule, lease holder, last outcome, spend and pause sources. */
 export async function consoleLoops(project: LoadedProject, options: QueryOptions): Promise<ConsoleLoop[]> {
   const now = options.clock.now();

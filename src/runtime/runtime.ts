@@ -30,6 +30,7 @@ import type { PauseSource } from '../adapters/kill-switch/kill-switch.js';
 import type { TickEventLine } from './tick-events.js';
 import type { EventTail } from './event-tail.js';
 import type { ProjectStores } from './stores/project-stores.js';
+import type { RunQuery, RunRecord } from './run-records.js';
 
 export interface OpenRuntimeOptions {
   cwd: string;
@@ -78,6 +79,8 @@ export interface Runtime {
   loops(): Promise<ConsoleLoop[]>;
   /** The run log, newest first, filtered by loop, outcome and UTC day range. */
   history(filter?: HistoryFilter): Promise<RunLogEntry[]>;
+  /** Past ticks from the project's store (the fleet's run history, or the run log), newest first, in one shape. */
+  runs(query?: RunQuery): Promise<RunRecord[]>;
   /** One tick's detail: its full result while the event journal still holds it, and its run-log line. */
   tick(tickId: string): Promise<{ tickId: string; entry: RunLogEntry | null; result: TickResult | null; events: unknown[] }>;
   /** Today's spend per loop against its cap and per UTC day over the last `days` days. */
@@ -199,6 +202,12 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     },
     async history(filter = {}) {
       return (await import('./console-queries.js')).runHistory(project, filter, options);
+    },
+    async runs(query = {}) {
+      const fleet = await (await stores()).runs({ ...(query.loop ? { patternId: query.loop } : {}), ...(query.since !== undefined ? { since: query.since } : {}), limit: query.limit ?? 50 });
+      const [{ fromRunHistory, selectRunLogRecords }, { redactorFor, redactStrings }] = await Promise.all([import('./run-records.js'), import('./wiring.js')]);
+      const records = fleet ? fleet.map(fromRunHistory) : selectRunLogRecords(await (await import('./console-queries.js')).runLogOf(project), query);
+      return redactStrings(records, redactorFor(options.env));
     },
     async tick(tickId) {
       return (await import('./console-queries.js')).tickDetail(project, tickId, options);

@@ -118,7 +118,7 @@ export class PostgresRunHistory {
       'STATE_FAILED',
       'read the run history',
       'SELECT record FROM loop_runtime_runs WHERE scope = $1 AND pattern_id = ANY($2::text[]) AND started_at >= $3 ORDER BY started_at, tick_id',
-      [this.scope, [...query.patternIds], query.since],
+      [this.scope, [...query.patternIds], Math.floor(query.since)],
     );
     return rows.map((row) => row.record);
   }

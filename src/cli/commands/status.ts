@@ -14,6 +14,7 @@ export async function statusCommand({ io }: CommandContext): Promise<CommandOutp
   const { day, root, loops } = report;
   const text = [
     `Loops in ${root} (UTC day ${day}):`,
+    ...(report.store.startsWith('postgres') ? [pc.dim(`  store: ${report.store}`)] : []),
     ...(loops.length === 0 ? ['  none configured — run `loop-runtime list` to see the catalogue'] : []),
     ...loops.flatMap((loop) => [
       `  ${pc.bold(loop.id)} [${loop.level}] ${loop.spentToday.toLocaleString('en-US')} / ${loop.dailyTokenCap.toLocaleString('en-US')} tokens today${loop.paused ? pc.red(` — paused by ${loop.pausedBy}`) : ''}`,
