@@ -115,5 +115,4 @@ if (verification) {
   console.log(`honest fixes: ${verification.honestCommitted}/${honest} committed, ${verification.honestRejected.length} rejected or escalated  (target: 0)`);
   for (const line of verification.honestRejected) console.log(`  not committed: ${line}`);
 }
-const fleet = await optional('bench-fleet.js', 'benchFleet');
-if (fleet) console.log(`fleet (Postgres, mock ticks at L2, every port call a durable step): ticks/s with 1, 2, 4 workers: ${fleet.perWorkers[1]}, ${fleet.perWorkers[2]}, ${fleet.perWorkers[4]}; kill -9 to resumption on another worker: ${fleet.resumeMs ?? 'not measured (no resumption within 30 s)'} ms`);
+await optional('bench-fleet.js', 'benchFleet').then((fleet) => fleet && console.log(`fleet (Postgres, mock ticks at L2, every port call a durable step): ticks/s with 1, 2, 4 workers: ${fleet.perWorkers[1]}, ${fleet.perWorkers[2]}, ${fleet.perWorkers[4]}; kill -9 to resumption on another worker: ${fleet.resumeMs ?? 'not measured (no resumption within 30 s)'} ms`));
