@@ -98,3 +98,4 @@ if (verification) {
 }
 const tokens = await optional('bench-tokens.js', 'benchTokens'); // tokens per tick and phase, cached prefix, no-op ticks (scripts/bench-tokens.js)
 if (tokens) console.log(tokens.lines.join('\n'));
+await optional('bench-fleet.js', 'benchFleet').then((fleet) => fleet && console.log(`fleet (Postgres, mock ticks at L2, every port call a durable step): ticks/s with 1, 2, 4 workers: ${fleet.perWorkers[1]}, ${fleet.perWorkers[2]}, ${fleet.perWorkers[4]}; kill -9 to resumption on another worker: ${fleet.resumeMs ?? 'not measured (no resumption within 30 s)'} ms`));

@@ -18,11 +18,11 @@
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
-import pg from 'pg';
+import { executorLockKey, LivenessSession } from './liveness.js';
 import { LoopEngine } from '../core/engine/loop-engine.js';
 import type { EnginePorts } from '../core/engine/engine-ports.js';
 import type { TickResult } from '../core/engine/tick-result.js';
-import { LoopRuntimeError } from '../core/errors.js';
+import { isLoopRuntimeError, LoopRuntimeError } from '../core/errors.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import type { BudgetLedger, Clock } from '../core/ports/index.js';
 import type { PostgresRunHistory } from '../adapters/postgres/index.js';
@@ -74,21 +74,52 @@ export function tickWorkflowId(input: Pick<FleetTickInput, 'scope' | 'patternId'
 
 let wiring: TickWiring | null = null;
 
+/** How long a step waits out an unreachable fleet store (a Postgres restart) before its error stands. */
+const OUTAGE_MS = 120_000;
+
+/** A store error saying the database cannot be reached (not a refused write, not a corrupt row). */
+function isStoreOutage(error: unknown): boolean {
+  if (!isLoopRuntimeError(error) || !error.retryable) return false;
+  const detail = error.detail as { database?: unknown } | undefined;
+  return typeof detail?.database === 'string';
+}
+
+/**
+ * Runs a port call, retrying it while the fleet store is unreachable: the store's calls are single transactions
+ * that either happened or did not, so a call that failed to connect is safely made again, and the tick carries on
+ * where it was instead of recording an outage as its result.
+ */
+async function throughOutage<T>(body: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + OUTAGE_MS;
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await body();
+    } catch (error) {
+      if (!isStoreOutage(error) || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 100 * 2 ** attempt)));
+    }
+  }
+}
+
 async function runTick(input: FleetTickInput): Promise<TickResult> {
   if (!wiring) throw new LoopRuntimeError('INTERNAL', 'A tick workflow ran in a process that is not a fleet worker.');
   const wired = await wiring(input);
   const workflowId = DBOS.workflowID ?? tickWorkflowId(input);
-  const ports = durablePorts(wired.ports, (name, body) => DBOS.runStep(body, { name }), { workflowId, startedAt: input.startedAt, clock: wired.clock, budgetLedger: wired.budgetLedger });
+  const ports = durablePorts(wired.ports, (name, body) => DBOS.runStep(() => throughOutage(body), { name }), { workflowId, startedAt: input.startedAt, clock: wired.clock, budgetLedger: wired.budgetLedger });
   const result = await new LoopEngine(wired.plan, ports).tick();
   const history = wired.history;
-  if (history) await DBOS.runStep(() => history.record(result), { name: 'history.record' });
+  if (history) await DBOS.runStep(() => throughOutage(() => history.record(result)), { name: 'history.record' });
   return result;
 }
 
 const tickWorkflow = DBOS.registerWorkflow(runTick, { name: TICK_WORKFLOW });
 
-function executorLockKey(executorId: string): string {
-  return `loop-runtime-executor:${executorId}`;
+const LAUNCH_LOCK_KEY = 'loop-runtime-dbos-launch';
+
+/** The ids of the workflows running in this process (DBOS's own map; empty before launch). */
+function runningWorkflowIds(): Set<string> {
+  const systemDatabase = (DBOSExecutor.globalInstance as unknown as { systemDatabase?: { runningWorkflowMap?: Map<string, unknown> } } | undefined)?.systemDatabase;
+  return new Set(systemDatabase?.runningWorkflowMap?.keys() ?? []);
 }
 
 /**
@@ -102,24 +133,25 @@ function executorLockKey(executorId: string): string {
  */
 export class FleetWorker {
   private sweeping: NodeJS.Timeout | null = null;
+  /** Our own PENDING ticks not running here at the last sweep: orphaned if they still are at the next. */
+  private suspects = new Set<string>();
 
   private constructor(
     readonly executorId: string,
-    private readonly liveness: pg.Client,
+    private readonly liveness: LivenessSession,
     private readonly databaseUrl: string,
+    /** After our session reconnected, how long the other workers get to take their locks again. */
+    private readonly reconnectGraceMs: number,
   ) {}
 
   static async start(options: FleetWorkerOptions): Promise<FleetWorker> {
     if (wiring) throw new LoopRuntimeError('USAGE', 'A fleet worker is already running in this process.', { fix: 'start one worker per process.' });
     const database = describeDatabase(options.databaseUrl);
-    const liveness = new pg.Client({ connectionString: options.databaseUrl });
-    liveness.on('error', () => undefined);
+    let liveness: LivenessSession;
     try {
-      await liveness.connect();
       // Held for the life of this process: the proof, to every other worker, that our ticks are not abandoned.
-      await liveness.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [executorLockKey(options.executorId)]);
+      liveness = await LivenessSession.open(options.databaseUrl, options.executorId);
     } catch (cause) {
-      await liveness.end().catch(() => undefined);
       throw new LoopRuntimeError('STATE_FAILED', `The fleet worker cannot reach its database at ${database}.`, {
         cause,
         retryable: true,
@@ -134,11 +166,35 @@ export class FleetWorker {
       applicationVersion: options.applicationVersion ?? 'loop-runtime',
       logLevel: options.logLevel ?? 'warn',
     });
-    await DBOS.launch();
-    await DBOS.registerQueue(TICK_QUEUE, { partitionConcurrency: 1, minPollingIntervalMs: 100, onConflict: 'always_update' });
-    const worker = new FleetWorker(options.executorId, liveness, options.databaseUrl);
+    // DBOS migrates its system schema at launch; two workers migrating a fresh database at once deadlock, so launches
+    // take turns under a session advisory lock. It is polled, not waited for: a session blocked in pg_advisory_lock
+    // holds a snapshot, and the migration's CREATE INDEX CONCURRENTLY would wait for it forever.
+    while (!(await liveness.query<{ taken: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS taken', [LAUNCH_LOCK_KEY])).rows[0]?.taken) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    try {
+      await DBOS.launch();
+      await DBOS.registerQueue(TICK_QUEUE, { partitionConcurrency: 1, minPollingIntervalMs: 100, onConflict: 'always_update' });
+    } catch (cause) {
+      wiring = null;
+      await liveness.close();
+      throw cause;
+    } finally {
+      await liveness.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [LAUNCH_LOCK_KEY]).catch(() => undefined);
+    }
     const interval = options.recoveryIntervalMs ?? 5_000;
-    const sweep = async () => options.onSweep?.(await worker.recoverDeadWorkers());
+    const worker = new FleetWorker(options.executorId, liveness, options.databaseUrl, Math.max(2_000, 3 * interval));
+    let busy = false;
+    const sweep = async () => {
+      if (busy) return;
+      busy = true;
+      try {
+        await worker.recoverOrphans();
+        options.onSweep?.(await worker.recoverDeadWorkers());
+      } finally {
+        busy = false;
+      }
+    };
     // A sweep that fails (database restarting) is simply tried again at the next interval.
     worker.sweeping = setInterval(() => void sweep().catch(() => undefined), interval);
     return worker;
@@ -162,6 +218,8 @@ export class FleetWorker {
    * recovered.
    */
   async recoverDeadWorkers(): Promise<string[]> {
+    // The database just came back: every worker lost its lock with it and is taking it again, none is dead.
+    if (this.liveness.sinceConnected() < this.reconnectGraceMs) return [];
     const pending = await this.liveness.query<{ executor_id: string }>(
       `SELECT DISTINCT executor_id FROM dbos.workflow_status WHERE status = 'PENDING' AND executor_id <> $1`,
       [this.executorId],
@@ -181,10 +239,37 @@ export class FleetWorker {
     return recovered;
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Hands back our own ticks that are PENDING under our executor id but no
+   * longer run in this process — a tick whose run failed while the database
+   * was unreachable, so its status could not be written. Seen at two sweeps
+   * in a row (a tick just taken from the queue is PENDING before it runs),
+   * it goes back to its queue, keeping its partition (one tick per loop).
+   */
+  async recoverOrphans(): Promise<string[]> {
+    const running = runningWorkflowIds();
+    const pending = await this.liveness.query<{ workflow_uuid: string }>(`SELECT workflow_uuid FROM dbos.workflow_status WHERE status = 'PENDING' AND executor_id = $1`, [this.executorId]);
+    const orphans = pending.rows.map((row) => row.workflow_uuid).filter((id) => !running.has(id));
+    const confirmed = orphans.filter((id) => this.suspects.has(id));
+    this.suspects = new Set(orphans.filter((id) => !confirmed.includes(id)));
+    if (confirmed.length === 0) return [];
+    await this.liveness.query(
+      `UPDATE dbos.workflow_status SET status = 'ENQUEUED', started_at_epoch_ms = NULL, owner_xid = NULL, updated_at = (EXTRACT(EPOCH FROM now()) * 1000)::bigint
+        WHERE workflow_uuid = ANY($1::text[]) AND status = 'PENDING' AND executor_id = $2`,
+      [confirmed, this.executorId],
+    );
+    return confirmed;
+  }
+
+  /**
+   * Stops the worker. With `drainMs`, takes no new tick from the queue and
+   * waits up to that long for the ticks it is running to finish (SIGTERM); a
+   * tick still running after it is resumed by another worker's sweep.
+   */
+  async stop(options: { drainMs?: number } = {}): Promise<void> {
     if (this.sweeping) clearInterval(this.sweeping);
-    await DBOS.shutdown();
-    await this.liveness.end().catch(() => undefined);
+    await DBOS.shutdown(options.drainMs !== undefined ? { workflowCompletionTimeoutMS: options.drainMs } : undefined);
+    await this.liveness.close();
     wiring = null;
   }
 

@@ -42,6 +42,18 @@ export async function loadLoopFiles(root: string, knownIds: ReadonlySet<string>)
       });
       continue;
     }
+    if (settings.store !== undefined) {
+      result.issues.push({
+        severity: 'error',
+        file,
+        line: 2,
+        column: 1,
+        path: 'loop-runtime.store',
+        message: '"store:" is only read from the root LOOP.md: every loop of a repository shares one store.',
+        fix: 'move "store:" to the loop-runtime: block of the root LOOP.md (or set LOOP_RUNTIME_DATABASE_URL).',
+      });
+      continue;
+    }
     if (!knownIds.has(id)) {
       result.warnings.push({
         severity: 'warning',
@@ -53,7 +65,7 @@ export async function loadLoopFiles(root: string, knownIds: ReadonlySet<string>)
         fix: `rename the directory to one of: ${[...knownIds].join(', ')}.`,
       });
     }
-    const { version: _version, loops: _loops, ...loopSettings } = settings;
+    const { version: _version, loops: _loops, store: _store, ...loopSettings } = settings;
     result.settings[id] = loopSettings;
   }
   return result;

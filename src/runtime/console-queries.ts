@@ -13,16 +13,22 @@ import { parseRunLog, type RunLogEntry } from '../core/state/run-log.js';
 import { checkGate, type GateDecision } from '../core/gate/check-gate.js';
 import { changedPaths } from '../core/ports/index.js';
 import { LoopRuntimeError } from '../core/errors.js';
-import { FileBudgetLedger } from '../adapters/budget-ledger/file-budget-ledger.js';
 import { FileKillSwitch, type PauseSource } from '../adapters/kill-switch/kill-switch.js';
 import { resolvePlan, type LoadedProject } from '../project/load-project.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import { readTickEvents } from './tick-events.js';
+import type { ProjectStores } from './stores/project-stores.js';
 import { redactorFor, redactStrings } from './wiring.js';
 
 export interface QueryOptions {
   clock: Clock;
   env: Record<string, string | undefined>;
+  /** The project's shared stores (spend, past ticks); files when absent. */
+  stores?: ProjectStores;
+}
+
+async function storesOf(project: LoadedProject, options: QueryOptions): Promise<ProjectStores> {
+  return options.stores ?? (await import('./stores/file-stores.js')).fileStores(project, options.clock);
 }
 
 /** One loop as the console's Loops table shows it. */
@@ -104,22 +110,23 @@ async function runLogEntries(root: string, plans: readonly ExecutionPlan[]): Pro
   return texts.flatMap((text) => (text ? parseRunLog(text) : []));
 }
 
+/** Every run-log entry of the configured loops' run logs, in file order. */
+export async function runLogOf(project: LoadedProject): Promise<RunLogEntry[]> {
+  return runLogEntries(project.root, await plansOf(project));
+}
+
 /** Every configured loop with schedule, lease holder, last outcome, spend and pause sources. */
 export async function consoleLoops(project: LoadedProject, options: QueryOptions): Promise<ConsoleLoop[]> {
   const now = options.clock.now();
   const day = utcDay(now);
   const plans = await plansOf(project);
   const [{ evaluateDueLoops }, { FileLeases }, entries] = await Promise.all([import('./due-loops.js'), import('./lease.js'), runLogEntries(project.root, plans)]);
-  const due = await evaluateDueLoops(project, now, { loops: plans.map((plan) => plan.pattern.id) });
+  const stores = await storesOf(project, options);
+  const due = await evaluateDueLoops(project, now, { loops: plans.map((plan) => plan.pattern.id), stores });
   const leases = new FileLeases({ root: project.root, now: () => options.clock.now() });
   const lastEntries = new Map<string, RunLogEntry>();
   for (const entry of entries) if (entry.pattern) lastEntries.set(entry.pattern, entry);
-  // One pass per run-log file for every loop's spend, not one per loop.
-  const spent = new Map<string, number>();
-  for (const runLog of new Set(plans.map((plan) => plan.files.runLog))) {
-    const ids = plans.filter((plan) => plan.files.runLog === runLog).map((plan) => plan.pattern.id);
-    for (const [id, tokens] of await new FileBudgetLedger({ root: project.root, runLog }).spentByLoopOn(day, ids)) spent.set(id, tokens);
-  }
+  const spent = await stores.spentByLoopOn(day, plans);
   const costs = await perMergedChanges(project, plans, now);
   const loops = await Promise.all(
     plans.map(async (plan): Promise<ConsoleLoop> => {
@@ -183,11 +190,8 @@ export async function spendByDay(project: LoadedProject, days: number, options: 
   const dayList = Array.from({ length: days }, (_, index) => utcDay(now - (days - 1 - index) * 86_400_000));
   const plans = await plansOf(project);
   const perLoop = new Map(plans.map((plan) => [plan.pattern.id, [] as number[]] as const));
-  for (const runLog of new Set(plans.map((plan) => plan.files.runLog))) {
-    const ids = plans.filter((plan) => plan.files.runLog === runLog).map((plan) => plan.pattern.id);
-    const ledger = new FileBudgetLedger({ root: project.root, runLog });
-    for (const day of dayList) for (const [id, tokens] of await ledger.spentByLoopOn(day, ids)) perLoop.get(id)!.push(tokens);
-  }
+  const stores = await storesOf(project, options);
+  for (const day of dayList) for (const [id, tokens] of await stores.spentByLoopOn(day, plans)) perLoop.get(id)?.push(tokens);
   const loops = plans.map((plan) => {
     const perDay = perLoop.get(plan.pattern.id)!;
     return { id: plan.pattern.id, dailyTokenCap: plan.dailyTokenCap, spentToday: perDay.at(-1) ?? 0, perDay };

@@ -18,14 +18,13 @@ import { scrubEnv } from '../core/security/scrub-env.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import { MemoryStateWriter } from '../adapters/state-writer/memory-state-writer.js';
 import { MemoryWorkspace } from '../adapters/workspace/memory-workspace.js';
-import { FileAttemptLedger } from '../adapters/attempt-ledger/file-attempt-ledger.js';
-import { FileBudgetLedger } from '../adapters/budget-ledger/file-budget-ledger.js';
 import { FileKillSwitch } from '../adapters/kill-switch/file-kill-switch.js';
 import { FileStateWriter } from '../adapters/state-writer/file-state-writer.js';
 import { DryRunGitWorkspace, localOnlyDelivery } from '../adapters/workspace/git-dry-run-workspace.js';
 import { gitDeliveryFor, gitWorkspaceFor, redactorFor } from './wiring.js';
 import type { LoadedProject } from '../project/load-project.js';
-import { FileItemLeases, FileLeases, LEASE_MARGIN_MS } from './lease.js';
+import { fileStores } from './stores/file-stores.js';
+import type { ProjectStores } from './stores/project-stores.js';
 import { loadInstructions } from '../project/load-instructions.js';
 import { ProbeDiscovery } from '../adapters/discovery/probe-discovery.js';
 import { worktreeHidingPaths } from '../adapters/workspace/worktrees-location.js';
@@ -44,6 +43,8 @@ export interface RuntimeOptions {
   log?: (line: string) => void;
   /** The operator's stop (Ctrl-C), handed to the engine's ports. */
   signal?: AbortSignal;
+  /** The project's shared stores (files or the fleet's Postgres); files when absent. */
+  stores?: ProjectStores;
 }
 
 export interface LoopRuntime {
@@ -99,21 +100,22 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
   });
   // A dry run honours a persisted halt but never writes one.
   const killSwitch: KillSwitch = options.dryRun ? { specificationVersion: fileKillSwitch.specificationVersion, check: () => fileKillSwitch.check() } : fileKillSwitch;
+  const stores = options.stores ?? fileStores(project, clock);
   // Every line a tick writes names its backend, so mock spend never counts against a real cap and `reset --mock` finds it.
-  const fileLedger = new FileBudgetLedger({ root, runLog: plan.files.runLog, backend: backend.name });
+  const ledger = stores.budgetLedger(plan, backend.name);
   // Secret values from the environment and common token shapes never reach a file we write.
   const redact = redactorFor(options.env);
-  const wiring = { root, clock, env: options.env, redact, worktreesDir };
+  const wiring = { root, clock, env: options.env, redact, worktreesDir, deliveryLedger: stores.deliveryLedger() };
 
   let ports: EnginePorts;
   let dryRunWorkspace: DryRunGitWorkspace | null = null;
   if (options.dryRun) {
-    const fileAttempts = new FileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, goal: plan.pattern.goal });
+    const pastAttempts = stores.attempts(plan, backend.name, redact);
     ports = {
       backend,
       // Max runs/day counts the real run log's runs too: a rehearsal shows the skip a real tick would take.
       state: new MemoryStateWriter({ stateFile: plan.files.state, priorRuns: (patternId, day) => new FileStateWriter({ root, stateFile: plan.files.state, runLog: plan.files.runLog }).runsOn(patternId, day) }),
-      budget: new BudgetBreaker(plan.dailyTokenCap, { ledger: new OverlayBudgetLedger(fileLedger), degradeAtFraction: plan.budget.degradeAtFraction }),
+      budget: new BudgetBreaker(plan.dailyTokenCap, { ledger: new OverlayBudgetLedger(ledger), degradeAtFraction: plan.budget.degradeAtFraction }),
       // A temporary clone made only if the tick reaches the act phase; removed by close().
       workspace: (dryRunWorkspace = new DryRunGitWorkspace({
         root,
@@ -124,7 +126,7 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
         onFallback: (reason) => notes.push(`dry-run: ${reason}, so the rehearsal used an in-memory copy of the files instead of a temporary git clone`),
       })),
       delivery: localOnlyDelivery,
-      attempts: new MemoryAttemptLedger(await fileAttempts.history()),
+      attempts: new MemoryAttemptLedger(await pastAttempts.history()),
       killSwitch,
       clock,
       ids: new SequentialIds(clock),
@@ -134,17 +136,17 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
     ports = {
       backend,
       state: new FileStateWriter({ root, stateFile: plan.files.state, runLog: plan.files.runLog, redact, backend: backend.name }),
-      budget: new BudgetBreaker(plan.dailyTokenCap, { ledger: fileLedger, degradeAtFraction: plan.budget.degradeAtFraction }),
+      budget: new BudgetBreaker(plan.dailyTokenCap, { ledger, degradeAtFraction: plan.budget.degradeAtFraction }),
       workspace: gitWorkspaceFor(wiring, plan.pattern.id, plan.delivery.baseBranch),
       delivery: gitDeliveryFor(wiring, plan),
-      attempts: new FileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, goal: plan.pattern.goal, redact, backend: backend.name }),
+      attempts: stores.attempts(plan, backend.name, redact),
       killSwitch,
       clock,
       ids: new SequentialIds(clock),
       instructions,
       // Probes run only for real ticks: --dry-run promises no command beyond the mock's runs.
       discovery: new ProbeDiscovery({ root, env: options.env }),
-      items: new FileItemLeases(new FileLeases({ root }), { staleMs: plan.timeoutMs + LEASE_MARGIN_MS }),
+      items: stores.itemLeases(plan),
     };
   }
   if (!options.dryRun && plan.phases.verify.enabled) {

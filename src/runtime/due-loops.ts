@@ -14,6 +14,7 @@ import { historyHorizonMs, summarizeRuns, type PastTick } from '../core/schedule
 import { parseRunLogLine, RUN_LOG_MARKER } from '../core/state/run-log.js';
 import { readLinesBackward, type LedgerReadStats } from '../adapters/budget-ledger/file-budget-ledger.js';
 import { resolvePlan, type LoadedProject } from '../project/load-project.js';
+import type { ProjectStores } from './stores/project-stores.js';
 
 export interface DueEvaluation {
   /** One decision per evaluated loop, in configured order. */
@@ -30,6 +31,8 @@ export interface EvaluateDueOptions extends DecideDueOptions {
   backend?: string;
   dir?: string;
   stats?: LedgerReadStats;
+  /** The project's stores: the fleet's run history adds ticks other machines ran. */
+  stores?: Pick<ProjectStores, 'pastTicks'>;
 }
 
 /**
@@ -51,6 +54,10 @@ export async function evaluateDueLoops(project: LoadedProject, now: number, opti
     else issues.push(...resolved.issues);
   }
   const ticks = await readPastTicks(project.root, [...plans.values()], now, options);
+  if (options.stores && plans.size > 0) {
+    const since = Math.min(...[...plans.values()].map((plan) => now - historyHorizonMs(plan.cadence)));
+    ticks.push(...(await options.stores.pastTicks([...plans.keys()], since)));
+  }
   const summaries = summarizeRuns(ticks);
   const decisions = decideDue(
     [...plans.values()].map((plan) => {

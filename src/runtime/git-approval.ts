@@ -19,6 +19,7 @@ import { updateFileAtomically } from '../adapters/fs/atomic-file.js';
 import { git } from '../adapters/git/git-run.js';
 import { WorktreeStore } from '../adapters/workspace/git-worktree-store.js';
 import { resolvePlan, type LoadedProject } from '../project/load-project.js';
+import type { DeliveryLedgerStore } from '../adapters/delivery/delivery-flow.js';
 import { gitDeliveryFor, gitWorkspaceFor, redactorFor, type GitWiring, type Redact } from './wiring.js';
 
 export interface InboxItem {
@@ -79,6 +80,8 @@ export async function listInbox(root: string, now: number, worktreesDir: string 
 export interface DecisionOptions {
   clock: Clock;
   env: Record<string, string | undefined>;
+  /** The fleet's delivery ledger (Postgres store); default the file beside the repository. */
+  deliveryLedger?: DeliveryLedgerStore | undefined;
 }
 
 export type ApproveResult =
@@ -190,7 +193,7 @@ export async function rejectChange(project: LoadedProject, idOrItemKey: string, 
 }
 
 function wiringFor(project: LoadedProject, options: DecisionOptions): GitWiring {
-  return { root: project.root, clock: options.clock, env: options.env, redact: redactorFor(options.env), worktreesDir: project.settings?.worktreesDir ?? null };
+  return { root: project.root, clock: options.clock, env: options.env, redact: redactorFor(options.env), worktreesDir: project.settings?.worktreesDir ?? null, deliveryLedger: options.deliveryLedger };
 }
 
 /** Records the decision in the state file and the run log; `line` quotes git/gh output, so it is redacted here. */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { utcDay } from '../core/budget/utc-day.js';
 import type { Clock, LoopHalt } from '../core/ports/index.js';
 import { parseRunLog, type RunLogEntry } from '../core/state/run-log.js';
-import { FileBudgetLedger } from '../adapters/budget-ledger/file-budget-ledger.js';
+import type { ProjectStores } from './stores/project-stores.js';
 import { FileKillSwitch } from '../adapters/kill-switch/kill-switch.js';
 import { resolvePlan, type LoadedProject } from '../project/load-project.js';
 import { describeBackendChoice, type BackendChoice } from './backend-choice.js';
@@ -39,6 +39,8 @@ export interface LoopStatus {
 export interface LoopStatusReport {
   day: string;
   root: string;
+  /** Where spend, attempts and leases are kept: files, or the fleet's Postgres (no password). */
+  store: string;
   loops: LoopStatus[];
 }
 
@@ -51,7 +53,8 @@ async function readOptional(path: string): Promise<string | null> {
   }
 }
 
-export async function loopStatus(project: LoadedProject, options: { clock: Clock; env: Record<string, string | undefined> }): Promise<LoopStatusReport> {
+export async function loopStatus(project: LoadedProject, options: { clock: Clock; env: Record<string, string | undefined>; stores?: ProjectStores }): Promise<LoopStatusReport> {
+  const stores = options.stores ?? (await import('./stores/file-stores.js')).fileStores(project, options.clock);
   const day = utcDay(options.clock.now());
   const runLogs = new Map<string, RunLogEntry[]>();
   // Failed deliveries are `"kind": "failed"` records of deliveries.json; without one, the delivery code (git, the
@@ -68,9 +71,9 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
       runLogs.set(plan.files.runLog, text ? parseRunLog(text) : []);
     }
     // The spend its configured backend is held to (mock rehearsal spend is not counted for a real backend).
-    const ledger = new FileBudgetLedger({ root: project.root, runLog: plan.files.runLog, backend: plan.backend.name });
+    const ledger = stores.budgetLedger(plan, plan.backend.name);
     const spentToday = await ledger.spentOn(day, id);
-    const everything = plan.backend.name === 'mock' ? spentToday : await new FileBudgetLedger({ root: project.root, runLog: plan.files.runLog, backend: 'mock' }).spentOn(day, id);
+    const everything = plan.backend.name === 'mock' ? spentToday : await stores.budgetLedger(plan, 'mock').spentOn(day, id);
     const pause = await new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env, patternId: id, runLog: plan.files.runLog }).check();
     loops.push({
       id,
@@ -89,7 +92,7 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
       deliveryFailed: stranded.filter((item) => item.pattern === id).map((item) => ({ id: item.id, itemKey: item.itemKey, branch: item.branch, reason: item.reason })),
     });
   }
-  return { day, root: project.root, loops };
+  return { day, root: project.root, store: stores.description, loops };
 }
 
 function backendOf(choice: BackendChoice): LoopStatus['backend'] {

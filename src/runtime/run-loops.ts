@@ -16,6 +16,7 @@ import type { LoadedProject } from '../project/load-project.js';
 import { appendTickEvent } from './tick-events.js';
 import { redactorFor, redactStrings } from './wiring.js';
 import { recordRefusedTick, refuseUnmetPreconditions } from './refused-tick.js';
+import type { ProjectStores } from './stores/project-stores.js';
 
 export interface RunSummary {
   pattern: { id: string; name: string };
@@ -72,6 +73,8 @@ export interface TickOptions {
   record?: string;
   /** The operator's stop (Ctrl-C), handed to the engine. */
   signal?: AbortSignal;
+  /** The project's shared stores (files or the fleet's Postgres); files when absent. */
+  stores?: ProjectStores;
 }
 
 /** 1 for a failed tick, 5 for a halt a human must clear (backend stopped, circuit open), 2 for budget/L0/kill switch. */
@@ -94,11 +97,8 @@ export function exitCodeForDue(reports: readonly DueLoopReport[]): number {
 export async function tickUnderLease(project: LoadedProject, writtenPlan: ExecutionPlan, count: number, options: TickOptions): Promise<RunSummary> {
   // The agent is chosen before the lease: a loop that cannot run (no agent installed, exit 3) leaves no lease history.
   const { plan, backendReason } = await decideBackend(project, writtenPlan, options);
-  let lease: import('./lease.js').Lease | null = null;
-  if (!options.dryRun) {
-    const { FileLeases, LEASE_MARGIN_MS } = await import('./lease.js');
-    lease = await new FileLeases({ root: project.root }).acquireLoopLease(plan.pattern.id, { staleMs: plan.timeoutMs + LEASE_MARGIN_MS });
-  }
+  const stores = options.stores ?? (await import('./stores/file-stores.js')).fileStores(project, options.clock);
+  const lease = options.dryRun ? null : await stores.acquireLoopLease(plan);
   let ticks: TickResult[] = [];
   // What is reported (summary, --json, progress lines) is redacted like every file the runtime writes:
   // tick results carry command output, reasons and agent summaries.
@@ -145,6 +145,7 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
       allowUnsandboxed: options.allowUnsandboxed ?? false,
       ...(options.backend ? { backend: options.backend } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+      stores,
       log: (line) => {
         notes.push(line);
         progress(line);
@@ -174,6 +175,8 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
       notes.push(`recorded: ${shown} (replay it with \`loop-runtime replay ${shown}\`)`);
     }
     if (!options.dryRun) {
+      // The fleet's run history (a no-op for files, whose run log the state writer already appended to).
+      await stores.recordTicks(ticks.map((tick) => redactStrings(tick, redact)));
       // Every delivered change is followed from here on (outcomes sync, metrics, autonomy).
       const { recordProposals } = await import('./outcomes/record-proposals.js');
       await recordProposals(project.root, plan, ticks).catch((error: unknown) => {
@@ -232,6 +235,7 @@ export async function tickDueLoops(project: LoadedProject, selection: DueSelecti
   const { evaluateDueLoops } = await import('./due-loops.js');
   const now = options.clock.now();
   const evaluation = await evaluateDueLoops(project, now, {
+    ...(options.stores ? { stores: options.stores } : {}),
     ...(selection.id ? { loops: [selection.id] } : {}),
     ...(selection.level ? { level: selection.level } : {}),
     ...(selection.backendName ? { backend: selection.backendName } : {}),

@@ -33,6 +33,8 @@ import type { EventTail } from './event-tail.js';
 import type { ReplayReport } from './replay/replay-recording.js';
 import type { RecordingTestSummary } from './replay/test-recordings.js';
 import type { ResumeLoopResult } from './halt-control.js';
+import type { ProjectStores } from './stores/project-stores.js';
+import type { RunQuery, RunRecord } from './run-records.js';
 
 export interface OpenRuntimeOptions {
   cwd: string;
@@ -87,6 +89,8 @@ export interface Runtime {
   loops(): Promise<ConsoleLoop[]>;
   /** The run log, newest first, filtered by loop, outcome and UTC day range. */
   history(filter?: HistoryFilter): Promise<RunLogEntry[]>;
+  /** Past ticks from the project's store (the fleet's run history, or the run log), newest first, in one shape. */
+  runs(query?: RunQuery): Promise<RunRecord[]>;
   /** One tick's detail: its full result while the event journal still holds it, and its run-log line. */
   tick(tickId: string): Promise<{ tickId: string; entry: RunLogEntry | null; result: TickResult | null; events: unknown[] }>;
   /** Today's spend per loop against its cap and per UTC day over the last `days` days. */
@@ -120,7 +124,8 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
   const loaded = await loadProject(options.cwd);
   if (!loaded.ok) return { ok: false, issues: loaded.issues };
   const project = loaded.project;
-  const tickOptions = (request: RunRequest) => ({
+  const tickOptions = async (request: RunRequest) => ({
+    stores: await stores(),
     dryRun: Boolean(request.dryRun),
     env: options.env,
     clock: options.clock,
@@ -132,6 +137,10 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
   });
   const backendOverride = (request: RunRequest) => (request.dryRun ? 'mock' : request.backendName);
   const decisions = { clock: options.clock, env: options.env };
+  // Opened on first use: commands that read only configuration never touch (or import) the store.
+  let opening: Promise<ProjectStores> | null = null;
+  const stores = () => (opening ??= import('./stores/project-stores.js').then(({ openProjectStores }) => openProjectStores(project, options)));
+  const withStores = async () => ({ clock: options.clock, env: options.env, stores: await stores() });
 
   const runtime: Runtime = {
     project,
@@ -144,7 +153,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       const resolved = await resolvePlan(current, id, { ...(request.level ? { level: request.level } : {}), ...(backend ? { backend } : {}) });
       if (!resolved.ok) return resolved;
       const { tickUnderLease } = await import('./run-loops.js');
-      const summary = await tickUnderLease(current, resolved.plan, request.ticks ?? 1, tickOptions(request));
+      const summary = await tickUnderLease(current, resolved.plan, request.ticks ?? 1, await tickOptions(request));
       if (request.dryRun && request.backendName && request.backendName !== 'mock') {
         summary.notes.unshift(`dry-run: rehearsed with the mock backend; --backend ${request.backendName} applies to runs without --dry-run.`);
       }
@@ -160,7 +169,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       const due = await tickDueLoops(
         current,
         { ...(request.id ? { id: request.id } : {}), ...(request.level ? { level: request.level } : {}), ...(backend ? { backendName: backend } : {}) },
-        tickOptions(request),
+        await tickOptions(request),
       );
       return due.ok ? { ok: true, value: due.summary, warnings: due.issues } : due;
     },
@@ -170,7 +179,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     },
     async approve(idOrItemKey, approval = {}) {
       const { approveChange } = await import('./git-approval.js');
-      const result = await approveChange(project, idOrItemKey, { ...decisions, yes: Boolean(approval.yes) });
+      const result = await approveChange(project, idOrItemKey, { ...decisions, deliveryLedger: (await stores()).deliveryLedger(), yes: Boolean(approval.yes) });
       if (result.status === 'applied') {
         // A human's approval delivers a change like a tick does: its fate counts for the loop.
         const resolved = await resolvePlan(project, result.pattern);
@@ -181,7 +190,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     },
     async reject(idOrItemKey) {
       const { rejectChange } = await import('./git-approval.js');
-      return rejectChange(project, idOrItemKey, decisions);
+      return rejectChange(project, idOrItemKey, { ...decisions, deliveryLedger: (await stores()).deliveryLedger() });
     },
     async deliver(idOrItemKey) {
       const { retryDelivery } = await import('./stranded-delivery.js');
@@ -189,7 +198,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     },
     async status() {
       const { loopStatus } = await import('./loop-status.js');
-      return loopStatus(project, options);
+      return loopStatus(project, await withStores());
     },
     async outcomesSync(id) {
       const { configuredPlans, outcomesSync } = await import('./outcomes/outcomes-facade.js');
@@ -216,16 +225,22 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       return { ok: true, value: await resetMock(project.root, resolved.plan, project.settings?.worktreesDir ?? null), warnings: [] };
     },
     async loops() {
-      return (await import('./console-queries.js')).consoleLoops(project, options);
+      return (await import('./console-queries.js')).consoleLoops(project, await withStores());
     },
     async history(filter = {}) {
       return (await import('./console-queries.js')).runHistory(project, filter, options);
+    },
+    async runs(query = {}) {
+      const fleet = await (await stores()).runs({ ...(query.loop ? { patternId: query.loop } : {}), ...(query.since !== undefined ? { since: query.since } : {}), limit: query.limit ?? 50 });
+      const [{ fromRunHistory, selectRunLogRecords }, { redactorFor, redactStrings }] = await Promise.all([import('./run-records.js'), import('./wiring.js')]);
+      const records = fleet ? fleet.map(fromRunHistory) : selectRunLogRecords(await (await import('./console-queries.js')).runLogOf(project), query);
+      return redactStrings(records, redactorFor(options.env));
     },
     async tick(tickId) {
       return (await import('./console-queries.js')).tickDetail(project, tickId, options);
     },
     async spend(days = 30) {
-      return (await import('./console-queries.js')).spendByDay(project, Math.max(1, Math.min(days, 366)), options);
+      return (await import('./console-queries.js')).spendByDay(project, Math.max(1, Math.min(days, 366)), await withStores());
     },
     async diff(idOrItemKey) {
       return (await import('./console-queries.js')).inboxDiff(project, idOrItemKey, options);

@@ -12,6 +12,7 @@ import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import { createRedactor } from '../core/security/redact-secrets.js';
 import { secretValuesFromEnv } from '../core/security/scrub-env.js';
 import { GitDelivery } from '../adapters/delivery/git-delivery.js';
+import type { DeliveryLedgerStore } from '../adapters/delivery/delivery-flow.js';
 import { GitWorkspace } from '../adapters/workspace/git-workspace.js';
 import { LEASE_MARGIN_MS } from './lease.js';
 
@@ -34,6 +35,8 @@ export interface GitWiring {
   redact: Redact;
   /** LOOP.md's `worktreesDir` setting; default: the state directory (worktrees-location.ts). */
   worktreesDir?: string | null;
+  /** The fleet's shared delivery ledger (Postgres store); default the file beside the repository. */
+  deliveryLedger?: DeliveryLedgerStore | undefined;
 }
 
 /** The loop's git worktree workspace, redacting what it writes into git and its manifest. */
@@ -54,7 +57,7 @@ export function gitDeliveryFor(wiring: GitWiring, plan: ExecutionPlan): Delivery
     };
   };
   return redactingDelivery(
-    new GitDelivery({ root: wiring.root, worktreesDir: wiring.worktreesDir ?? null, delivery: plan.delivery, clock: wiring.clock, env: wiring.env, pendingTimeoutMs: plan.timeoutMs + LEASE_MARGIN_MS, trackedProposals, redact: wiring.redact }),
+    new GitDelivery({ root: wiring.root, worktreesDir: wiring.worktreesDir ?? null, delivery: plan.delivery, clock: wiring.clock, env: wiring.env, pendingTimeoutMs: plan.timeoutMs + LEASE_MARGIN_MS, trackedProposals, redact: wiring.redact, ...(wiring.deliveryLedger ? { ledger: wiring.deliveryLedger } : {}) }),
     wiring.redact,
   );
 }

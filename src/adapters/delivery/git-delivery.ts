@@ -18,7 +18,7 @@ import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
 import { formatDeliveryLedger, githubRepository, openProposalItems, parseDeliveryLedger, type DeliveryLedger } from '../../core/workspace/delivery-ledger.js';
 import { readTextOrNull, withFileLock, writeTextAtomically } from '../fs/atomic-file.js';
 import { gitHubClient, type GitHubClient } from './delivery-github.js';
-import { deliverThroughLedger, type BeforePushHook } from './delivery-flow.js';
+import { deliverThroughLedger, type BeforePushHook, type DeliveryLedgerStore } from './delivery-flow.js';
 import { rebaseIfMoved } from './git-delivery-rebase.js';
 import { git, type GitRunner } from '../git/git-run.js';
 import { WorktreeStore } from '../workspace/git-worktree-store.js';
@@ -61,6 +61,8 @@ export interface GitDeliveryOptions {
   trackedProposals?: () => Promise<{ settledCommits: ReadonlySet<string>; open: ReadonlyArray<{ pattern: string; itemKey: string }> }>;
   /** Redacts what deliveries.json keeps of a failure (git/gh output may quote a token). */
   redact?: (text: string) => string;
+  /** The dedupe ledger shared by a fleet (Postgres); default `<stateDir>/deliveries.json` under a file lock. */
+  ledger?: DeliveryLedgerStore;
 }
 
 const failure = (reason: DeliveryFailure['reason'], message: string, detail: Record<string, unknown> = {}, retryable = false): DeliveryFailure => ({ ok: false, reason, message, retryable, detail });
@@ -108,7 +110,7 @@ export class GitDelivery implements Delivery {
         pendingTimeoutMs: this.options.pendingTimeoutMs ?? DEFAULT_PENDING_TIMEOUT_MS,
         github,
         baseBranch: baseBranch ?? 'main',
-        updateLedger: (change) => this.updateLedger(change),
+        updateLedger: (change) => (this.options.ledger ? this.options.ledger.update(change) : this.updateLedger(change)),
         remoteBranch: (branch) => this.remoteBranch(branch),
         push: (pushed) => this.push(pushed, baseBranch),
         ...(this.options.beforePush ? { beforePush: this.options.beforePush } : {}),

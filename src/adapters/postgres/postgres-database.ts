@@ -31,7 +31,8 @@ export class PostgresDatabase {
   private constructor(options: PostgresDatabaseOptions) {
     this.url = options.url;
     this.name = describeDatabase(options.url);
-    this.pool = new pg.Pool({ connectionString: options.url, max: options.maxConnections ?? 4, connectionTimeoutMillis: 10_000 });
+    this.pool = new pg.Pool({ connectionString: options.url, max: options.maxConnections ?? 4, connectionTimeoutMillis: 10_000, allowExitOnIdle: true });
+    // allowExitOnIdle: an idle pool never keeps a CLI process alive after its command finished.
     // An idle client losing its server (Postgres restarted) must not crash the worker; the next query reconnects.
     this.pool.on('error', () => undefined);
   }

@@ -22,6 +22,8 @@ export interface RunHistoryEntry {
 
 export interface RunHistoryQuery {
   patternId?: string;
+  /** Only ticks started at or after this time (epoch ms). */
+  since?: number;
   /** Newest first; default 50. */
   limit?: number;
 }
@@ -93,8 +95,8 @@ export class PostgresRunHistory {
       'STATE_FAILED',
       'read the run history',
       `SELECT tick_id, pattern_id, started_at, finished_at, kind, tokens, phases, verdict, commit_sha, pull_request FROM loop_runtime_runs
-        WHERE scope = $1 AND ($2::text IS NULL OR pattern_id = $2) ORDER BY started_at DESC, tick_id DESC LIMIT $3`,
-      [this.scope, query.patternId ?? null, query.limit ?? 50],
+        WHERE scope = $1 AND ($2::text IS NULL OR pattern_id = $2) AND started_at >= $4 ORDER BY started_at DESC, tick_id DESC LIMIT $3`,
+      [this.scope, query.patternId ?? null, query.limit ?? 50, query.since ?? 0],
     );
     return rows.map((row) => ({
       tickId: row.tick_id,
@@ -108,5 +110,16 @@ export class PostgresRunHistory {
       commit: row.commit_sha,
       pullRequest: row.pull_request,
     }));
+  }
+
+  /** The recorded results of these loops' ticks started at or after `since`, oldest first (what `run --due` decides from). */
+  async results(query: { patternIds: readonly string[]; since: number }): Promise<TickResult[]> {
+    const rows = await this.database.query<{ record: TickResult }>(
+      'STATE_FAILED',
+      'read the run history',
+      'SELECT record FROM loop_runtime_runs WHERE scope = $1 AND pattern_id = ANY($2::text[]) AND started_at >= $3 ORDER BY started_at, tick_id',
+      [this.scope, [...query.patternIds], Math.floor(query.since)],
+    );
+    return rows.map((row) => row.record);
   }
 }

@@ -199,6 +199,31 @@ export const commands: CommandDefinition[] = [
     load: async () => (await import('./serve.js')).serveCommand,
   },
   {
+    name: 'history [id]',
+    description: 'Past ticks, newest first, from the fleet store (Postgres) or the run log, in one shape',
+    options: [
+      { flags: '--since <when>', description: 'Only ticks started since: a duration back (30m, 24h, 7d) or a date/time' },
+      { flags: '--limit <n>', description: 'At most n runs (default 50)' },
+    ],
+    examples: ['loop-runtime history', 'loop-runtime history daily-triage --since 24h --json'],
+    load: async () => (await import('./history.js')).historyCommand,
+  },
+  {
+    name: 'worker',
+    description: 'A long-lived fleet worker on LOOP_RUNTIME_DATABASE_URL: enqueues due ticks of the repositories given and runs them, one tick per loop fleet-wide; SIGTERM drains',
+    options: [
+      { flags: '--repo <path>', description: 'A repository to serve (repeatable)' },
+      { flags: '--repos-file <file>', description: 'A file listing repositories, one path a line' },
+      { flags: '--poll <seconds>', description: 'How often to look for due loops (default 30)' },
+      { flags: '--drain <seconds>', description: 'On SIGTERM, how long running ticks may take to finish (default 600)' },
+      { flags: '--executor-id <id>', description: 'This worker\'s name in the fleet (default <host>-<pid>; unique per process)' },
+      { flags: '--clock-file <file>', description: 'Rehearsals and tests: read the time from this file (an ISO time, advancing in real time)' },
+      { flags: '--allow-unsandboxed', description: 'Below L3, run verification commands without isolation when no sandbox is available (logged)' },
+    ],
+    examples: ['LOOP_RUNTIME_DATABASE_URL=postgresql://loops@db/loops loop-runtime worker --repo /srv/api --repo /srv/web', 'loop-runtime worker --repos-file /etc/loop-runtime/repos'],
+    load: async () => (await import('./worker.js')).workerCommand,
+  },
+  {
     name: 'doctor',
     description: 'Check each configured loop can run here: its backend and why, the agent CLI and version, credentials (never printed), the sandbox; exit 3 on a problem',
     options: [],

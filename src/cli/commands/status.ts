@@ -15,6 +15,7 @@ export async function statusCommand({ io }: CommandContext): Promise<CommandOutp
   const { day, root, loops } = report;
   const text = [
     `Loops in ${root} (UTC day ${day}):`,
+    ...(report.store.startsWith('postgres') ? [pc.dim(`  store: ${report.store}`)] : []),
     ...(loops.length === 0 ? ['  none configured — run `loop-runtime list` to see the catalogue'] : []),
     ...loops.flatMap((loop) => [
       `  ${pc.bold(loop.id)} [${loop.level}] ${formatCount(loop.spentToday)} / ${formatCount(loop.dailyTokenCap)} tokens today${loop.rehearsalSpentToday ? pc.dim(` (+ ${formatCount(loop.rehearsalSpentToday)} in mock rehearsals, not counted; \`reset ${loop.id} --mock\` removes them)`) : ''}${loop.halted ? pc.red(' — HALTED') : loop.paused ? pc.red(` — paused by ${loop.pausedBy}`) : ''}`,

@@ -73,3 +73,26 @@ describe('loadLoopMd settings layers', () => {
     });
   });
 });
+
+describe('loadLoopMd store:', () => {
+  it('accepts files, postgres and { url: env:NAME, scope }', () => {
+    for (const store of ['files', 'postgres', '{ url: env:LOOP_RUNTIME_DATABASE_URL, scope: acme/demo }']) {
+      const result = loadLoopMd(`---\nloop-runtime:\n  store: ${store}\n---\n`);
+      expect(result.ok, store).toBe(true);
+    }
+    const object = loadLoopMd('---\nloop-runtime:\n  store: { url: env:FLEET_DB }\n---\n');
+    expect(object.ok && object.value.settings?.store).toEqual({ url: 'env:FLEET_DB' });
+  });
+
+  it('refuses a URL written in the file, and unknown kinds, at their line with a fix', () => {
+    const written = loadLoopMd('---\nloop-runtime:\n  level: L2\n  store:\n    url: postgresql://loops:hunter2@db/loops\n---\n', 'LOOP.md');
+    expect(written.ok).toBe(false);
+    if (!written.ok) {
+      expect(written.issues[0]).toMatchObject({ file: 'LOOP.md', line: 5, path: 'loop-runtime.store.url' });
+      expect(written.issues[0]?.message).toContain('env:NAME');
+    }
+    const unknown = loadLoopMd('---\nloop-runtime:\n  store: mysql\n---\n', 'LOOP.md');
+    expect(unknown.ok).toBe(false);
+    if (!unknown.ok) expect(unknown.issues[0]).toMatchObject({ line: 3, path: 'loop-runtime.store' });
+  });
+});

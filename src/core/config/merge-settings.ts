@@ -37,6 +37,6 @@ export function mergeLoopSettings(...layers: ReadonlyArray<LoopSettings | undefi
 /** The top-level loop settings of a `loop-runtime:` block, without `version` and `loops`. */
 export function topLevelSettings(settings: RuntimeSettings | null | undefined): LoopSettings {
   if (!settings) return {};
-  const { version: _version, loops: _loops, ...rest } = settings;
+  const { version: _version, loops: _loops, store: _store, ...rest } = settings;
   return rest;
 }

@@ -160,6 +160,24 @@ export const LoopSettingsSchema = z.strictObject({
 });
 export type LoopSettings = z.infer<typeof LoopSettingsSchema>;
 
+/** `env:NAME`: a value read from the environment at run time, never written in a committed file. */
+export const ENV_REFERENCE = /^env:[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Where the shared stores live (root LOOP.md only): `files` (default: spend, attempts, leases and deliveries under
+ * `.loop-runtime/`) or `postgres` (the fleet store, URL from LOOP_RUNTIME_DATABASE_URL), or
+ * `{ url: env:NAME, scope? }` to name the variable holding the URL. A URL itself never belongs in a committed file.
+ */
+export const StoreSchema = z.union([
+  z.enum(['files', 'postgres']),
+  z.strictObject({
+    url: z.string().regex(ENV_REFERENCE, 'must name the environment variable holding the database URL, as env:NAME (e.g. env:LOOP_RUNTIME_DATABASE_URL): a URL carries a password, which never belongs in a committed file'),
+    /** Which fleet's rows this repository's loops use (default: the `origin` remote, else the repository path). */
+    scope: z.string().min(1).max(200).optional(),
+  }),
+]);
+export type StoreSetting = z.infer<typeof StoreSchema>;
+
 /** The `loop-runtime:` block of LOOP.md front matter. */
 export const RuntimeSettingsSchema = LoopSettingsSchema.extend({
   version: z.literal(1).default(1),
@@ -168,6 +186,7 @@ export const RuntimeSettingsSchema = LoopSettingsSchema.extend({
    * Default: the user's state directory, outside the checkout, where the project's own tools do not look.
    */
   worktreesDir: z.string().min(1).optional(),
+  store: StoreSchema.optional(),
   loops: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/), LoopSettingsSchema).optional(),
 });
 export type RuntimeSettings = z.infer<typeof RuntimeSettingsSchema>;

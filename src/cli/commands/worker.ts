@@ -1,0 +1,69 @@
+/**
+ * `loop-runtime worker`: a long-lived fleet worker. Serves every repository
+ * given (`--repo`, repeatable, and/or `--repos-file` with one path a line),
+ * enqueues their due loops' ticks, and runs ticks from the fleet's queue —
+ * one tick per loop fleet-wide. Needs LOOP_RUNTIME_DATABASE_URL. SIGTERM or
+ * SIGINT: takes no new tick, lets running ones finish (`--drain`), exits 0.
+ */
+import { readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
+import type { CommandContext, CommandOutput } from '../command.js';
+
+function seconds(value: unknown, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed < 0.05 || parsed > 86_400) throw new LoopRuntimeError('USAGE', `${flag} ${String(value)} is not a number of seconds.`, { fix: `pass seconds from 0.05 to 86400, e.g. ${flag} 30.` });
+  return parsed * 1000;
+}
+
+/** Every `--repo` and every line of `--repos-file` (blank lines and # comments skipped), absolute, once each. */
+async function repositories({ options, io }: CommandContext): Promise<string[]> {
+  const given = Array.isArray(options.repo) ? options.repo.map(String) : typeof options.repo === 'string' ? [options.repo] : [];
+  if (typeof options.reposFile === 'string') {
+    const file = resolve(io.cwd, options.reposFile);
+    const text = await readFile(file, 'utf8').catch((cause: unknown) => {
+      throw new LoopRuntimeError('USAGE', `--repos-file ${file} cannot be read.`, { cause, fix: 'pass a file with one repository path per line.' });
+    });
+    given.push(...text.split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#')));
+  }
+  if (given.length === 0) throw new LoopRuntimeError('USAGE', 'worker needs the repositories to serve.', { fix: 'pass --repo <path> (repeatable) or --repos-file <file>.' });
+  return [...new Set(given.map((path) => resolve(io.cwd, path)))];
+}
+
+export async function workerCommand(context: CommandContext): Promise<CommandOutput> {
+  const { options, io } = context;
+  const databaseUrl = io.env.LOOP_RUNTIME_DATABASE_URL;
+  if (!databaseUrl) {
+    throw new LoopRuntimeError('CONFIG_INVALID', 'A worker keeps its queue and every shared store in Postgres, and LOOP_RUNTIME_DATABASE_URL is not set.', {
+      fix: 'export LOOP_RUNTIME_DATABASE_URL=postgresql://user@host:5432/loops (see README: "A fleet of workers").',
+    });
+  }
+  const repos = await repositories(context);
+  const [{ startFleetService }, { systemClock }, { fileClock }] = await Promise.all([
+    import('../../fleet/fleet-service.js'),
+    import('../../adapters/clock/system-clock.js'),
+    import('../../adapters/clock/file-clock.js'),
+  ]);
+  const executorId = typeof options.executorId === 'string' ? options.executorId : `${hostname()}-${process.pid}`;
+  const service = await startFleetService({
+    repositories: repos,
+    databaseUrl,
+    executorId,
+    env: io.env,
+    clock: typeof options.clockFile === 'string' ? fileClock(resolve(io.cwd, options.clockFile)) : systemClock,
+    pollMs: seconds(options.poll, '--poll', 30),
+    allowUnsandboxed: Boolean(options.allowUnsandboxed),
+    report: (line) => io.announce(line),
+  });
+  io.announce(`worker ${executorId}: serving ${service.repositories.length} repositories from ${service.worker.database}`);
+  io.announce('ready');
+  const signal = await new Promise<string>((done) => {
+    process.once('SIGINT', () => done('SIGINT'));
+    process.once('SIGTERM', () => done('SIGTERM'));
+  });
+  const drainMs = seconds(options.drain, '--drain', 600);
+  await service.stop({ drainMs });
+  return { exitCode: ExitCode.ok, json: { stopped: signal, executorId }, text: `worker ${executorId} stopped (${signal})` };
+}

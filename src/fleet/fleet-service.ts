@@ -1,0 +1,171 @@
+/**
+ * `loop-runtime worker`: a long-lived fleet worker serving a set of
+ * repositories. Every `pollMs` it decides which of their configured loops
+ * are due (cadence and the fleet's run history) and enqueues each due loop's
+ * tick for the current schedule slot; the tick's workflow id
+ * (`tick:<scope>:<loop>:<slot>`) makes every worker's enqueue of one slot the
+ * same tick, and the partitioned queue runs one tick per loop fleet-wide.
+ * Each tick is wired through the same composition root as `run`
+ * (`createLoopRuntime` over the Postgres stores), then made durable.
+ */
+import { LoopRuntimeError } from '../core/errors.js';
+import type { Clock } from '../core/ports/index.js';
+import type { ExecutionPlan } from '../core/plan/execution-plan.js';
+import { PostgresRunHistory } from '../adapters/postgres/index.js';
+import { loadProject, resolvePlan, type LoadedProject } from '../project/load-project.js';
+import { createLoopRuntime } from '../runtime/create-runtime.js';
+import { evaluateDueLoops } from '../runtime/due-loops.js';
+import { chooseStore } from '../runtime/stores/store-choice.js';
+import { postgresStores, projectScope, sharedDatabase } from '../runtime/stores/postgres-stores.js';
+import { FleetWorker, tickWorkflowId, type FleetTickInput } from './fleet-worker.js';
+
+export interface FleetServiceOptions {
+  repositories: readonly string[];
+  databaseUrl: string;
+  executorId: string;
+  env: Record<string, string | undefined>;
+  clock: Clock;
+  /** How often to look for due loops (default 30 s). */
+  pollMs?: number;
+  recoveryIntervalMs?: number;
+  allowUnsandboxed?: boolean;
+  /** One line per event: `enqueued <workflow id>`, `tick <workflow id> <kind>`, errors. */
+  report?: (line: string) => void;
+}
+
+interface ServedRepository {
+  root: string;
+  scope: string;
+}
+
+export interface FleetService {
+  readonly worker: FleetWorker;
+  readonly repositories: readonly ServedRepository[];
+  /** Enqueues the due loops now (what each poll does); returns the workflow ids enqueued. */
+  enqueueDue(): Promise<string[]>;
+  /** Stops polling, lets the running ticks finish (up to `drainMs`), and leaves the fleet. */
+  stop(options?: { drainMs?: number }): Promise<void>;
+}
+
+/** The schedule slot of `now` for a loop: its cadence's minimum interval, aligned to the epoch. */
+export function scheduleSlot(plan: ExecutionPlan, now: number): string {
+  const width = Math.max(60_000, plan.cadence.minIntervalMs);
+  return new Date(Math.floor(now / width) * width).toISOString();
+}
+
+async function load(root: string): Promise<LoadedProject> {
+  const loaded = await loadProject(root);
+  if (!loaded.ok) {
+    throw new LoopRuntimeError('CONFIG_INVALID', `${root}: ${loaded.issues.length} configuration problem(s): ${loaded.issues.map((issue) => `${issue.file}:${issue.line} ${issue.message}`).join('; ')}`, {
+      fix: `run \`loop-runtime validate --cwd ${root}\`.`,
+    });
+  }
+  return loaded.project;
+}
+
+/**
+ * @example
+ * ```ts
+ * const service = await startFleetService({ repositories: ['/srv/api'], databaseUrl, executorId: `${hostname()}-${process.pid}`, env: process.env, clock: systemClock });
+ * process.once('SIGTERM', () => void service.stop({ drainMs: 600_000 }));
+ * ```
+ */
+export async function startFleetService(options: FleetServiceOptions): Promise<FleetService> {
+  const report = options.report ?? (() => undefined);
+  const served: ServedRepository[] = [];
+  for (const root of options.repositories) {
+    const project = await load(root);
+    // A worker's repositories live in its store: a repository pinned to files (or to another database) is a config error.
+    const choice = chooseStore(project.settings, { ...options.env, LOOP_RUNTIME_DATABASE_URL: options.databaseUrl });
+    if (choice.kind !== 'postgres' || choice.url !== options.databaseUrl) {
+      throw new LoopRuntimeError('CONFIG_INVALID', `${root} keeps its state in ${choice.kind === 'files' ? 'files (store: files in LOOP.md)' : `another database (${choice.reason})`}, not in this worker's fleet store.`, {
+        fix: 'remove store: from its LOOP.md (or point it at the same variable), or serve it with `loop-runtime run --due` instead.',
+      });
+    }
+    served.push({ root: project.root, scope: await projectScope(project.root, choice.scope) });
+  }
+  const byScope = new Map(served.map((repository) => [repository.scope, repository]));
+  const database = await sharedDatabase(options.databaseUrl);
+
+  const worker = await FleetWorker.start({
+    databaseUrl: options.databaseUrl,
+    executorId: options.executorId,
+    ...(options.recoveryIntervalMs ? { recoveryIntervalMs: options.recoveryIntervalMs } : {}),
+    async wire(input: FleetTickInput) {
+      const repository = byScope.get(input.scope);
+      if (!repository) {
+        throw new LoopRuntimeError('CONFIG_INVALID', `This worker does not serve ${input.scope}, but took its tick ${tickWorkflowId(input)} from the queue.`, {
+          fix: 'give every worker of a fleet the same repositories (--repo / --repos-file).',
+        });
+      }
+      // Read again for every tick: a LOOP.md changed since the worker started applies to the next tick.
+      const project = await load(repository.root);
+      const resolved = await resolvePlan(project, input.patternId);
+      if (!resolved.ok) throw new LoopRuntimeError('CONFIG_INVALID', `${repository.root}: ${resolved.issues.map((issue) => issue.message).join('; ')}`);
+      const choice = { kind: 'postgres' as const, url: options.databaseUrl, variable: 'LOOP_RUNTIME_DATABASE_URL', scope: input.scope, reason: 'worker' };
+      const stores = await postgresStores(project, choice, options.clock);
+      const runtime = await createLoopRuntime(project, resolved.plan, {
+        dryRun: false,
+        env: options.env,
+        clock: options.clock,
+        stores,
+        allowUnsandboxed: options.allowUnsandboxed ?? false,
+        log: (line) => report(`${input.patternId}: ${line}`),
+      });
+      return {
+        plan: resolved.plan,
+        ports: runtime.ports,
+        budgetLedger: stores.budgetLedger(resolved.plan, runtime.ports.backend.name),
+        clock: options.clock,
+        history: new PostgresRunHistory({ database, scope: input.scope }),
+      };
+    },
+  });
+
+  let polling: NodeJS.Timeout | null = null;
+  let stopped = false;
+  const lastEnqueued = new Map<string, string>();
+  const enqueueDue = async (): Promise<string[]> => {
+    const enqueued: string[] = [];
+    for (const repository of served) {
+      if (stopped) break;
+      const project = await load(repository.root);
+      const now = options.clock.now();
+      const stores = await postgresStores(project, { kind: 'postgres', url: options.databaseUrl, variable: 'LOOP_RUNTIME_DATABASE_URL', scope: repository.scope, reason: 'worker' }, options.clock);
+      const due = await evaluateDueLoops(project, now, { stores });
+      for (const decision of due.decisions) {
+        const plan = due.plans.get(decision.id);
+        if (!decision.due || !plan) continue;
+        const id = await worker.enqueueTick({ scope: repository.scope, patternId: decision.id, slot: scheduleSlot(plan, now), startedAt: now });
+        enqueued.push(id);
+        // Enqueued again at every poll until the tick is recorded (the same tick): reported once.
+        const key = `${repository.scope}/${decision.id}`;
+        if (lastEnqueued.get(key) !== id) report(`enqueued ${id}`);
+        lastEnqueued.set(key, id);
+      }
+    }
+    return enqueued;
+  };
+  const poll = () => {
+    polling = setTimeout(() => {
+      void enqueueDue()
+        .catch((error: unknown) => report(`poll failed: ${error instanceof Error ? error.message : String(error)}`))
+        .finally(() => {
+          if (!stopped) poll();
+        });
+    }, options.pollMs ?? 30_000);
+  };
+  await enqueueDue().catch((error: unknown) => report(`poll failed: ${error instanceof Error ? error.message : String(error)}`));
+  poll();
+
+  return {
+    worker,
+    repositories: served,
+    enqueueDue,
+    async stop(stopOptions = {}) {
+      stopped = true;
+      if (polling) clearTimeout(polling);
+      await worker.stop(stopOptions);
+    },
+  };
+}

