@@ -164,6 +164,44 @@ export function recordPorts(ports: EnginePorts): { ports: EnginePorts; history(p
 }
 
 /**
+ * Turns a recorded answer back into a value: a `$port` reference becomes that
+ * (replayed) port, an opaque `$object` becomes an inert stand-in whose every
+ * method reports through `onInertUse` and throws (the recording holds no
+ * answer for it), anything else is a copy. Shared by `replayPorts` and the
+ * user-facing `replay` command.
+ *
+ * @example
+ * ```ts
+ * const revive = recordedValueReviver({ known, portNamed, onInertUse: (what, key) => problems.push(`${what}.${key}()`) });
+ * revive('workspace', 'prepare', { $port: 'workspace' }); // → the replayed workspace port
+ * ```
+ */
+export function recordedValueReviver(options: { known: Known; portNamed: (name: string) => unknown; onInertUse: (description: string, key: string) => void }): (port: string, method: string, value: unknown) => unknown {
+  const inert = (description: string, marker: unknown): object => {
+    const object = new Proxy(
+      {},
+      {
+        get(_target, key) {
+          if (key === 'then' || key === 'toJSON' || typeof key !== 'string') return undefined;
+          return () => {
+            options.onInertUse(description, key);
+            throw new Error(`replay: ${description}.${key}() is not in the recording`);
+          };
+        },
+      },
+    );
+    options.known.set(object, marker);
+    return object;
+  };
+  return (port, method, value) => {
+    if (value === undefined) return undefined;
+    if (value && typeof value === 'object' && '$port' in value) return options.portNamed(String((value as { $port: unknown }).$port));
+    if (value && typeof value === 'object' && '$object' in value) return inert(`${port}.${method}() result`, value);
+    return structuredClone(value);
+  };
+}
+
+/**
  * Ports that answer from `history`, in order. Every call is compared with the
  * recorded one (port, method, arguments); a difference is kept in
  * `mismatches()` and thrown, so a changed engine cannot pass unnoticed.
@@ -176,30 +214,11 @@ export function replayPorts(history: ReplayHistory): { ports: EnginePorts; misma
   const replayed = new Map<string, unknown>();
   let next = 0;
 
-  /** An object the recording kept opaque: using it during a replay is a mismatch. */
-  const inert = (description: string, marker: unknown): object => {
-    const object = new Proxy(
-      {},
-      {
-        get(_target, key) {
-          if (key === 'then' || key === 'toJSON' || typeof key !== 'string') return undefined;
-          return () => {
-            mismatch(`${description}.${key}() was called, but the recording holds no answer for it`);
-            throw new Error(`replay: ${description}.${key}() is not in the recording`);
-          };
-        },
-      },
-    );
-    known.set(object, marker);
-    return object;
-  };
-
-  const revive = (port: string, method: string, value: unknown): unknown => {
-    if (value === undefined) return undefined;
-    if (value && typeof value === 'object' && '$port' in value) return portNamed(String((value as { $port: unknown }).$port));
-    if (value && typeof value === 'object' && '$object' in value) return inert(`${port}.${method}() result`, value);
-    return structuredClone(value);
-  };
+  const revive = recordedValueReviver({
+    known,
+    portNamed: (name) => portNamed(name),
+    onInertUse: (description, key) => mismatch(`${description}.${key}() was called, but the recording holds no answer for it`),
+  });
 
   const answer = (port: string, method: string, args: unknown[]): unknown => {
     const index = next++;

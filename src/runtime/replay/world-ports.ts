@@ -17,7 +17,7 @@
  */
 import type { EnginePorts } from '../../core/engine/engine-ports.js';
 import { jsonDifferences, shortJson } from '../../core/replay/json-differences.js';
-import { toJson, type Known, type ReplayCall, type ReplayHistory } from '../../testing/replay.js';
+import { recordedValueReviver, toJson, type Known, type ReplayCall, type ReplayHistory } from '../../testing/replay.js';
 
 /** One way the engine's port calls no longer line up with the recording. `index`: position in the recording. */
 export type CallDifference =
@@ -67,29 +67,11 @@ export function worldPorts(history: ReplayHistory, options: { redact?: (text: st
     return null;
   };
 
-  const inert = (description: string, marker: unknown): object => {
-    const object = new Proxy(
-      {},
-      {
-        get(_target, key) {
-          if (key === 'then' || key === 'toJSON' || typeof key !== 'string') return undefined;
-          return () => {
-            found.push({ kind: 'unexpected', call: asked++, asked: `${description}.${key}()`, expected: null, expectedIndex: null, answered: 'error' });
-            throw new Error(`replay: ${description}.${key}() is not in the recording`);
-          };
-        },
-      },
-    );
-    known.set(object, marker);
-    return object;
-  };
-
-  const revive = (port: string, method: string, value: unknown): unknown => {
-    if (value === undefined) return undefined;
-    if (value && typeof value === 'object' && '$port' in value) return portNamed(String((value as { $port: unknown }).$port));
-    if (value && typeof value === 'object' && '$object' in value) return inert(`${port}.${method}() result`, value);
-    return structuredClone(value);
-  };
+  const revive = recordedValueReviver({
+    known,
+    portNamed: (name) => portNamed(name),
+    onInertUse: (description, key) => found.push({ kind: 'unexpected', call: asked++, asked: `${description}.${key}()`, expected: null, expectedIndex: null, answered: 'error' }),
+  });
 
   /** Finds the recorded call that answers this one, or writes down why none does. */
   const match = (port: string, method: string, args: unknown[]): ReplayCall | null => {
