@@ -29,6 +29,28 @@ describeBudgetLedgerConformance('PostgresBudgetLedger', async () => {
 });
 
 describe('PostgresBudgetLedger shared by a fleet', () => {
+  it('a mock rehearsal never spends a real backend\'s cap; the mock\'s own ledger counts everything (as the file ledger does)', async () => {
+    const database = await PostgresDatabase.open({ url: await cluster.createDatabase('backends') });
+    try {
+      const at = Date.parse('2026-11-23T09:00:00Z');
+      const day = '2026-11-23';
+      const mock = new PostgresBudgetLedger({ database, scope: 'acme/demo', backend: 'mock' });
+      const real = new PostgresBudgetLedger({ database, scope: 'acme/demo', backend: 'claude-code' });
+      const rehearsal = await mock.open({ at, day, patternId: 'ci-sweeper', tickId: 't1', phase: 'triage', tokens: 5_000 });
+      expect((await mock.settle(rehearsal.id, { at: at + 1, tokens: 4_000, costUsd: null })).ok).toBe(true);
+      await mock.record({ at, day, patternId: 'ci-sweeper', tickId: 't1', phase: 'check', tokens: 300, costUsd: null });
+      const spent = await real.open({ at, day, patternId: 'ci-sweeper', tickId: 't2', phase: 'triage', tokens: 1_000 });
+      expect(await real.spentOn(day, 'ci-sweeper')).toBe(1_000);
+      expect(await mock.spentOn(day, 'ci-sweeper')).toBe(5_300);
+      // The cap check itself (openWithinCap) sees only the real spend: a 10,000 cap still has 9,000 left.
+      const capped = await real.openWithinCap({ at, day, patternId: 'ci-sweeper', tickId: 't2', phase: 'implement', tokens: 9_000 }, 10_000);
+      expect(capped.ok).toBe(true);
+      expect((await real.settle(spent.id, { at: at + 2, tokens: 900, costUsd: null })).ok).toBe(true);
+    } finally {
+      await database.close();
+    }
+  });
+
   it('never lets 8 breakers in separate connections together pass one cap', async () => {
     const url = await cluster.createDatabase('race');
     const cap = 10_000;
@@ -83,7 +105,7 @@ describe('PostgresBudgetLedger shared by a fleet', () => {
     const url = await cluster.createDatabase('migrate');
     const databases = await Promise.all(Array.from({ length: 4 }, () => PostgresDatabase.open({ url, maxConnections: 1 })));
     const versions = await databases[0]!.query<{ version: number }>('STATE_FAILED', 'read', 'SELECT version FROM loop_runtime_schema_version');
-    expect(versions.map((row) => row.version)).toEqual([1]);
+    expect(versions.map((row) => row.version)).toEqual([1, 2]);
     await Promise.all(databases.map((database) => database.close()));
   });
 });

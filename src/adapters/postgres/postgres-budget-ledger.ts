@@ -23,6 +23,11 @@ export interface PostgresBudgetLedgerOptions {
   database: PostgresDatabase;
   /** Which fleet the spend belongs to (e.g. the repository); loops of different scopes never share a cap. */
   scope?: string;
+  /**
+   * The backend this ledger journals for, written on every row it adds. A real backend's ledger does not count
+   * `mock` rows (rehearsals never spend a real cap); a mock ledger counts everything, as the file ledger does.
+   */
+  backend?: string;
 }
 
 interface EntryRow {
@@ -38,7 +43,7 @@ interface EntryRow {
 
 const CODE = 'BUDGET_LEDGER_UNREADABLE';
 const SPENT_SQL = `SELECT coalesce(sum(CASE WHEN state = 'open' THEN tokens ELSE spent END), 0) AS spent
-  FROM loop_runtime_budget_entries WHERE scope = $1 AND day = $2 AND pattern_id = $3`;
+  FROM loop_runtime_budget_entries WHERE scope = $1 AND day = $2 AND pattern_id = $3 AND ($4::boolean OR backend IS DISTINCT FROM 'mock')`;
 
 function toReservation(row: EntryRow): OpenReservation {
   return { id: row.id, at: Number(row.at), day: row.day, patternId: row.pattern_id, tickId: row.tick_id, phase: row.phase as AgentRole, tokens: Number(row.tokens) };
@@ -55,10 +60,17 @@ export class PostgresBudgetLedger implements BudgetLedger {
   readonly specificationVersion = 'budget-ledger-v2' as const;
   private readonly database: PostgresDatabase;
   private readonly scope: string;
+  private readonly backend: string | null;
 
   constructor(options: PostgresBudgetLedgerOptions) {
     this.database = options.database;
     this.scope = options.scope ?? 'default';
+    this.backend = options.backend ?? null;
+  }
+
+  /** Whether `mock` rows count: only for the mock's own ledger. */
+  private get countsMock(): boolean {
+    return this.backend === 'mock';
   }
 
   async open(request: ReservationRequest): Promise<OpenReservation> {
@@ -69,7 +81,7 @@ export class PostgresBudgetLedger implements BudgetLedger {
     return this.database.transaction(CODE, `reserve ${request.tokens} tokens for ${request.patternId}`, async (client) => {
       await client.query('INSERT INTO loop_runtime_budget_days (scope, day, pattern_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [this.scope, request.day, request.patternId]);
       await client.query('SELECT 1 FROM loop_runtime_budget_days WHERE scope = $1 AND day = $2 AND pattern_id = $3 FOR UPDATE', [this.scope, request.day, request.patternId]);
-      const spent = Number((await client.query<{ spent: string }>(SPENT_SQL, [this.scope, request.day, request.patternId])).rows[0]?.spent ?? 0);
+      const spent = Number((await client.query<{ spent: string }>(SPENT_SQL, [this.scope, request.day, request.patternId, this.countsMock])).rows[0]?.spent ?? 0);
       if (spent + request.tokens > cap) return { ok: false, spent };
       return { ok: true, reservation: await this.insertOpen(client, request) };
     });
@@ -95,7 +107,7 @@ export class PostgresBudgetLedger implements BudgetLedger {
   }
 
   async spentOn(day: string, patternId: string): Promise<number> {
-    const rows = await this.database.query<{ spent: string }>(CODE, `read the spend of ${patternId} on ${day}`, SPENT_SQL, [this.scope, day, patternId]);
+    const rows = await this.database.query<{ spent: string }>(CODE, `read the spend of ${patternId} on ${day}`, SPENT_SQL, [this.scope, day, patternId, this.countsMock]);
     return Number(rows[0]?.spent ?? 0);
   }
 
@@ -103,18 +115,18 @@ export class PostgresBudgetLedger implements BudgetLedger {
     await this.database.query(
       CODE,
       `record spend for ${entry.patternId}`,
-      `INSERT INTO loop_runtime_budget_entries (scope, id, day, pattern_id, tick_id, phase, at, tokens, state, spent, cost_usd, closed_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'recorded', $8, $9, $7)`,
-      [this.scope, `s-${randomUUID()}`, entry.day, entry.patternId, entry.tickId, entry.phase, entry.at, Math.max(0, Math.ceil(entry.tokens)), entry.costUsd],
+      `INSERT INTO loop_runtime_budget_entries (scope, id, day, pattern_id, tick_id, phase, at, tokens, state, spent, cost_usd, closed_at, backend)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'recorded', $8, $9, $7, $10)`,
+      [this.scope, `s-${randomUUID()}`, entry.day, entry.patternId, entry.tickId, entry.phase, entry.at, Math.max(0, Math.ceil(entry.tokens)), entry.costUsd, this.backend],
     );
   }
 
   private async insertOpen(client: Queryable, request: ReservationRequest): Promise<OpenReservation> {
     const reservation: OpenReservation = { ...request, id: `r-${randomUUID()}` };
     await client.query(
-      `INSERT INTO loop_runtime_budget_entries (scope, id, day, pattern_id, tick_id, phase, at, tokens, state)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'open')`,
-      [this.scope, reservation.id, request.day, request.patternId, request.tickId, request.phase, request.at, request.tokens],
+      `INSERT INTO loop_runtime_budget_entries (scope, id, day, pattern_id, tick_id, phase, at, tokens, state, backend)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'open', $9)`,
+      [this.scope, reservation.id, request.day, request.patternId, request.tickId, request.phase, request.at, request.tokens, this.backend],
     );
     return reservation;
   }

@@ -4,7 +4,7 @@
  * start under a transaction-scoped advisory lock, so workers starting at once
  * never race. A database newer than this code is refused, never downgraded.
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Key of the advisory lock migrations run under ("loop-runtime schema"). */
 export const MIGRATION_LOCK_KEY = 0x6c72_7363;
@@ -44,5 +44,10 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
          PRIMARY KEY (scope, tick_id))`,
       `CREATE INDEX IF NOT EXISTS loop_runtime_runs_pattern ON loop_runtime_runs (scope, pattern_id, started_at DESC)`,
     ],
+  },
+  {
+    // Version 2: each spend row names its backend, so a mock rehearsal's tokens never count against a real backend's cap.
+    version: 2,
+    statements: [`ALTER TABLE loop_runtime_budget_entries ADD COLUMN IF NOT EXISTS backend text`],
   },
 ];

@@ -72,7 +72,8 @@ export async function postgresStores(project: LoadedProject, choice: Extract<Sto
   return {
     kind: 'postgres',
     description: `postgres ${database.name} (scope ${scope})`,
-    budgetLedger: () => budget,
+    // Each tick's ledger names its backend, so mock rehearsal spend never counts against a real backend's cap.
+    budgetLedger: (_plan, backendName) => new PostgresBudgetLedger({ database, scope, backend: backendName }),
     async spentByLoopOn(day, plans) {
       const spent = new Map<string, number>();
       for (const plan of plans) spent.set(plan.pattern.id, await budget.spentOn(day, plan.pattern.id));
