@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { isLoopRuntimeError } from '../src/core/errors.js';
@@ -84,6 +84,10 @@ describe('an atomic write killed mid-way', () => {
     const manifestLeftover = manifestKill.line.slice(4).trim();
     expect(record?.removedTemporaryFiles).toEqual([leftover.slice(repo.length + 1), manifestLeftover].sort());
     expect(existsSync(leftover)).toBe(false);
+    // Moved aside, never deleted (a human's dated copy has the same shape): both wait in .loop-runtime/recovered/.
+    const aside = await readdir(join(repo, '.loop-runtime', 'recovered'));
+    expect(aside.filter((name) => name.startsWith(basename(leftover)))).toHaveLength(1);
+    expect(aside.filter((name) => name.startsWith(basename(manifestLeftover)))).toHaveLength(1);
     for (const name of userFiles) expect(await readFile(join(repo, name), 'utf8')).toBe('mine\n');
     expect(await readFile(join(repo, 'loop-ledger.json'), 'utf8')).toBe('{"attempts":[]}\n');
     // Reported where `status` reads it.

@@ -28,7 +28,7 @@ export async function statusCommand({ io }: CommandContext): Promise<CommandOutp
         : ['    · no runs recorded in the run log']),
       ...loop.deliveryFailed.map((item) => `    ${pc.yellow('!')} ${item.itemKey} on ${item.branch}: ${item.reason} — retry: loop-runtime deliver ${item.id}`),
       ...loop.recoveries.flatMap((record) => [
-        ...(record.removedTemporaryFiles.length ? [pc.yellow(`    recovered ${record.at}: removed ${record.removedTemporaryFiles.join(', ')} (left by an interrupted write)`)] : []),
+        ...(record.removedTemporaryFiles.length ? [pc.yellow(`    recovered ${record.at}: moved ${record.removedTemporaryFiles.join(', ')} to .loop-runtime/recovered/ (left by an interrupted write)`)] : []),
         ...record.recoveredTicks.map((tick) => pc.yellow(`    recovered ${record.at}: commit ${tick.commit.slice(0, 12)} on ${tick.branch} (tick ${tick.tickId} was killed before recording it)`)),
       ]),
     ]),

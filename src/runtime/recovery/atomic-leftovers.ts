@@ -8,7 +8,7 @@
  * loop-runtime owns, matched exactly as `<owned file name>.<digits>` — and to
  * keep the root-level ones out of `git status` meanwhile (.git/info/exclude).
  */
-import { appendFile, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { appendFile, copyFile, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
 import { withFileLock } from '../../adapters/fs/atomic-file.js';
@@ -35,8 +35,24 @@ export function isAtomicTemporary(name: string, owned: string): boolean {
   return name.length > owned.length + 1 && name.startsWith(`${owned}.`) && /^\d+$/.test(name.slice(owned.length + 1));
 }
 
+/** Where recovery moves what it takes out of the way (inside `.loop-runtime/`, which is not committed). */
+export const RECOVERED_DIR = '.loop-runtime/recovered';
+
+async function setAside(root: string, path: string): Promise<void> {
+  const directory = join(root, RECOVERED_DIR);
+  await mkdir(directory, { recursive: true });
+  const target = join(directory, `${basename(path)}.${Date.now().toString(36)}`);
+  try {
+    await rename(path, target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+    await copyFile(path, target);
+    await rm(path, { force: true });
+  }
+}
+
 /**
- * Removes the temporaries of `files` left by interrupted writes. Each file's are removed under that file's
+ * Moves aside the temporaries of `files` left by interrupted writes (into `.loop-runtime/recovered/`). Each file's are removed under that file's
  * lock, so a live writer (which always writes under it) is never mid-write. Returns the removed paths,
  * relative to `root`.
  *
@@ -58,7 +74,9 @@ export async function removeAtomicLeftovers(root: string, files: readonly string
         if (!isAtomicTemporary(name, owned)) continue;
         const path = join(directory, name);
         if (!(await stat(path).catch(() => null))?.isFile()) continue;
-        await rm(path, { force: true });
+        // Moved aside, never deleted: `<file>.<digits>` is write-file-atomic's temporary name, but a human's
+        // dated copy (`loop-run-log.md.20261101`) looks the same, and recovery must lose nothing.
+        await setAside(root, path);
         // Inside the checkout: relative to it; elsewhere (the worktree manifest in the state directory): absolute.
         const inside = relative(root, path);
         removed.push(inside.startsWith('..') || isAbsolute(inside) ? path : inside.split(sep).join('/'));

@@ -4,7 +4,7 @@
  * recorded, and reported — in the run's summary, and as one line in
  * `.loop-runtime/recovery.jsonl`, which `status` shows.
  *
- * - temporaries of interrupted atomic writes (`<owned file>.<digits>`), removed;
+ * - temporaries of interrupted atomic writes (`<owned file>.<digits>`), moved to `.loop-runtime/recovered/`;
  * - temporaries of lease files whose creating process is gone (`<lease>.<host>.<pid>.<uuid>.tmp`), removed;
  * - commits a killed tick never recorded, given their run-log line (`recovered: true`).
  *
@@ -45,7 +45,7 @@ export async function recoverAtTickStart(root: string, plan: ExecutionPlan, opti
 /** The human lines for a recovery (run notes, progress). */
 export function describeRecovery(record: RecoveryRecord): string[] {
   return [
-    ...(record.removedTemporaryFiles.length ? [`recovery: removed ${record.removedTemporaryFiles.length} temporary file(s) an interrupted write left: ${record.removedTemporaryFiles.join(', ')}`] : []),
+    ...(record.removedTemporaryFiles.length ? [`recovery: moved ${record.removedTemporaryFiles.length} temporary file(s) an interrupted write left to .loop-runtime/recovered/: ${record.removedTemporaryFiles.join(', ')}`] : []),
     ...record.recoveredTicks.map((tick) => `recovery: tick ${tick.tickId} committed ${tick.commit.slice(0, 12)} on ${tick.branch} but was killed before recording it; its run-log line is written now (recovered)`),
   ];
 }
