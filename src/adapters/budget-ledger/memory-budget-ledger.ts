@@ -1,5 +1,9 @@
 import type { BudgetLedger, CloseResult, OpenReservation, ReconcileRequest, ReservationRequest, SettleUsage, SpendEntry } from '../../core/ports/index.js';
-import { closeAsSpend, decideClose, JournalTally, ReservationLookup, type JournalEntry } from '../../core/budget/budget-journal.js';
+import { closeAsSpend, decideClose, ReservationLookup, type JournalEntry } from '../../core/budget/budget-journal.js';
+import { MemoryJournalIndex } from './memory-journal-index.js';
+
+/** One index per journal, shared by every ledger over it. */
+const INDEXES = new WeakMap<MemoryJournal, MemoryJournalIndex>();
 
 /**
  * The storage behind a memory ledger. Pass the same journal to a second
@@ -61,21 +65,21 @@ export class MemoryBudgetLedger implements BudgetLedger {
   }
 
   async openReservations(query: { day: string; patternId?: string }): Promise<OpenReservation[]> {
-    return this.tally(query.day, query.patternId).openReservations();
+    return this.index().openReservations(query.day, query.patternId);
   }
 
   async spentOn(day: string, patternId: string): Promise<number> {
-    return this.tally(day, patternId).spent();
+    return this.index().spentOn(day, patternId);
   }
 
   async record(entry: SpendEntry): Promise<void> {
     this.journal.entries.push({ kind: 'spend', ...entry });
   }
 
-  private tally(day: string, patternId?: string): JournalTally {
-    const tally = new JournalTally(day, patternId);
-    for (let index = this.journal.entries.length - 1; index >= 0; index -= 1) tally.visit(this.journal.entries[index]!);
-    return tally;
+  private index(): MemoryJournalIndex {
+    let index = INDEXES.get(this.journal);
+    if (!index) INDEXES.set(this.journal, (index = new MemoryJournalIndex(this.journal.entries)));
+    return index;
   }
 
   private close(reservationId: string, close: Parameters<typeof decideClose>[1]): CloseResult {

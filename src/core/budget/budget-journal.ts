@@ -129,7 +129,7 @@ export function decideClose(
   return { entry, result: { ok: true, id: open.id, tokens, replaced: close.kind === 'settle' && lookup.reconciled ? 'reconcile' : null } };
 }
 
-function reservationOf(entry: Extract<JournalEntry, { kind: 'open' }>): OpenReservation {
+export function reservationOf(entry: Extract<JournalEntry, { kind: 'open' }>): OpenReservation {
   return { id: entry.id, at: entry.at, day: entry.day, patternId: entry.patternId, tickId: entry.tickId, phase: entry.phase, tokens: entry.tokens };
 }
 
