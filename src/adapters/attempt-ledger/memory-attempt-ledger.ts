@@ -14,10 +14,13 @@ import type { AttemptLedger, AttemptRecord } from '../../core/ports/index.js';
  */
 export class MemoryAttemptLedger implements AttemptLedger {
   readonly specificationVersion = 'attempt-ledger-v2' as const;
-  private readonly stored: AttemptRecord[];
+  /** Frozen copies: what a caller holds cannot change history, and reading needs no copy of every record. */
+  private readonly stored: Readonly<AttemptRecord>[];
+  /** The frozen list `history()` last returned; a new one after an append (reading stays O(1) between appends). */
+  private snapshot: readonly AttemptRecord[] | null = null;
 
   constructor(seed: readonly AttemptRecord[] = []) {
-    this.stored = seed.map((record) => ({ ...record }));
+    this.stored = seed.map((record) => Object.freeze({ ...record }));
   }
 
   /** A copy of every record, oldest first. */
@@ -26,10 +29,12 @@ export class MemoryAttemptLedger implements AttemptLedger {
   }
 
   async history(): Promise<readonly AttemptRecord[]> {
-    return this.records;
+    this.snapshot ??= Object.freeze(this.stored.slice());
+    return this.snapshot;
   }
 
   async append(record: AttemptRecord): Promise<void> {
-    this.stored.push({ ...record });
+    this.stored.push(Object.freeze({ ...record }));
+    this.snapshot = null;
   }
 }

@@ -43,20 +43,34 @@ export function historyOf(history: readonly AttemptRecord[], patternId: string):
   return history.filter((record) => countsFor(record, patternId));
 }
 
+/**
+ * The records that count for one loop, newest first, at most `limit` of them. Reads backwards from the end and
+ * copies nothing: every tick asks several times, and filtering the whole history each time made long runs quadratic.
+ */
+function* newestOf(history: readonly AttemptRecord[], patternId: string, limit = Number.POSITIVE_INFINITY): Generator<AttemptRecord> {
+  let seen = 0;
+  for (let index = history.length - 1; index >= 0 && seen < limit; index--) {
+    const record = history[index]!;
+    if (!countsFor(record, patternId)) continue;
+    seen++;
+    yield record;
+  }
+}
+
 /** Looks at one loop's recent history (newest last); other loops' records are skipped. */
 export function circuitState(allHistory: readonly AttemptRecord[], limits: AttemptLimits, patternId: string): CircuitState {
-  const history = historyOf(allHistory, patternId);
   let consecutive = 0;
   let sameError = 0;
   let latestSignature: string | null = null;
+  let latestError = '';
   let sameRunEnded = false;
-  for (let index = history.length - 1; index >= 0; index--) {
-    const attempt = history[index]!;
+  for (const attempt of newestOf(allHistory, patternId)) {
     if (attempt.outcome !== 'failure') break;
     consecutive++;
     const signature = errorSignature(attempt.error ?? '');
     if (latestSignature === null) {
       latestSignature = signature;
+      latestError = attempt.error ?? '';
       sameError = 1;
     } else if (!sameRunEnded && signature === latestSignature) {
       sameError++;
@@ -68,7 +82,7 @@ export function circuitState(allHistory: readonly AttemptRecord[], limits: Attem
     return {
       open: true,
       trigger: 'same-error',
-      message: `The same error happened ${sameError} times in a row ("${history[history.length - 1]?.error ?? ''}").`,
+      message: `The same error happened ${sameError} times in a row ("${latestError}").`,
     };
   }
   if (consecutive >= limits.consecutiveFailureLimit) {
@@ -88,11 +102,8 @@ export interface ItemOfLoop {
 
 /** Failed attempts of one loop on one item since its last success (within the loop's last ATTEMPT_WINDOW records). */
 export function failedAttemptsOn(allHistory: readonly AttemptRecord[], target: ItemOfLoop): number {
-  const history = historyOf(allHistory, target.patternId);
   let failures = 0;
-  const stop = Math.max(0, history.length - ATTEMPT_WINDOW);
-  for (let index = history.length - 1; index >= stop; index--) {
-    const attempt = history[index]!;
+  for (const attempt of newestOf(allHistory, target.patternId, ATTEMPT_WINDOW)) {
     if (attempt.itemKey !== target.itemKey) continue;
     if (attempt.outcome === 'success') break;
     if (attempt.outcome === 'failure') failures++;
@@ -102,10 +113,7 @@ export function failedAttemptsOn(allHistory: readonly AttemptRecord[], target: I
 
 /** The most recent failure message of one loop on an item, for the next attempt's prompt. */
 export function lastFailureOn(allHistory: readonly AttemptRecord[], target: ItemOfLoop): string | undefined {
-  const history = historyOf(allHistory, target.patternId);
-  const stop = Math.max(0, history.length - ATTEMPT_WINDOW);
-  for (let index = history.length - 1; index >= stop; index--) {
-    const attempt = history[index]!;
+  for (const attempt of newestOf(allHistory, target.patternId, ATTEMPT_WINDOW)) {
     if (attempt.itemKey !== target.itemKey) continue;
     return attempt.outcome === 'failure' ? attempt.error : undefined;
   }
