@@ -169,6 +169,11 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
     } finally {
       await runtime.close();
     }
+    if (recovery?.recoveredTicks.length && ticks.length > 0) {
+      // The tick just cleared notes older than its start, the recovery's among them: the note stands for this run.
+      const { noteRecoveredTicks } = await import('./recovery/unrecorded-commits.js');
+      await noteRecoveredTicks(project.root, plan, recovery.recoveredTicks, { now: options.clock.now(), redact });
+    }
     if (recording && options.record && ticks[0]) {
       await recording.save(options.record, ticks[0], redact);
       const shown = relative(project.root, options.record).startsWith('..') ? options.record : relative(project.root, options.record);

@@ -56,11 +56,20 @@ export async function recordUnrecordedCommits(root: string, plan: ExecutionPlan,
     if (text !== null && text !== old) await writeTextAtomically(runLogPath, text);
   });
   if (recovered.length === 0) return [];
+  await noteRecoveredTicks(root, plan, recovered, options);
+  return recovered;
+}
+
+/**
+ * The state file's note for recovered ticks. Written at recovery, and again by the runtime after the tick that
+ * recovered them: a tick clears notes older than its start, and the recovery ran (a second or more) before it.
+ */
+export async function noteRecoveredTicks(root: string, plan: ExecutionPlan, recovered: readonly RecoveredTick[], options: { now: number; redact: (text: string) => string }): Promise<void> {
+  const project = basename(resolve(root));
   await updateFileAtomically(resolve(root, plan.files.state), (old) => {
     const line = recovered.map((tick) => `tick ${tick.tickId} committed ${tick.commit.slice(0, 12)} on ${tick.branch} but was killed before recording it; recorded now (recovered)`).join('; ');
     return updateStateFile(old, { note: { patternId: plan.pattern.id, at: options.now, line: options.redact(line) } }, { project });
   });
-  return recovered;
 }
 
 function isRecoverable(entry: WorktreeEntry, patternId: string, now: number): entry is WorktreeEntry & { tickId: string; commit: string } {
