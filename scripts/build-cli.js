@@ -20,14 +20,17 @@
  * untouched by this step.
  */
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, sep } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { analyzeMetafile, build } from 'esbuild';
+import { chooseMembers, mergeChunks } from './merge-chunks.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = join(root, 'dist', 'cli');
 // Built beside, then swapped in: a CLI process started during a rebuild never finds half a bundle.
 const nextOutdir = join(root, 'dist', 'cli.next');
+/** Chunks up to this size may merge into the shared chunk (see merge-chunks.js). */
+const MERGE_MAX_BYTES = Number(process.env.LOOP_RUNTIME_MERGE_MAX_BYTES ?? 4000);
 
 /** Dependencies bundled into the CLI (by package name); any other bare import stays external. */
 export const BUNDLED = ['cac', 'picocolors', 'yaml', 'zod', 'execa', 'croner', 'minimatch', 'diff', 'proper-lockfile'];
@@ -65,20 +68,23 @@ async function writeCompiledCatalogue() {
 }
 
 /** Which bundled packages each output file holds (`chunk-X.js: ['zod']`): tests check a command loads none it does not need. */
-function bundledPackages(metafile) {
+function bundledPackages(metafile, merged) {
   const packages = {};
-  for (const [file, output] of Object.entries(metafile.outputs)) {
-    const names = new Set();
+  for (const [path, output] of Object.entries(metafile.outputs)) {
+    const file = path.split('/').pop();
+    const into = merged.members.includes(file) ? merged.name : file;
+    const names = new Set(packages[into] ?? []);
     for (const input of Object.keys(output.inputs)) {
       const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
       if (match) names.add(match[1]);
     }
-    if (names.size > 0) packages[file.split('/').pop()] = [...names].sort();
+    if (names.size > 0) packages[into] = [...names].sort();
   }
   return packages;
 }
 
 await rm(nextOutdir, { recursive: true, force: true });
+const minify = { minifySyntax: true, minifyWhitespace: true, legalComments: 'eof' };
 const result = await build({
   absWorkingDir: root,
   entryPoints: { main: 'src/cli/main.ts' },
@@ -89,9 +95,7 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   chunkNames: 'chunk-[hash]',
-  minifySyntax: true,
-  minifyWhitespace: true,
-  legalComments: 'eof',
+  ...minify,
   // CommonJS dependencies bundled into ESM (picocolors, cross-spawn) call require() for Node built-ins. Every chunk
   // lives in dist/cli/, so one require serves them all: made once, not once per chunk (createRequire costs ~0.5 ms).
   banner: {
@@ -101,8 +105,12 @@ const result = await build({
   metafile: true,
   logLevel: 'warning',
 });
+// Small shared chunks become one (scripts/merge-chunks.js): each module costs the ESM loader ~0.3 ms.
+const SHARED_CHUNK = 'chunk-shared.js';
+const members = chooseMembers(result.metafile, relative(root, join(nextOutdir, 'main.js')).split(sep).join('/'), MERGE_MAX_BYTES);
+const merged = { name: SHARED_CHUNK, members: await mergeChunks({ outdir: nextOutdir, members, name: SHARED_CHUNK, minify }) };
 await writeCompiledCatalogue();
-await writeFile(join(nextOutdir, 'packages.json'), `${JSON.stringify(bundledPackages(result.metafile), null, 1)}\n`);
+await writeFile(join(nextOutdir, 'packages.json'), `${JSON.stringify(bundledPackages(result.metafile, merged), null, 1)}\n`);
 await rm(outdir, { recursive: true, force: true });
 await rename(nextOutdir, outdir);
 // `node scripts/build-cli.js --analyze`: what each chunk holds, biggest first.
