@@ -9,7 +9,8 @@
  * Which chunks merge (all checked from the metafile, none guessed):
  * - at most `maxBytes`, not `main.js` nor anything `main.js` loads at start-up (`--version` stays as it is);
  * - not the target of an `import()` (a caller's module namespace keeps exactly its own names);
- * - closed under static imports: a member imports only other members, start-up chunks and Node built-ins, so
+ * - closed under static imports: a member imports only other members, start-up chunks and the Node built-ins
+ *   Node itself loaded at start-up (`STARTUP_BUILTINS`), so
  *   loading the merged chunk loads nothing a member did not already load, and no import cycle can appear;
  * - export names distinct across members (the merged chunk re-exports every member's names unchanged, so
  *   importers keep their import lists and only the file name changes).
@@ -23,6 +24,12 @@ import { basename, join } from 'node:path';
 import { build } from 'esbuild';
 
 const isChunk = (path) => path.endsWith('.js');
+
+/**
+ * Node built-ins a member may import: those Node's own start-up has already loaded (node:crypto alone loads ~17
+ * internal modules; a command that never needed it must not pay for it because a neighbour in the merge did).
+ */
+export const STARTUP_BUILTINS = ['node:fs', 'node:fs/promises', 'node:path', 'node:url'];
 
 function staticImports(output) {
   return output.imports.filter((entry) => entry.kind === 'import-statement');
@@ -61,7 +68,7 @@ export function chooseMembers(metafile, mainPath, maxBytes) {
       .sort(),
   );
   const importsOnlyAllowed = (path) =>
-    staticImports(outputs[path]).every((entry) => (entry.external ? entry.path.startsWith('node:') : members.has(entry.path) || startup.has(entry.path)));
+    staticImports(outputs[path]).every((entry) => (entry.external ? STARTUP_BUILTINS.includes(entry.path) : members.has(entry.path) || startup.has(entry.path)));
   for (let changed = true; changed; ) {
     changed = false;
     // Closed under static imports.

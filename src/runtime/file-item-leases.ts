@@ -12,7 +12,7 @@ import type { FileLeases } from './lease.js';
 export class FileItemLeases implements ItemLeases {
   readonly specificationVersion = 'item-leases-v1' as const;
   constructor(
-    private readonly leases: FileLeases,
+    private readonly leases: Pick<FileLeases, 'acquireItemLease'>,
     private readonly options: { staleMs?: number } = {},
   ) {}
 

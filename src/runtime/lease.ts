@@ -25,7 +25,7 @@ import { createExclusive, openByAnyProcess, parseRecord, safeName } from './leas
 import { processIsAlive } from '../adapters/fs/process-alive.js';
 
 export { FileItemLeases } from './file-item-leases.js';
-export type { LeaseHistoryLine, LeaseRecord } from './lease-records.js';
+export { LEASE_MARGIN_MS, type LeaseHistoryLine, type LeaseRecord } from './lease-records.js';
 import type { LeaseHistoryLine, LeaseRecord } from './lease-records.js';
 
 export interface LeaseOptions {
@@ -64,8 +64,6 @@ export interface Lease {
 export type AcquireResult = { ok: true; lease: Lease } | { ok: false; holder: LeaseRecord | null; message: string; /** When and how the lease is recovered without a human. */ recovery: string };
 
 const DEFAULT_STALE_MS = 15 * 60_000;
-/** Added to a plan's timeout to get its leases' stale time. */
-export const LEASE_MARGIN_MS = 5 * 60_000;
 const UNWRITTEN_GRACE_MS = 10_000;
 const BREAK_STALE_MS = 30_000;
 const RELEASED = 'released meanwhile';

@@ -6,9 +6,7 @@
  */
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-// file-lock.ts imports proper-lockfile eagerly on purpose: it installs signal-exit's SIGINT/SIGTERM listeners when
-// it loads, and they must come before any listener of ours (serve's graceful stop); installed later, signal-exit
-// would see itself as the last listener and re-raise the signal, killing the process mid-shutdown.
+// file-lock.ts loads proper-lockfile on the first lock (lock-library.ts), keeping signal-exit's listeners first.
 import { withFileLock, type FileLockOptions } from './file-lock.js';
 
 export { breakDeadOwnerLock, readLockOwner, withFileLock, type FileLockEvent, type FileLockOptions, type LockOwner } from './file-lock.js';

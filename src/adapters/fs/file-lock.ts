@@ -11,14 +11,12 @@
  * lock with no owner file (another host's process, an older version, or one
  * caught between mkdir and the owner write) is left to the mtime rule.
  */
-import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import { open, readFile, rm, unlink } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
-import lockfile from 'proper-lockfile';
 import { LoopRuntimeError } from '../../core/errors.js';
 import { processIsAlive } from './process-alive.js';
+import { loadLockLibrary } from './lock-library.js';
 
 export interface FileLockOptions {
   /** A lock older than this is considered abandoned by a crashed process (default 10 000 ms). */
@@ -76,6 +74,7 @@ export async function readLockOwner(lockPath: string): Promise<LockOwner | null>
  */
 export async function breakDeadOwnerLock(lockPath: string, isAlive: (pid: number) => boolean = processIsAlive): Promise<LockOwner | null> {
   const owner = await readLockOwner(lockPath);
+  const { hostname } = await import('node:os');
   if (!owner || owner.host !== hostname() || owner.pid === process.pid || isAlive(owner.pid)) return null;
   const breakPath = `${lockPath}.break`;
   let handle;
@@ -112,6 +111,8 @@ export async function withFileLock<T>(path: string, action: () => Promise<T>, op
   const staleMs = options.staleMs ?? 10_000;
   const waitMs = options.waitMs ?? 30_000;
   const lockPath = `${path}.lock`;
+  // Loaded on the first lock, not with this module: commands that only read (status, validate) never load them.
+  const [lockfile, { randomUUID }, { hostname }] = await Promise.all([loadLockLibrary(), import('node:crypto'), import('node:os')]);
   const owner: LockOwner = { pid: process.pid, host: hostname(), token: randomUUID() };
   let compromised: Error | null = null;
   let release: (() => Promise<void>) | null = null;

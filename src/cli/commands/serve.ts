@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { ExitCode } from '../../core/errors.js';
 import { LoopRuntimeError } from '../../core/errors.js';
 import type { CommandContext, CommandOutput } from '../command.js';
+import { loadLockLibrary } from '../../adapters/fs/lock-library.js';
 
 function parsePort(value: unknown): number {
   if (value === undefined) return 4317;
@@ -28,6 +29,10 @@ export async function serveCommand(context: CommandContext): Promise<CommandOutp
   const { options, io } = context;
   const [{ startServer }, { systemClock }] = await Promise.all([import('../../server/serve.js'), import('../../adapters/clock/system-clock.js')]);
   const host = typeof options.host === 'string' ? options.host : '127.0.0.1';
+  // proper-lockfile loads on the first lock and brings signal-exit, whose listeners must come before the graceful
+  // stop's below (src/adapters/fs/lock-library.ts). Loaded before the work starts, no lock taken meanwhile can
+  // put them in the wrong order, and the stop is registered in the same turn as the lines announcing readiness.
+  await loadLockLibrary();
   const server = await startServer({
     repos: repositories(context),
     env: io.env,

@@ -10,6 +10,7 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
 import type { CommandContext, CommandOutput } from '../command.js';
+import { loadLockLibrary } from '../../adapters/fs/lock-library.js';
 
 function seconds(value: unknown, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -47,6 +48,10 @@ export async function workerCommand(context: CommandContext): Promise<CommandOut
     import('../../adapters/clock/file-clock.js'),
   ]);
   const executorId = typeof options.executorId === 'string' ? options.executorId : `${hostname()}-${process.pid}`;
+  // proper-lockfile loads on the first lock and brings signal-exit, whose listeners must come before the graceful
+  // stop's below (src/adapters/fs/lock-library.ts). Loaded before the work starts, no lock taken meanwhile can
+  // put them in the wrong order, and the stop is registered in the same turn as the lines announcing readiness.
+  await loadLockLibrary();
   const service = await startFleetService({
     repositories: repos,
     databaseUrl,

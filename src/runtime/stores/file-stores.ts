@@ -1,11 +1,40 @@
 /** The default stores: files beside the repository (`.loop-runtime/`, loop-ledger.json, the run log). */
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
-import type { Clock } from '../../core/ports/index.js';
-import { FileAttemptLedger } from '../../adapters/attempt-ledger/file-attempt-ledger.js';
+import type { AttemptLedger, AttemptRecord, Clock } from '../../core/ports/index.js';
+import type { FileAttemptLedgerOptions } from '../../adapters/attempt-ledger/file-attempt-ledger.js';
 import { FileBudgetLedger } from '../../adapters/budget-ledger/file-budget-ledger.js';
 import type { LoadedProject } from '../../project/load-project.js';
-import { FileItemLeases, FileLeases, LEASE_MARGIN_MS } from '../lease.js';
+import { FileItemLeases } from '../file-item-leases.js';
+import { LEASE_MARGIN_MS } from '../lease-records.js';
 import type { ProjectStores } from './project-stores.js';
+
+/**
+ * The file attempt ledger, loaded on its first call: `status` opens the stores only to read spend, and the
+ * ledger's module brings zod (its file schema) and the lease code brings node:crypto. Same ledger, same file.
+ */
+class LazyFileAttemptLedger implements AttemptLedger {
+  readonly specificationVersion = 'attempt-ledger-v2' as const;
+  private ledger: Promise<AttemptLedger> | null = null;
+
+  constructor(private readonly options: FileAttemptLedgerOptions) {}
+
+  async history(): Promise<readonly AttemptRecord[]> {
+    return (await this.open()).history();
+  }
+
+  async append(record: AttemptRecord): Promise<void> {
+    return (await this.open()).append(record);
+  }
+
+  private open(): Promise<AttemptLedger> {
+    return (this.ledger ??= import('../../adapters/attempt-ledger/file-attempt-ledger.js').then(({ FileAttemptLedger }) => new FileAttemptLedger(this.options)));
+  }
+}
+
+async function fileLeases(root: string) {
+  const { FileLeases } = await import('../lease.js');
+  return new FileLeases({ root });
+}
 
 /**
  * @example
@@ -28,9 +57,9 @@ export function fileStores(project: LoadedProject, _clock: Clock): ProjectStores
       for (const [runLog, ids] of byRunLog) for (const [id, tokens] of await new FileBudgetLedger({ root, runLog }).spentByLoopOn(day, ids)) spent.set(id, tokens);
       return spent;
     },
-    attempts: (plan, backendName, redact) => new FileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, goal: plan.pattern.goal, redact, backend: backendName }),
-    itemLeases: (plan) => new FileItemLeases(new FileLeases({ root }), { staleMs: staleMs(plan) }),
-    acquireLoopLease: (plan) => new FileLeases({ root }).acquireLoopLease(plan.pattern.id, { staleMs: staleMs(plan) }),
+    attempts: (plan, backendName, redact) => new LazyFileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, goal: plan.pattern.goal, redact, backend: backendName }),
+    itemLeases: (plan) => new FileItemLeases({ acquireItemLease: async (itemKey, options) => (await fileLeases(root)).acquireItemLease(itemKey, options) }, { staleMs: staleMs(plan) }),
+    acquireLoopLease: async (plan) => (await fileLeases(root)).acquireLoopLease(plan.pattern.id, { staleMs: staleMs(plan) }),
     deliveryLedger: () => undefined,
     recordTicks: async () => undefined,
     pastTicks: async () => [],
