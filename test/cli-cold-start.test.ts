@@ -19,6 +19,8 @@ const root = join(import.meta.dirname, '..');
 const bin = join(root, 'bin', 'loop-runtime.js');
 const recorder = join(import.meta.dirname, 'fixtures', 'module-loads', 'record.mjs');
 const HEAVY = ['zod', 'yaml', 'execa'];
+/** Node built-ins a read-only command has no use for: each loads a dozen or more of Node's internal modules. */
+const HEAVY_BUILTINS = ['node:crypto', 'node:child_process', 'node:stream'];
 
 let scratch: string;
 let repo: string;
@@ -37,7 +39,7 @@ afterAll(async () => {
 });
 
 /** Runs the built CLI and returns the bundled packages the modules it loaded hold, whether it loaded tsc's dist/src, and how many of the bundle's files it loaded. */
-async function packagesLoadedBy(args: string[]): Promise<{ packages: string[]; distSrc: boolean; bundleFiles: number }> {
+async function packagesLoadedBy(args: string[]): Promise<{ packages: string[]; distSrc: boolean; bundleFiles: number; builtins: string[] }> {
   const log = join(scratch, `loads-${args.join('-')}.txt`);
   await run(process.execPath, ['--import', recorder, bin, ...args], { cwd: repo, env: { ...process.env, NO_COLOR: '1', CI: '', LOOP_RUNTIME_LOAD_LOG: log } });
   const urls = (await readFile(log, 'utf8')).trim().split('\n');
@@ -47,7 +49,12 @@ async function packagesLoadedBy(args: string[]): Promise<{ packages: string[]; d
     const unbundled = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
     if (unbundled) packages.add(unbundled[1]!);
   }
-  return { packages: [...packages].sort(), distSrc: urls.some((url) => url.includes('/dist/src/')), bundleFiles: new Set(urls.filter((url) => url.includes('/dist/cli/'))).size };
+  return {
+    packages: [...packages].sort(),
+    distSrc: urls.some((url) => url.includes('/dist/src/')),
+    bundleFiles: new Set(urls.filter((url) => url.includes('/dist/cli/'))).size,
+    builtins: [...new Set(urls.filter((url) => url.startsWith('node:')))].sort(),
+  };
 }
 
 describe('cold start of the built CLI', () => {
@@ -57,18 +64,20 @@ describe('cold start of the built CLI', () => {
     expect(loaded.distSrc).toBe(false);
   });
 
-  // validate checks each loop's preconditions and status lists crash recoveries: both reach git and the sandbox
-  // host (execa, zod schemas of the worktree manifest and sandbox profile), but neither parses YAML here.
-  it.each([['validate'], ['status']])('`%s` in a loop-init scaffold loads no yaml', async (...args) => {
+  // validate checks a report-only loop's preconditions without git (the git runner loads only for a loop that
+  // acts); status reads spend and pauses without the attempt ledger (zod) or a file lock (proper-lockfile).
+  it.each([['validate'], ['status']])('`%s` in a loop-init scaffold loads no zod, yaml, execa or proper-lockfile', async (...args) => {
     const loaded = await packagesLoadedBy(args);
-    expect(loaded.packages).not.toContain('yaml');
+    expect(loaded.packages.filter((name) => [...HEAVY, 'proper-lockfile'].includes(name))).toEqual([]);
     expect(loaded.distSrc).toBe(false);
   });
 
   // Each module costs Node 20's ESM loader ~0.3 ms whatever its size; the build merges the small shared chunks
   // (scripts/merge-chunks.js). Without the merge `list` loaded 18 files of the bundle and `plan` 24.
-  it.each([['list'], ['plan', 'daily-triage']])('`%s` loads at most 12 files of the bundle', async (...args) => {
-    expect((await packagesLoadedBy(args)).bundleFiles).toBeLessThanOrEqual(12);
+  it.each([['list'], ['plan', 'daily-triage'], ['status'], ['validate']])('`%s` loads at most 12 files of the bundle and no node:crypto, child_process or stream', async (...args) => {
+    const loaded = await packagesLoadedBy(args);
+    expect(loaded.bundleFiles).toBeLessThanOrEqual(12);
+    expect(loaded.builtins.filter((name) => HEAVY_BUILTINS.includes(name))).toEqual([]);
   });
 
   it('--version loads the command-line parser and nothing else of ours', async () => {

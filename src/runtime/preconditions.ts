@@ -11,13 +11,10 @@
  * before the first model call and stops with `SANDBOX_UNAVAILABLE` (exit 5,
  * also recorded as a failed tick); `validate` adds `doctor`'s sandbox probe.
  */
-import { execa } from 'execa';
 import { LoopRuntimeError } from '../core/errors.js';
 import type { Diagnostic } from '../core/config/diagnostics.js';
 import { agentForBackend } from '../core/plan/agent-tools.js';
 import { AUTO_BACKEND, type ExecutionPlan } from '../core/plan/execution-plan.js';
-import { findExecutable } from '../adapters/command-runner/sandbox-host.js';
-import { git } from '../adapters/git/git-run.js';
 import { findAgentBinary } from './agent-detection.js';
 
 export type PreconditionCheck = 'git-repository' | 'git-commit' | 'delivery-remote' | 'github-auth' | 'backend-binary' | 'backend-credentials' | 'backend-model';
@@ -73,8 +70,10 @@ export async function checkPreconditions(root: string, plan: ExecutionPlan, opti
   const problems: PreconditionProblem[] = [];
   const acts = plan.phases.triage.enabled && plan.phases.workspace.enabled && plan.phases.implement.enabled;
   if (acts) {
-    const repository = await git(root).tryRaw(['rev-parse', '--git-dir']);
-    const head = repository === null ? null : await git(root).tryRaw(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
+    // The git runner (execa) loads only for a loop that acts: `validate` of report-only loops spawns nothing.
+    const { git } = await import('../adapters/git/git-run.js');
+    // Both at once: outside a repository the second fails too, and is not read.
+    const [repository, head] = await Promise.all([git(root).tryRaw(['rev-parse', '--git-dir']), git(root).tryRaw(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'])]);
     if (repository === null) {
       // A dry run outside a repository rehearses on an in-memory copy and says so; a real tick cannot make a worktree.
       if (!options.dryRun) {
@@ -92,6 +91,7 @@ export async function checkPreconditions(root: string, plan: ExecutionPlan, opti
 async function deliveryProblems(root: string, plan: ExecutionPlan, env: Record<string, string | undefined>): Promise<PreconditionProblem[]> {
   const { mode, remote } = plan.delivery;
   const problems: PreconditionProblem[] = [];
+  const { git } = await import('../adapters/git/git-run.js');
   const url = await git(root).tryRaw(['remote', 'get-url', remote]);
   if (url === null) {
     problems.push({ check: 'delivery-remote', message: `${plan.pattern.id} delivers by ${mode}, but the repository has no remote named "${remote}".`, fix: `add it (\`git remote add ${remote} <url>\`), set delivery.remote to an existing remote, or use delivery.mode: local.` });
@@ -109,6 +109,7 @@ async function deliveryProblems(root: string, plan: ExecutionPlan, env: Record<s
 /** What delivery itself uses: gh on PATH (authenticated), else a token for the REST API. */
 async function gitHubAuthenticated(root: string, env: Record<string, string | undefined>): Promise<boolean> {
   if ((env.GITHUB_TOKEN ?? env.GH_TOKEN ?? '') !== '') return true;
+  const [{ findExecutable }, { execa }] = await Promise.all([import('../adapters/command-runner/sandbox-host.js'), import('execa')]);
   const gh = await findExecutable('gh', env);
   if (!gh) return false;
   // `gh auth token` answers from gh's own config, without the network; its output (the token) is discarded.
