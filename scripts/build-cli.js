@@ -30,7 +30,7 @@ const outdir = join(root, 'dist', 'cli');
 // Built beside, then swapped in: a CLI process started during a rebuild never finds half a bundle.
 const nextOutdir = join(root, 'dist', 'cli.next');
 /** Chunks up to this size may merge into the shared chunk (see merge-chunks.js). */
-const MERGE_MAX_BYTES = Number(process.env.LOOP_RUNTIME_MERGE_MAX_BYTES ?? 4000);
+const MERGE_MAX_BYTES = Number(process.env.LOOP_RUNTIME_MERGE_MAX_BYTES ?? 8000);
 
 /** Dependencies bundled into the CLI (by package name); any other bare import stays external. */
 export const BUNDLED = ['cac', 'picocolors', 'yaml', 'zod', 'execa', 'croner', 'minimatch', 'diff', 'proper-lockfile'];

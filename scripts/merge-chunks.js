@@ -8,15 +8,18 @@
  *
  * Which chunks merge (all checked from the metafile, none guessed):
  * - at most `maxBytes`, not `main.js` nor anything `main.js` loads at start-up (`--version` stays as it is);
- * - not the target of an `import()` (a caller's module namespace keeps exactly its own names);
+ * - a chunk a caller loads with `import()` may merge: the caller reads the names it knows from the merged chunk's
+ *   namespace, which holds them unchanged (no module here enumerates a namespace; backends and plugins that are
+ *   checked by their exports are far above the size limit);
  * - closed under static imports: a member imports only other members, start-up chunks and the Node built-ins
  *   Node itself loaded at start-up (`STARTUP_BUILTINS`), so
  *   loading the merged chunk loads nothing a member did not already load, and no import cycle can appear;
  * - export names distinct across members (the merged chunk re-exports every member's names unchanged, so
  *   importers keep their import lists and only the file name changes).
  *
- * Members' top-level code is definitions (functions, constants, lazy CommonJS wrappers), so loading the merged
- * chunk evaluates little that a command did not already need; `test/cli-cold-start.test.ts` holds that the
+ * Members' top-level code is definitions (functions, constants, lazy CommonJS wrappers; none imports zod, yaml or
+ * execa, which the closure rule keeps out), so loading the merged chunk evaluates little that a command did not
+ * already need, and a lazily imported module that merged is merely loaded earlier; `test/cli-cold-start.test.ts` holds that the
  * everyday commands still load no zod, yaml or execa.
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
@@ -61,10 +64,9 @@ function startupChunks(outputs, mainPath) {
 export function chooseMembers(metafile, mainPath, maxBytes) {
   const outputs = metafile.outputs;
   const startup = startupChunks(outputs, mainPath);
-  const dynamicTargets = new Set(Object.values(outputs).flatMap((output) => output.imports.filter((entry) => entry.kind === 'dynamic-import').map((entry) => entry.path)));
   const members = new Set(
     Object.keys(outputs)
-      .filter((path) => isChunk(path) && !startup.has(path) && !dynamicTargets.has(path) && outputs[path].bytes <= maxBytes)
+      .filter((path) => isChunk(path) && !startup.has(path) && outputs[path].bytes <= maxBytes)
       .sort(),
   );
   const importsOnlyAllowed = (path) =>

@@ -24,7 +24,7 @@ describe('chooseMembers', () => {
       'out/a.js': chunk(200, [builtin('node:fs')], ['a']),
       'out/b.js': chunk(200, [uses('out/a.js'), uses('out/errors.js')], ['b']),
     };
-    expect(members(outputs)).toEqual(['out/a.js', 'out/b.js']);
+    expect(members(outputs)).toEqual(['out/a.js', 'out/b.js', 'out/cmd.js']);
   });
 
   it('keeps out a chunk that would drag in a big or external dependency, and whatever imports it', () => {
@@ -40,7 +40,7 @@ describe('chooseMembers', () => {
     expect(members(outputs)).toEqual(['out/d.js']);
   });
 
-  it('keeps out start-up chunks, import() targets, big chunks and clashing export names', () => {
+  it('keeps out start-up chunks, big chunks and clashing export names; an import() target may merge', () => {
     const outputs = {
       'out/main.js': chunk(5000, [uses('out/startup.js'), { path: 'out/lazy.js', kind: 'dynamic-import' }]),
       'out/startup.js': chunk(100, [], ['s']),
@@ -50,6 +50,16 @@ describe('chooseMembers', () => {
       'out/second.js': chunk(100, [], ['same']),
       'out/third.js': chunk(100, [uses('out/second.js')], ['t']),
     };
-    expect(members(outputs)).toEqual(['out/first.js']);
+    expect(members(outputs)).toEqual(['out/first.js', 'out/lazy.js']);
+  });
+
+  it('admits only the Node built-ins Node loaded at start-up', () => {
+    const outputs = {
+      'out/main.js': chunk(5000),
+      'out/reads.js': chunk(100, [builtin('node:fs/promises'), builtin('node:path')], ['reads']),
+      'out/hashes.js': chunk(100, [builtin('node:crypto')], ['hashes']),
+      'out/spawns.js': chunk(100, [builtin('node:child_process')], ['spawns']),
+    };
+    expect(members(outputs)).toEqual(['out/reads.js']);
   });
 });

@@ -70,11 +70,15 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
       const text = await readOptional(join(project.root, plan.files.runLog));
       runLogs.set(plan.files.runLog, text ? parseRunLog(text) : []);
     }
-    // The spend its configured backend is held to (mock rehearsal spend is not counted for a real backend).
-    const ledger = stores.budgetLedger(plan, plan.backend.name);
-    const spentToday = await ledger.spentOn(day, id);
-    const everything = plan.backend.name === 'mock' ? spentToday : await stores.budgetLedger(plan, 'mock').spentOn(day, id);
-    const pause = await new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env, patternId: id, runLog: plan.files.runLog }).check();
+    // Independent reads, side by side. The spend its configured backend is held to (mock rehearsal spend is not
+    // counted for a real backend), everything including rehearsals, the pause, and the recoveries.
+    const [spentToday, everythingElse, pause, recoveries] = await Promise.all([
+      stores.budgetLedger(plan, plan.backend.name).spentOn(day, id),
+      plan.backend.name === 'mock' ? null : stores.budgetLedger(plan, 'mock').spentOn(day, id),
+      new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env, patternId: id, runLog: plan.files.runLog }).check(),
+      recentRecoveries(project.root, id, 3),
+    ]);
+    const everything = everythingElse ?? spentToday;
     loops.push({
       id,
       name: plan.pattern.name,
@@ -88,7 +92,7 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
       stateFile: plan.files.state,
       backend: backendOf(describeBackendChoice(plan, project.root, options.env)),
       lastRuns: runLogs.get(plan.files.runLog)!.filter((entry) => entry.pattern === id).slice(-5).reverse(),
-      recoveries: await recentRecoveries(project.root, id, 3),
+      recoveries,
       deliveryFailed: stranded.filter((item) => item.pattern === id).map((item) => ({ id: item.id, itemKey: item.itemKey, branch: item.branch, reason: item.reason })),
     });
   }

@@ -98,8 +98,9 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       return retryDelivery(project, idOrItemKey, decisions);
     },
     async status() {
-      const { loopStatus } = await import('./loop-status.js');
-      return loopStatus(project, await withStores());
+      // The report's code and the stores load side by side: each is a chain of lazily imported files.
+      const [{ loopStatus }, stores] = await Promise.all([import('./loop-status.js'), withStores()]);
+      return loopStatus(project, stores);
     },
     async outcomesSync(id) {
       const { configuredPlans, outcomesSync } = await import('./outcomes/outcomes-facade.js');
