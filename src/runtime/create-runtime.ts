@@ -116,7 +116,7 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
       // Max runs/day counts the real run log's runs too: a rehearsal shows the skip a real tick would take.
       state: new MemoryStateWriter({ stateFile: plan.files.state, priorRuns: (patternId, day) => new FileStateWriter({ root, stateFile: plan.files.state, runLog: plan.files.runLog }).runsOn(patternId, day) }),
       budget: new BudgetBreaker(plan.dailyTokenCap, { ledger: new OverlayBudgetLedger(ledger), degradeAtFraction: plan.budget.degradeAtFraction }),
-      // A temporary clone made only if the tick reaches the act phase; removed by close().
+      // A temporary copy (borrowing the objects) made only if the tick reaches the act phase; removed by close().
       workspace: (dryRunWorkspace = new DryRunGitWorkspace({
         root,
         patternId: plan.pattern.id,

@@ -10,7 +10,6 @@
  *   and redacted (secret values from the environment and token shapes);
  * - exit code, signal and timeout are data; a failing command never throws.
  */
-import { execa } from 'execa';
 import type { CommandSpec } from '../../core/plan/execution-plan.js';
 import type { AbortSignalLike, Clock, CommandEvidence, CommandRunner, CommandRunOptions } from '../../core/ports/index.js';
 import { redactSecrets } from '../../core/security/redact-secrets.js';
@@ -84,6 +83,8 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   const tail = new TailBuffer(spec.outputLimitBytes + REDACTION_MARGIN);
   let timedOut = false;
   let aborted = false;
+  // Loaded on the first command, not with the runtime: a tick without verification commands (a dry run) never needs it.
+  const { execa } = await import('execa');
   const subprocess = execa(spec.file, [...spec.args], {
     cwd: spec.cwd,
     env: spec.env,

@@ -1,13 +1,13 @@
 /** The GitHub client over the `gh` CLI (uses the user's `gh auth login`). */
-import { execa } from 'execa';
 import { apiFailure, type GitHubClient, type GitHubClientOptions } from './delivery-github-types.js';
 
 /** gh paginates up to `--limit`; a count at the limit is a lower bound, which still enforces any smaller cap. */
 const LIST_LIMIT = '1000';
 
 export function ghClient(gh: string, options: GitHubClientOptions): GitHubClient {
-  const run = (args: string[], input?: string) =>
-    execa(gh, args, { cwd: options.root, env: { ...options.env, GH_PROMPT_DISABLED: '1', NO_COLOR: '1' }, extendEnv: false, reject: false, timeout: 120_000, ...(input !== undefined ? { input } : {}) });
+  // execa loads with the first gh call, not with the runtime (most ticks never deliver through gh).
+  const run = async (args: string[], input?: string) =>
+    (await import('execa')).execa(gh, args, { cwd: options.root, env: { ...options.env, GH_PROMPT_DISABLED: '1', NO_COLOR: '1' }, extendEnv: false, reject: false, timeout: 120_000, ...(input !== undefined ? { input } : {}) });
   return {
     via: 'gh',
     async countOpen(prefix) {

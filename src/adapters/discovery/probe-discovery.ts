@@ -7,7 +7,6 @@
  * The tick ends as a no-op only when every probe ran fine and found nothing;
  * a probe that cannot tell (missing tool, error, timeout) lets triage run.
  */
-import { execa } from 'execa';
 import type { Discovery, DiscoveryResult } from '../../core/ports/index.js';
 import type { ExecutionPlan, ProbeSpec } from '../../core/plan/execution-plan.js';
 import { interpretProbe, type ProbeOutcome } from '../../core/schedule/interpret-probe.js';
@@ -47,6 +46,8 @@ export class ProbeDiscovery implements Discovery {
 
   /** Runs one probe and interprets it; never throws. */
   async runProbe(probe: ProbeSpec): Promise<ProbeOutcome> {
+    // Loaded with the first probe, not with the runtime: a tick whose plan has no probes never needs it.
+    const { execa } = await import('execa');
     const result = await execa('sh', ['-c', probe.command], {
       cwd: this.options.root,
       env: this.options.env ?? process.env,

@@ -2,14 +2,15 @@
  * The --dry-run workspace: the real git workspace, run in a temporary copy of
  * the repository so the user's repository stays byte-for-byte the same.
  *
- * The copy is made only when a tick reaches the act phase (`git clone
- * --shared --no-checkout`: it borrows the objects, copies none, checks out
- * nothing) and is removed by `close()`. The base is resolved read-only in the
+ * The copy is made only when a tick reaches the act phase (`git init` and
+ * an alternates file, as `git clone --shared --no-checkout` would: it
+ * borrows the objects, copies none, checks out nothing) and is removed by
+ * `close()`. The base is resolved read-only in the
  * user's repository. Outside a git repository it falls back to `fallback`.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Clock, Delivery, DeliveryRequest, Workspace, WorkspaceFiles, WorkspaceHandle } from '../../core/ports/index.js';
 import { git } from '../git/git-run.js';
 import { GitWorkspace, resolveBase } from './git-workspace.js';
@@ -19,7 +20,7 @@ export interface DryRunGitWorkspaceOptions {
   patternId: string;
   baseBranch?: string | null;
   clock: Clock;
-  /** Used when the root is not a git repository with a commit, or the temporary clone fails. */
+  /** Used when the root is not a git repository with a commit, or the temporary copy fails. */
   fallback: Workspace;
   /** Told why the fallback is used, so the run can say it did not rehearse with real git. */
   onFallback?: (reason: string) => void;
@@ -114,16 +115,20 @@ export class DryRunGitWorkspace implements Workspace {
 
   private async start(): Promise<Workspace> {
     const root = resolve(this.options.root);
-    // Read-only probe: rev-parse writes nothing.
-    const head = await git(root).tryRaw(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
-    if (!head?.trim()) return this.fallBack(`${root} is not a git repository with a commit`);
-    const copy = await mkdtemp(join(tmpdir(), 'loop-runtime-dry-run-'));
+    // One read-only probe (rev-parse writes nothing) answers where the objects are and whether HEAD is a commit;
+    // the temporary directory is made meanwhile.
+    const [probe, copy] = await Promise.all([git(root).tryRaw(['rev-parse', '--git-common-dir', '--verify', '--quiet', 'HEAD^{commit}']), mkdtemp(join(tmpdir(), 'loop-runtime-dry-run-'))]);
     this.copy = copy;
+    const [commonDir, head] = (probe ?? '').split('\n');
+    if (!commonDir || !head?.trim()) {
+      await this.close();
+      return this.fallBack(`${root} is not a git repository with a commit`);
+    }
     try {
-      await git(copy).raw(['clone', '--quiet', '--shared', '--no-checkout', root, join(copy, 'repo')]);
+      await borrowObjects(resolve(root, commonDir), join(copy, 'repo'));
     } catch (error) {
       await this.close();
-      return this.fallBack(`the temporary clone failed (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`);
+      return this.fallBack(`the temporary copy failed (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`);
     }
     return new GitWorkspace({
       root: join(copy, 'repo'),
@@ -135,6 +140,19 @@ export class DryRunGitWorkspace implements Workspace {
       resolveBase: (branch) => resolveBase(root, branch),
     });
   }
+}
+
+/**
+ * An empty repository at `target` that reads every object of the repository whose git directory is `commonDir`
+ * through `objects/info/alternates` — what `git clone --shared --no-checkout` sets up, without its transport
+ * (a clone spawned git, a shell and upload-pack: ~9 ms; `git init` ~3.5 ms). It copies no object and writes
+ * nothing in the user's repository; the base commit, resolved there, is reachable here.
+ */
+async function borrowObjects(commonDir: string, target: string): Promise<void> {
+  await git(dirname(target)).raw(['init', '--quiet', '--template=', target]);
+  const info = join(target, '.git', 'objects', 'info');
+  await mkdir(info, { recursive: true });
+  await writeFile(join(info, 'alternates'), `${join(commonDir, 'objects')}\n`);
 }
 
 /** Dry-run delivery: commits stay on a branch in the temporary copy. */

@@ -23,10 +23,11 @@ export async function resolveBase(root: string, baseBranch: string | null): Prom
     }
     throw new Error(`the base branch "${baseBranch}" does not exist in ${root}. To fix: create it, or set baseBranch to an existing branch.`);
   }
-  const commit = await repository.tryRaw(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
+  // Both at once (each is a git process); the branch is read only when there is a commit.
+  const [commit, symbolic] = await Promise.all([repository.tryRaw(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']), repository.tryRaw(['symbolic-ref', '--quiet', '--short', 'HEAD'])]);
   if (!commit?.trim()) {
     throw new Error(`${root} is not a git repository with at least one commit. To fix: run \`git init\` and commit once, then run the loop again.`);
   }
-  const branch = (await repository.tryRaw(['symbolic-ref', '--quiet', '--short', 'HEAD']))?.trim() || null;
+  const branch = symbolic?.trim() || null;
   return { commit: commit.trim(), branch };
 }

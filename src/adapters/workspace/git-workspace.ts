@@ -95,6 +95,8 @@ export class GitWorkspace implements Workspace {
   }
 
   async prepare(request: PrepareRequest): Promise<WorkspaceResult<{ handle: WorkspaceHandle }>> {
+    // Read-only and independent of the base: asked now, read after the base is known.
+    const existingBranches = this.store.rootGit.tryRaw(['for-each-ref', '--format=%(refname)', `refs/heads/${request.branchPrefix}`]);
     let base: ResolvedBase;
     try {
       base = await (this.options.resolveBase ?? ((branch) => resolveBase(this.store.root, branch)))(request.baseBranch ?? this.options.baseBranch ?? null);
@@ -107,7 +109,7 @@ export class GitWorkspace implements Workspace {
       return gitFailure('Could not prepare the worktrees directory', error, 'io');
     }
     const now = this.options.clock.now();
-    const existing = await this.store.rootGit.tryRaw(['for-each-ref', '--format=%(refname)', `refs/heads/${request.branchPrefix}`]);
+    const existing = await existingBranches;
     const branches = new Set((existing ?? '').split('\n').filter(Boolean));
     let entry: WorktreeEntry | undefined;
     let slot: PoolSlot | undefined;
@@ -183,13 +185,19 @@ export class GitWorkspace implements Workspace {
   async changes(handle: WorkspaceHandle): Promise<WorkspaceResult<{ changes: ChangeSet }>> {
     const worktree = git(handle.path);
     try {
-      const ignored = splitNul(await worktree.raw(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory']));
-      await worktree.raw(['add', '--all']);
-      // The index now holds the change; its tree is what commit() will record, and nothing else.
-      const tree = (await worktree.raw(['write-tree'])).trim();
-      const nameStatus = await worktree.raw([...DIFF_ARGS, '-z', '--name-status', handle.baseCommit]);
-      const numstat = await worktree.raw([...DIFF_ARGS, '-z', '--numstat', handle.baseCommit]);
-      const patch = await worktree.raw([...DIFF_ARGS, handle.baseCommit]);
+      // Side by side (each call is a process): `add --all` adds no ignored file, so the list is the same before and
+      // after it, and the diffs only read the index (git's optional locks are off, see git-run.ts).
+      const [listed, tree] = await Promise.all([
+        worktree.raw(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory']),
+        // The index then holds the change; its tree is what commit() will record, and nothing else.
+        worktree.raw(['add', '--all']).then(async () => (await worktree.raw(['write-tree'])).trim()),
+      ]);
+      const ignored = splitNul(listed);
+      const [nameStatus, numstat, patch] = await Promise.all([
+        worktree.raw([...DIFF_ARGS, '-z', '--name-status', handle.baseCommit]),
+        worktree.raw([...DIFF_ARGS, '-z', '--numstat', handle.baseCommit]),
+        worktree.raw([...DIFF_ARGS, handle.baseCommit]),
+      ]);
       const files = buildChangedFiles(parseNameStatus(nameStatus), parseBinaryPaths(numstat), ignored);
       this.reviewed.set(handle.id, tree);
       return { ok: true, changes: { files, patch: capPatch(patch, this.options.patchLimit ?? 200_000) } };
