@@ -1,4 +1,5 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -56,5 +57,30 @@ describe('--dry-run', () => {
     // The copy is gone after close().
     expect((await dryRunCopies()).filter((name) => !copiesBefore.includes(name))).toEqual([]);
     await restoreTmpdir();
+  });
+
+  // Each git call is a process (~5 ms of a cold run). The copy borrows the repository's objects through
+  // `git init` and an alternates file: no clone (which spawned git, a shell and upload-pack), and the base commit
+  // and the objects' location come from one rev-parse.
+  it('rehearses with at most 14 git processes and no clone', async () => {
+    const root = await makeRepo();
+    const wrapper = await mkdtemp(join(tmpdir(), 'git-dry-run-path-'));
+    const log = join(wrapper, 'calls.log');
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    await writeFile(join(wrapper, 'git'), `#!/bin/sh\necho "$1" >> '${log}'\nexec '${realGit}' "$@"\n`);
+    await chmod(join(wrapper, 'git'), 0o755);
+    const previousPath = process.env.PATH;
+    process.env.PATH = `${wrapper}:${previousPath ?? ''}`;
+    try {
+      const code = await main(['run', 'daily-triage', '--level', 'L2', '--dry-run', '--json'], { cwd: root, env: { ...process.env, NO_COLOR: '1', CI: '' }, isTTY: false, stdout: () => {}, stderr: () => {} });
+      expect(code).toBe(0);
+    } finally {
+      process.env.PATH = previousPath;
+    }
+    const calls = (await readFile(log, 'utf8')).trim().split('\n');
+    expect(calls).toContain('worktree');
+    expect(calls).not.toContain('clone');
+    expect(calls.length).toBeLessThanOrEqual(14);
+    await rm(wrapper, { recursive: true, force: true });
   });
 });

@@ -12,7 +12,7 @@ afterEach(() => {
   }
 });
 
-describe('git runner (execa)', () => {
+describe('git runner (node:child_process)', () => {
   it('returns stdout untrimmed and treats a silent non-zero exit as a failure', async () => {
     const root = await makeRepo();
     const head = sh(root, ['rev-parse', 'HEAD']);
@@ -44,6 +44,12 @@ describe('git runner (execa)', () => {
     delete process.env.GIT_DIR;
     delete process.env.GIT_WORK_TREE;
     expect(sh(root, ['log', '-1', '--format=%an <%ae> / %cn']).trim()).toBe('Loop Bot <bot@example.test> / Loop Bot');
+  });
+
+  it('gives git an empty stdin: a command that reads it ends instead of waiting for input', async () => {
+    const root = await makeRepo();
+    // The empty blob's id: git read end-of-input at once (a stdin pipe left open would hang here).
+    expect((await git(root).raw(['hash-object', '--stdin'])).trim()).toBe('e69de29bb2d1d6434b8b29ae775ad8c2e48c5391');
   });
 
   it('fails as data outside a repository and for a missing directory', async () => {
