@@ -33,7 +33,7 @@ const nextOutdir = join(root, 'dist', 'cli.next');
 const MERGE_MAX_BYTES = Number(process.env.LOOP_RUNTIME_MERGE_MAX_BYTES ?? 8000);
 
 /** Dependencies bundled into the CLI (by package name); any other bare import stays external. */
-export const BUNDLED = ['cac', 'picocolors', 'yaml', 'zod', 'execa', 'croner', 'minimatch', 'diff', 'proper-lockfile'];
+export const BUNDLED = ['cac', 'picocolors', 'yaml', 'zod', 'execa', 'croner', 'minimatch', 'diff', 'proper-lockfile', 'write-file-atomic'];
 
 /** Whatever a bundled package imports is bundled too (execa's and minimatch's own dependencies). */
 function importedByDependency(importer) {
@@ -101,6 +101,9 @@ const result = await build({
   banner: {
     js: "import { createRequire as __loopRuntimeCreateRequire } from 'node:module'; const require = (globalThis[Symbol.for('loop-runtime.require')] ??= __loopRuntimeCreateRequire(import.meta.url));",
   },
+  // write-file-atomic hashes its own file name into its temporary names (uniqueness only); bundled into ESM it has
+  // no CommonJS `__filename`, so it gets the chunk's (Node >= 20.11; package.json's engines say >= 20.19).
+  define: { __filename: 'import.meta.filename' },
   plugins: [externals],
   metafile: true,
   logLevel: 'warning',

@@ -31,6 +31,10 @@ beforeAll(async () => {
   repo = join(scratch, 'repo');
   await run('git', ['init', '--quiet', '--initial-branch=main', repo]);
   await run(join(root, 'node_modules', '.bin', 'loop-init'), [repo, '--pattern', 'daily-triage', '--tool', 'claude'], { env: { ...process.env, NO_COLOR: '1' } });
+  // Committed, as `npm run bench` does: a dry run needs a base commit.
+  const identity = { GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 'test@example.invalid', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 'test@example.invalid' };
+  await run('git', ['add', '-A'], { cwd: repo });
+  await run('git', ['commit', '-q', '-m', 'loop-init scaffold'], { cwd: repo, env: { ...process.env, ...identity } });
   chunkPackages = JSON.parse(await readFile(join(root, 'dist', 'cli', 'packages.json'), 'utf8')) as Record<string, string[]>;
 });
 
@@ -78,6 +82,15 @@ describe('cold start of the built CLI', () => {
     const loaded = await packagesLoadedBy(args);
     expect(loaded.bundleFiles).toBeLessThanOrEqual(12);
     expect(loaded.builtins.filter((name) => HEAVY_BUILTINS.includes(name))).toEqual([]);
+  });
+
+  // The rehearsal runs git through node:child_process and needs no other process: execa stays unloaded, and so
+  // does @opentelemetry/api while no OpenTelemetry SDK is registered (every span would be a no-op).
+  it('`run --dry-run` loads no execa, yaml or @opentelemetry/api, and no node:stream', async () => {
+    const loaded = await packagesLoadedBy(['run', 'daily-triage', '--level', 'L2', '--dry-run']);
+    expect(loaded.packages.filter((name) => ['execa', 'yaml', '@opentelemetry/api'].includes(name))).toEqual([]);
+    expect(loaded.builtins).not.toContain('node:stream');
+    expect(loaded.distSrc).toBe(false);
   });
 
   it('--version loads the command-line parser and nothing else of ours', async () => {

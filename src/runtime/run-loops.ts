@@ -11,9 +11,10 @@ import { runLogOutcome } from '../core/engine/tick-result.js';
 import { ExitCode, exitCodeFor, exitCodeForHalt, isLoopRuntimeError, mostSeriousExitCode } from '../core/errors.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import type { DueDecision } from '../core/schedule/decide-due.js';
-import type { AgentBackend, Clock } from '../core/ports/index.js';
+import type { AgentBackend, Clock, EngineObserver } from '../core/ports/index.js';
 import type { LoadedProject } from '../project/load-project.js';
 import { appendTickEvent } from './tick-events.js';
+import { openTelemetryRegistered } from './outcomes/telemetry-registered.js';
 import { redactorFor, redactStrings } from './wiring.js';
 import { recordRefusedTick, refuseUnmetPreconditions } from './refused-tick.js';
 import type { ProjectStores } from './stores/project-stores.js';
@@ -136,8 +137,8 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
       }
     }
     const { createLoopRuntime } = await import('./create-runtime.js');
-    const { telemetryObserver } = await import('./outcomes/telemetry.js');
-    const telemetry = telemetryObserver(plan);
+    // Spans and counters only when an OpenTelemetry SDK is registered; otherwise the API is not even loaded.
+    const telemetry: EngineObserver = openTelemetryRegistered() ? (await import('./outcomes/telemetry.js')).telemetryObserver(plan) : () => undefined;
     const runtime = await createLoopRuntime(project, plan, {
       dryRun: options.dryRun,
       env: options.env,
