@@ -31,6 +31,9 @@ export function mentionsPattern(text: string, pattern: Pick<Pattern, 'id' | 'nam
   const lower = text.toLowerCase();
   const forms = new Set([pattern.id, pattern.id.replace(/-/g, ' '), pattern.name.toLowerCase()]);
   for (const form of forms) {
+    // The regex only matches where the form occurs, so most (text, pattern) pairs never compile one: list and
+    // status ask this for every catalogue pattern against every LOOP.md declaration.
+    if (!lower.includes(form)) continue;
     if (new RegExp(`(^|[^a-z0-9-])${escapeRegExp(form)}($|[^a-z0-9-])`).test(lower)) return true;
   }
   return false;
