@@ -79,8 +79,8 @@ export class FileKillSwitch implements KillSwitch {
 
   /** A halt outranks a pause: it is the reason a human must act. */
   async check(): Promise<PauseStatus> {
-    const halt = await this.activeHalt();
-    const [first] = await this.sources();
+    const { halt, found } = await this.gather();
+    const [first] = found;
     if (halt) return { paused: true, source: first?.source ?? 'halt', halt };
     return first ? { paused: true, source: first.source } : { paused: false };
   }
@@ -126,22 +126,28 @@ export class FileKillSwitch implements KillSwitch {
 
   /** Every form that is set now, in the order `check()` honours them (the first one holds). */
   async sources(): Promise<PauseSource[]> {
+    return (await this.gather()).found;
+  }
+
+  /** The halt and every set form, read side by side (each is a file read or a stat; `check()` runs every tick). */
+  private async gather(): Promise<{ halt: LoopHalt | null; found: PauseSource[] }> {
+    const stateFile = this.stateFile;
+    const [halt, allFile, loopFile, stateText] = await Promise.all([
+      this.activeHalt(),
+      exists(resolve(this.root, 'loop-pause-all')),
+      this.patternId ? exists(resolve(this.root, loopPauseFile(this.patternId))) : false,
+      stateFile ? readTextOrNull(resolve(this.root, stateFile)) : null,
+    ]);
     const found: PauseSource[] = [];
-    const halt = await this.activeHalt();
     if (halt) {
       found.push({ kind: 'halt', source: `${this.options.runLog} halted (${halt.reason}) since ${isoSecond(halt.at)}; loop-runtime resume ${halt.patternId} clears it`, clearable: true });
     }
     const flag = this.env.LOOP_RUNTIME_PAUSE?.trim().toLowerCase();
     if (flag === '1' || flag === 'true' || flag === 'yes') found.push({ kind: 'env', source: 'env LOOP_RUNTIME_PAUSE', clearable: false });
-    if (await exists(resolve(this.root, 'loop-pause-all'))) found.push({ kind: 'file', source: 'file loop-pause-all', clearable: true });
-    if (this.patternId && (await exists(resolve(this.root, loopPauseFile(this.patternId))))) {
-      found.push({ kind: 'loop-file', source: `file ${loopPauseFile(this.patternId)}`, clearable: true });
-    }
-    if (this.stateFile) {
-      const text = await readTextOrNull(resolve(this.root, this.stateFile));
-      if (text !== null && hasPauseLine(text)) found.push({ kind: 'state-line', source: `${this.stateFile} line loop-pause-all: true`, clearable: false });
-    }
-    return found;
+    if (allFile) found.push({ kind: 'file', source: 'file loop-pause-all', clearable: true });
+    if (this.patternId && loopFile) found.push({ kind: 'loop-file', source: `file ${loopPauseFile(this.patternId)}`, clearable: true });
+    if (stateText !== null && hasPauseLine(stateText)) found.push({ kind: 'state-line', source: `${stateFile} line loop-pause-all: true`, clearable: false });
+    return { halt, found };
   }
 
   /** Sets the switch: the root file `loop-pause-all` (every loop), or one loop's pause file. */
