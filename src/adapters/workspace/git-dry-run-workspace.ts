@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Clock, Delivery, DeliveryRequest, Workspace, WorkspaceFiles, WorkspaceHandle } from '../../core/ports/index.js';
 import { git } from '../git/git-run.js';
-import { GitWorkspace, resolveBase } from './git-workspace.js';
+import { GitWorkspace, resolveBase, type ResolvedBase } from './git-workspace.js';
 
 export interface DryRunGitWorkspaceOptions {
   root: string;
@@ -115,6 +115,10 @@ export class DryRunGitWorkspace implements Workspace {
 
   private async start(): Promise<Workspace> {
     const root = resolve(this.options.root);
+    // The first attempt's base, read (read-only, in the user's repository) while the copy is made rather than after.
+    const baseBranch = this.options.baseBranch ?? null;
+    let early: Promise<ResolvedBase> | null = resolveBase(root, baseBranch);
+    early.catch(() => undefined);
     // One read-only probe (rev-parse writes nothing) answers where the objects are and whether HEAD is a commit;
     // the temporary directory is made meanwhile.
     const [probe, copy] = await Promise.all([git(root).tryRaw(['rev-parse', '--git-common-dir', '--verify', '--quiet', 'HEAD^{commit}']), mkdtemp(join(tmpdir(), 'loop-runtime-dry-run-'))]);
@@ -137,7 +141,11 @@ export class DryRunGitWorkspace implements Workspace {
       patternId: this.options.patternId,
       baseBranch: this.options.baseBranch ?? null,
       clock: this.options.clock,
-      resolveBase: (branch) => resolveBase(root, branch),
+      resolveBase: (branch) => {
+        const first = branch === baseBranch ? early : null;
+        early = null;
+        return first ?? resolveBase(root, branch);
+      },
     });
   }
 }
