@@ -10,7 +10,8 @@
  * loop until `clearHalt()` (`loop-runtime resume <id>`) appends a
  * `kind: resumed` line naming who and when.
  */
-import { access, mkdir, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { KillSwitch, LoopHalt, PauseStatus } from '../../core/ports/index.js';
 import { activeHalt, haltRunLogLine, resumeRunLogLine } from '../../core/state/halt-lines.js';
@@ -163,11 +164,8 @@ export class FileKillSwitch implements KillSwitch {
   }
 }
 
+/** Whether a pause file exists. Synchronous: usually it does not, and a failed asynchronous `access` cost a
+ * thread-pool round trip and an exception object, twice per check (every tick, every loop of `status`). */
 async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
-  }
+  return existsSync(path);
 }
