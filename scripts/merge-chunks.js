@@ -15,7 +15,8 @@
  *   Node itself loaded at start-up (`STARTUP_BUILTINS`), so
  *   loading the merged chunk loads nothing a member did not already load, and no import cycle can appear;
  * - export names distinct across members (the merged chunk re-exports every member's names unchanged, so
- *   importers keep their import lists and only the file name changes).
+ *   importers keep their import lists and only the file name changes); on a clash the chunk that defines the
+ *   names wins over the one importing them (esbuild's facade for an `import()`).
  *
  * Members' top-level code is definitions (functions, constants, lazy CommonJS wrappers; none imports zod, yaml or
  * execa, which the closure rule keeps out), so loading the merged chunk evaluates little that a command did not
@@ -80,9 +81,11 @@ export function chooseMembers(metafile, mainPath, maxBytes) {
         changed = true;
       }
     }
-    // Distinct export names: on a clash the later chunk (by name) stays out.
+    // Distinct export names. A clash is mostly a facade esbuild made for an `import()` re-exporting the chunk it
+    // imports, so chunks are taken dependencies first: the one defining the names stays, the facade stays out
+    // (dropped instead, the definitions would keep everything importing them out as well).
     const owner = new Map();
-    for (const path of members) {
+    for (const path of dependencyOrder(outputs, members)) {
       if (outputs[path].exports.some((name) => owner.has(name))) {
         members.delete(path);
         changed = true;
@@ -91,7 +94,21 @@ export function chooseMembers(metafile, mainPath, maxBytes) {
       for (const name of outputs[path].exports) owner.set(name, path);
     }
   }
-  return [...members];
+  return [...members].sort();
+}
+
+/** `paths` ordered so that a chunk comes after every chunk of `paths` it imports statically (then by name). */
+function dependencyOrder(outputs, paths) {
+  const order = [];
+  const seen = new Set();
+  const visit = (path) => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    for (const entry of staticImports(outputs[path])) if (!entry.external && paths.has(entry.path)) visit(entry.path);
+    order.push(path);
+  };
+  for (const path of [...paths].sort()) visit(path);
+  return order;
 }
 
 /**

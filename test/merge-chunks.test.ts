@@ -53,6 +53,17 @@ describe('chooseMembers', () => {
     expect(members(outputs)).toEqual(['out/first.js', 'out/lazy.js']);
   });
 
+  it('on a clash keeps the chunk that defines the names, whatever the file names, so its importers can merge', () => {
+    const outputs = {
+      'out/main.js': chunk(5000, [{ path: 'out/a-facade.js', kind: 'dynamic-import' }]),
+      // esbuild's facade for an import(): it re-exports the chunk it imports under the same names.
+      'out/a-facade.js': chunk(100, [uses('out/z-defines.js')], ['describe']),
+      'out/z-defines.js': chunk(1000, [], ['describe']),
+      'out/uses.js': chunk(500, [uses('out/z-defines.js')], ['status']),
+    };
+    expect(members(outputs)).toEqual(['out/uses.js', 'out/z-defines.js']);
+  });
+
   it('admits only the Node built-ins Node loaded at start-up', () => {
     const outputs = {
       'out/main.js': chunk(5000),
