@@ -105,9 +105,6 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
   // tick results carry command output, reasons and agent summaries.
   const redact = redactorFor(options.env);
   const progress = (line: string) => options.progress?.(redact(line));
-  // The tick's code (engine, adapters: most of a cold run's loading) loads while the preconditions wait on git.
-  const runtimeModule = import('./create-runtime.js');
-  runtimeModule.catch(() => undefined);
   try {
     // Cheap preconditions before any model call: a tick that cannot finish spends nothing.
     await refuseUnmetPreconditions(project, plan, options);
@@ -139,7 +136,7 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
         progress(line);
       }
     }
-    const { createLoopRuntime } = await runtimeModule;
+    const { createLoopRuntime } = await import('./create-runtime.js');
     // Spans and counters only when an OpenTelemetry SDK is registered; otherwise the API is not even loaded.
     const telemetry: EngineObserver = openTelemetryRegistered() ? (await import('./outcomes/telemetry.js')).telemetryObserver(plan) : () => undefined;
     const runtime = await createLoopRuntime(project, plan, {

@@ -8,7 +8,6 @@ import { mkdir, open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 // file-lock.ts loads proper-lockfile on the first lock (lock-library.ts), keeping signal-exit's listeners first.
 import { withFileLock, type FileLockOptions } from './file-lock.js';
-import { loadLockLibrary } from './lock-library.js';
 
 export { breakDeadOwnerLock, readLockOwner, withFileLock, type FileLockEvent, type FileLockOptions, type LockOwner } from './file-lock.js';
 
@@ -29,15 +28,6 @@ export async function writeTextAtomically(path: string, text: string): Promise<v
   const { default: writeFileAtomic } = await import('write-file-atomic');
   await writeFileAtomic(path, text, { encoding: 'utf8', fsync: true });
   await fsyncDirectory(dirname(path));
-}
-
-/**
- * Starts loading what the first locked write loads (proper-lockfile, write-file-atomic) and returns at once: a
- * caller about to wait on something else (git, in `GitWorkspace.prepare`) hides the load behind that wait.
- */
-export function prepareAtomicWrites(): void {
-  loadLockLibrary().catch(() => undefined);
-  import('write-file-atomic').catch(() => undefined);
 }
 
 /** Fsyncs a directory so a rename or a new file in it is durable. Not supported everywhere: best effort. */

@@ -14,7 +14,6 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { ChangeSet, Clock, CommitRecord, CommitRequest, ReadOnlyBind, WorkItem, Workspace, WorkspaceFiles, WorkspaceHandle, WorkspaceResult } from '../../core/ports/index.js';
 import { buildChangedFiles, capPatch, parseBinaryPaths, parseNameStatus, splitNul, withTrailers } from '../../core/workspace/git-diff-parse.js';
 import { makeWorktreeId, updateEntry, type PoolSlot, type WorktreeEntry } from '../../core/workspace/worktree-manifest.js';
-import { prepareAtomicWrites } from '../fs/atomic-file.js';
 import { confinedFiles } from './git-confined-files.js';
 import { dependencyDirs, readAtCommit, withBaseFiles } from './git-base-files.js';
 import { recoverWorktrees } from './git-recover.js';
@@ -96,8 +95,6 @@ export class GitWorkspace implements Workspace {
   }
 
   async prepare(request: PrepareRequest): Promise<WorkspaceResult<{ handle: WorkspaceHandle }>> {
-    // The manifest update below loads the lock and write libraries: loaded while git answers.
-    prepareAtomicWrites();
     // Read-only and independent of the base: asked now, read after the base is known.
     const existingBranches = this.store.rootGit.tryRaw(['for-each-ref', '--format=%(refname)', `refs/heads/${request.branchPrefix}`]);
     let base: ResolvedBase;
