@@ -19,6 +19,7 @@ import { AUTO_BACKEND, type ExecutionPlan } from '../core/plan/execution-plan.js
 import { findExecutable } from '../adapters/command-runner/sandbox-host.js';
 import { git } from '../adapters/git/git-run.js';
 import { findAgentBinary } from './agent-detection.js';
+import { chooseOpenCodeModel, configuredModel } from './opencode-model.js';
 
 export type PreconditionCheck = 'git-repository' | 'git-commit' | 'delivery-remote' | 'github-auth' | 'backend-binary' | 'backend-credentials' | 'backend-model';
 
@@ -128,14 +129,11 @@ function backendProblems(root: string, plan: ExecutionPlan, env: Record<string, 
       problems.push({ check: 'backend-binary', message: `${plan.pattern.id} runs ${name}, but ${agent.binary} is not in node_modules/.bin or on PATH.`, fix: `npm install ${agent.packageName} (in the project, or -g), set the backend's "binary" setting to its path, or run with --backend mock to rehearse.` });
     }
   }
-  if (name === 'opencode' && !plan.backend.model && typeof plan.backend.options['model'] !== 'string') {
-    // Without a model, opencode falls back to its own default, which may be a hosted model of its maker: the
-    // repository's code would go to an endpoint the loop never named.
-    problems.push({
-      check: 'backend-model',
-      message: `${plan.pattern.id} runs opencode with no model, and opencode would then choose its own default (possibly a hosted model loop-runtime was never told about).`,
-      fix: 'set `model: <provider>/<model>` in the loop-runtime: block of LOOP.md (e.g. model: anthropic/claude-sonnet-4-5), with that provider\'s key variable set.',
-    });
+  if (name === 'opencode') {
+    // Without a model, opencode would fall back to its own default, possibly a hosted model of its maker: the
+    // repository's code would go to an endpoint the loop never named. The same choice as the backend's (backend-choice.ts).
+    const model = chooseOpenCodeModel(configuredModel(plan.backend), env);
+    if (!model.ok) problems.push({ check: 'backend-model', message: `${plan.pattern.id} runs opencode, but ${model.message}`, fix: model.fix });
   }
   const variables = credentialVariables(name, plan.backend.options);
   // A key given in the backend's settings (e.g. `apiKey` for a local OpenAI-compatible server) needs no variable.
