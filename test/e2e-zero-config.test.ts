@@ -124,8 +124,11 @@ describe('loop-init scaffolds with no loop-runtime block run their own agent', (
     // OPENAI_API_KEY is set too: Anthropic wins, and the OpenAI endpoint is never called.
     const openai = await startFakeResponsesServer([{ text: ADD_BUG_TRIAGE, usage: { input: 900, output: 70 } }]);
     cleanups.push(() => openai.close());
+    // Claude Code is installed too, and comes first in the pattern's tools: the scaffold names opencode.
+    const shims = await scratch('zero-config-path-');
+    await symlink(CLAUDE, join(shims, 'claude'));
     const env = {
-      PATH: SYSTEM_PATH,
+      PATH: `${shims}:${SYSTEM_PATH}`,
       ANTHROPIC_BASE_URL: anthropic.url,
       ANTHROPIC_API_KEY: 'sk-ant-zero-config',
       OPENAI_BASE_URL: `${openai.url}/v1`,
@@ -141,6 +144,7 @@ describe('loop-init scaffolds with no loop-runtime block run their own agent', (
     expect(result.code).toBe(0);
     const summary = JSON.parse(result.stdout) as RunJson;
     expect(summary.backend).toBe('opencode');
+    expect(summary.backendReason).toContain("the project's opencode.json and skills/ scaffold names it");
     expect(summary.backendReason).toContain(join(repo, 'node_modules', '.bin', 'opencode'));
     expect(summary.backendReason).toContain('model anthropic/claude-sonnet-5 (ANTHROPIC_API_KEY is set');
     // The tick is real: opencode called the named endpoint for the chosen model, with the key that chose it.

@@ -90,4 +90,10 @@ describe('backend choice for a loop with no backend:', () => {
     expect(outcomes).toContain(true);
     expect(outcomes).toContain(false);
   });
+
+  it('a loop-init --tool opencode scaffold (opencode.json beside skills/) chooses opencode over the pattern\'s earlier tools', () => {
+    const { choice } = withChosenBackend(auto(['claude-code', 'codex', 'opencode'], ['opencode.json']), opencodeRoot, { PATH: '' });
+    expect(choice).toMatchObject({ backend: 'opencode', source: 'tools' });
+    expect(choice.reason).toMatch(/^no backend configured; the project's opencode.json and skills\/ scaffold names it and .*opencode is installed \(also possible: claude-code, codex\)$/);
+  });
 });

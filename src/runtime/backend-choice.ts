@@ -6,6 +6,7 @@
  * the model, chosen from the provider whose key is set (`opencode-model.ts`).
  */
 import { LoopRuntimeError } from '../core/errors.js';
+import { scaffoldLabel } from '../core/plan/agent-tools.js';
 import { AUTO_BACKEND, type BackendSource, type ExecutionPlan } from '../core/plan/execution-plan.js';
 import { chooseAgent } from './agent-detection.js';
 import { chooseOpenCodeModel, configuredModel } from './opencode-model.js';
@@ -37,7 +38,7 @@ function describeAgentChoice(plan: ExecutionPlan, root: string, env: Record<stri
   }
   const choice = chooseAgent(backend.candidates, root, env);
   if (!choice.ok) return { backend: null, source: backend.source, reason: choice.message, fix: choice.fix };
-  const where = choice.from === 'scaffold' ? `the project's ${choice.tool}/skills scaffold` : `the pattern's tools (${choice.tool})`;
+  const where = choice.from === 'scaffold' ? `the project's ${scaffoldLabel(choice.tool)} scaffold` : `the pattern's tools (${choice.tool})`;
   const others = backend.candidates.filter((candidate) => candidate.backend !== choice.backend).map((candidate) => candidate.backend);
   return {
     backend: choice.backend,
