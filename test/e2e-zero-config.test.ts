@@ -162,6 +162,24 @@ describe('loop-init scaffolds with no loop-runtime block run their own agent', (
     expect(await runLogLines(repo)).toEqual([expect.objectContaining({ tick_id: tick.tickId })]);
   });
 
+  it('--tool opencode with only OPENAI_API_KEY: openai/gpt-6-sol, against OPENAI_BASE_URL (the Responses API, streamed)', { timeout: 180_000 }, async () => {
+    const repo = await opencodeProject();
+    const openai = await startFakeResponsesServer([{ text: ADD_BUG_TRIAGE, usage: { input: 900, output: 70 } }]);
+    cleanups.push(() => openai.close());
+    const result = await runCli(repo, ['run', 'daily-triage', '--json'], { PATH: SYSTEM_PATH, OPENAI_BASE_URL: `${openai.url}/v1`, OPENAI_API_KEY: 'sk-zero-config' }, { timeoutMs: 150_000 });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(result.stdout) as RunJson;
+    expect(summary.backend).toBe('opencode');
+    expect(summary.backendReason).toContain('model openai/gpt-6-sol (OPENAI_API_KEY is set; set model: to choose)');
+    expect(openai.modelRequests()).toHaveLength(1);
+    expect(openai.modelRequests()[0]!.body.model).toBe('gpt-6-sol');
+    expect(openai.modelRequests()[0]!.headers['authorization']).toBe('Bearer sk-zero-config');
+    expect(summary.ticks[0]!.kind).toBe('report');
+    // gpt-6-sol at $2 / $10 per million tokens in and out.
+    expect((await spendEntries(repo)).map((entry) => [entry.phase, entry.tokens, (entry as { costUsd?: number }).costUsd])).toEqual([['triage', 970, 0.0025]]);
+  });
+
   it('--tool opencode with neither ANTHROPIC_API_KEY nor OPENAI_API_KEY: no model to choose, so a real run stops with exit 3 naming both fixes, and no model is called', { timeout: 60_000 }, async () => {
     const repo = await opencodeProject();
     const result = await runCli(repo, ['run', 'daily-triage', '--json'], { PATH: SYSTEM_PATH, OPENROUTER_API_KEY: 'sk-or-zero-config' });

@@ -45,6 +45,7 @@ describe('the model an opencode loop with no model: runs', () => {
   it('every model it can choose is priced, so the spend is costed as that model even when opencode reports no cost', () => {
     for (const { model } of OPENCODE_KEY_PROVIDERS) expect(findPrice(model.split('/').slice(1).join('/'))).not.toBeNull();
     expect(findPrice('claude-sonnet-5')).toEqual({ input: 2, output: 10, cacheRead: 0.2, cacheWrite: 2.5 });
+    expect(findPrice('gpt-6-sol')).toEqual({ input: 2, output: 10, cacheRead: 0.2, cacheWrite: 2.5 });
   });
 });
 
