@@ -40,6 +40,8 @@ describe('the model an opencode loop with no model: runs', () => {
     expect(configuredModel(buildPlan(dailyTriagePattern, { overrides: { backend: 'opencode' } }).backend)).toBeUndefined();
     expect(configuredModel(buildPlan(dailyTriagePattern, { overrides: { backend: 'opencode', model: 'openai/gpt-4.1' } }).backend)).toBe('openai/gpt-4.1');
     expect(configuredModel(buildPlan(dailyTriagePattern, { overrides: { backend: 'opencode', backendOptions: { model: 'anthropic/x' } } }).backend)).toBe('anthropic/x');
+    // Both: the setting, as the backend is given it.
+    expect(configuredModel(buildPlan(dailyTriagePattern, { overrides: { backend: 'opencode', model: 'openai/gpt-4.1', backendOptions: { model: 'anthropic/x' } } }).backend)).toBe('anthropic/x');
   });
 
   it('every model it can choose is priced, so the spend is costed as that model even when opencode reports no cost', () => {

@@ -44,11 +44,11 @@ export type OpenCodeModelChoice =
 type Env = Readonly<Record<string, string | undefined>>;
 const isSet = (env: Env, name: string) => (env[name] ?? '') !== '';
 
-/** The model a plan configures for its backend: `model:`, else the backend's `model` setting. */
+/** The model a plan configures for its backend: the backend's `model` setting, else `model:` (the order the composition root merges them in). */
 export function configuredModel(backend: ExecutionPlan['backend']): string | undefined {
-  if (backend.model) return backend.model;
   const setting = backend.options['model'];
-  return typeof setting === 'string' && setting !== '' ? setting : undefined;
+  if (typeof setting === 'string' && setting !== '') return setting;
+  return backend.model ?? undefined;
 }
 
 /**
