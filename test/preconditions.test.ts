@@ -123,7 +123,11 @@ describe('preconditions before the first model call', () => {
     const plan = buildPlan(dailyTriagePattern, { level: 'L1', overrides: { backend: 'claude-code' } });
     const problems = await checkPreconditions(root, plan, { env: { PATH: '/nonexistent' }, dryRun: false });
     expect(problems.map((problem) => problem.check)).toEqual(['backend-binary', 'backend-credentials']);
+    // The agent runs with a HOME of its own: a subscription user is told how to hand it a token instead of a key.
+    expect(problems[1]!.fix).toContain('export ANTHROPIC_API_KEY=<your key>');
+    expect(problems[1]!.fix).toContain('run `claude setup-token` and export the token it prints as CLAUDE_CODE_OAUTH_TOKEN');
     expect(await checkPreconditions(root, plan, { env: { PATH: '/nonexistent' }, dryRun: true })).toEqual([]);
+    expect((await checkPreconditions(root, plan, { env: { PATH: '/nonexistent', CLAUDE_CODE_OAUTH_TOKEN: 'tok' }, dryRun: false })).map((problem) => problem.check)).toEqual(['backend-binary']);
   });
 
   it('opencode with no model and no Anthropic or OpenAI key to choose one from is refused: it would pick its own default endpoint, never named by the loop', async () => {

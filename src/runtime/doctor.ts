@@ -17,7 +17,7 @@ import type { LoadedProject } from '../project/load-project.js';
 import { findAgentBinary } from './agent-detection.js';
 import { describeBackendChoice } from './backend-choice.js';
 import { chooseOpenCodeModel, configuredModel } from './opencode-model.js';
-import { credentialVariables } from './preconditions.js';
+import { credentialVariables, credentialsFix } from './preconditions.js';
 
 export interface DoctorCheck {
   /** `backend`, `binary`, `model` (opencode), `credentials` or `sandbox`. */
@@ -108,7 +108,7 @@ function credentialsCheck(variables: readonly string[], env: Record<string, stri
   return {
     check: 'credentials', ok: false, required: true,
     detail: `none of ${variables.join(', ')} is set`,
-    fix: `export ${variables[0]}=<your key> where loop-runtime runs (in CI: a repository secret).`,
+    fix: credentialsFix(variables),
   };
 }
 

@@ -61,6 +61,22 @@ export function credentialVariables(backend: string, options: Record<string, unk
 }
 
 /**
+ * How to provide one of `variables`. Claude Code runs with a HOME of its own,
+ * so a `claude /login` session never reaches it: a subscription user needs
+ * the long-lived token `claude setup-token` prints. Shared with `doctor`.
+ *
+ * @example
+ * ```ts
+ * credentialsFix(['OPENAI_API_KEY']); // → 'export OPENAI_API_KEY=<your key> where loop-runtime runs (in CI: a repository secret).'
+ * ```
+ */
+export function credentialsFix(variables: readonly string[]): string {
+  const key = `export ${variables[0]}=<your key> where loop-runtime runs (in CI: a repository secret).`;
+  if (!variables.includes('CLAUDE_CODE_OAUTH_TOKEN')) return key;
+  return `${key} With a Claude subscription instead of a key: run \`claude setup-token\` and export the token it prints as CLAUDE_CODE_OAUTH_TOKEN (the agent runs with its own HOME, so a \`claude /login\` session is not used).`;
+}
+
+/**
  * Every unmet precondition of one loop's plan, in the order a tick meets
  * them. An empty list: the tick may start.
  *
@@ -139,7 +155,7 @@ function backendProblems(root: string, plan: ExecutionPlan, env: Record<string, 
   // A key given in the backend's settings (e.g. `apiKey` for a local OpenAI-compatible server) needs no variable.
   const keyInSettings = typeof plan.backend.options['apiKey'] === 'string' && plan.backend.options['apiKey'] !== '';
   if (!keyInSettings && variables.length > 0 && !variables.some((variable) => (env[variable] ?? '') !== '')) {
-    problems.push({ check: 'backend-credentials', message: `${plan.pattern.id} runs ${name}, but none of ${variables.join(', ')} is set.`, fix: `set ${variables[0]} to your key where loop-runtime runs (in CI: a repository secret).` });
+    problems.push({ check: 'backend-credentials', message: `${plan.pattern.id} runs ${name}, but none of ${variables.join(', ')} is set.`, fix: credentialsFix(variables) });
   }
   return problems;
 }
