@@ -11,12 +11,13 @@
 import { LoopRuntimeError } from '../core/errors.js';
 import type { Clock } from '../core/ports/index.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
-import { PostgresRunHistory } from '../adapters/postgres/index.js';
+import { PostgresDeliveryLedger, PostgresRunHistory } from '../adapters/postgres/index.js';
 import { loadProject, resolvePlan, type LoadedProject } from '../project/load-project.js';
 import { createLoopRuntime } from '../runtime/create-runtime.js';
 import { evaluateDueLoops } from '../runtime/due-loops.js';
 import { chooseStore } from '../runtime/stores/store-choice.js';
 import { postgresStores, projectScope, sharedDatabase } from '../runtime/stores/postgres-stores.js';
+import { awaitApproval, releaseApprovalWaits, serveApprovals } from './approval-workflow.js';
 import { FleetWorker, tickWorkflowId, type FleetTickInput } from './fleet-worker.js';
 
 export interface FleetServiceOptions {
@@ -86,6 +87,26 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
   }
   const byScope = new Map(served.map((repository) => [repository.scope, repository]));
   const database = await sharedDatabase(options.databaseUrl);
+  const servedAt = (scope: string): ServedRepository => {
+    const repository = byScope.get(scope);
+    if (repository) return repository;
+    throw new LoopRuntimeError('CONFIG_INVALID', `This worker does not serve ${scope}, but took one of its workflows.`, {
+      fix: 'give every worker of a fleet the same repositories (--repo / --repos-file).',
+    });
+  };
+  // Decisions on escalated changes are acted on by whichever worker runs the approval's wait (see approval-workflow.ts).
+  serveApprovals(async (scope) => {
+    const project = await load(servedAt(scope).root);
+    const stores = await postgresStores(project, { kind: 'postgres', url: options.databaseUrl, variable: 'LOOP_RUNTIME_DATABASE_URL', scope, reason: 'worker' }, options.clock);
+    return {
+      project,
+      clock: options.clock,
+      env: options.env,
+      deliveryLedger: stores.deliveryLedger() ?? new PostgresDeliveryLedger({ database, scope }),
+      history: new PostgresRunHistory({ database, scope }),
+      worker: options.executorId,
+    };
+  });
 
   const worker = await FleetWorker.start({
     databaseUrl: options.databaseUrl,
@@ -118,6 +139,7 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
         budgetLedger: stores.budgetLedger(resolved.plan, runtime.ports.backend.name),
         clock: options.clock,
         history: new PostgresRunHistory({ database, scope: input.scope }),
+        onEscalated: (result) => awaitApproval(input.scope, result, { root: project.root, worktreesDir: project.settings?.worktreesDir ?? null, clock: options.clock }, options.executorId),
       };
     },
   });
@@ -165,7 +187,10 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
     async stop(stopOptions = {}) {
       stopped = true;
       if (polling) clearTimeout(polling);
+      // The drain waits for ticks, not for approvals (they may wait for weeks; another worker resumes them).
+      releaseApprovalWaits();
       await worker.stop(stopOptions);
+      serveApprovals(null);
     },
   };
 }
