@@ -196,7 +196,9 @@ export class FleetWorker {
       busy = true;
       try {
         await worker.recoverOrphans();
-        options.onSweep?.(await worker.recoverDeadWorkers());
+        // Not inside `onSweep?.(…)`: an optional call skips evaluating its argument when there is no listener.
+        const recovered = await worker.recoverDeadWorkers();
+        options.onSweep?.(recovered);
       } finally {
         busy = false;
       }
