@@ -33,7 +33,7 @@ async function openFleet(project: LoadedProject, env: Record<string, string | un
   const database = await sharedDatabase(choice.url);
   const found = await database.query<{ table: string | null }>('STATE_FAILED', 'look for the fleet’s workflows', `SELECT to_regclass('dbos.workflow_status')::text AS table`);
   if (!found[0]?.table) return null;
-  const client = await DBOSClient.create({ systemDatabaseUrl: choice.url, applicationName: 'loop-runtime', systemDatabasePoolSize: 2 });
+  const client = await DBOSClient.create({ systemDatabaseUrl: choice.url, applicationName: 'loop-runtime', systemDatabasePoolSize: 2, systemDatabaseIdleTransactionTimeoutMs: 0 });
   return { client, scope: await projectScope(project.root, choice.scope), database: database.name };
 }
 
@@ -58,7 +58,7 @@ function alreadyDecided(idOrItemKey: string, outcome: ApprovalOutcome | undefine
   if (outcome?.status === 'decided') {
     const commit = outcome.result.status === 'applied' ? ` (committed ${outcome.result.commit.slice(0, 12)} on ${outcome.result.branch})` : '';
     return new LoopRuntimeError('USAGE', `${idOrItemKey} was already ${outcome.decision === 'approve' ? 'approved' : 'rejected'} by a human at ${new Date(outcome.at).toISOString()}${commit}; a decision acts once.`, {
-      fix: 'nothing to do: `loop-runtime history` shows the decision.',
+      fix: 'none needed; `loop-runtime history` shows the decision.',
     });
   }
   return new LoopRuntimeError('STATE_FAILED', `The fleet's wait for a decision on ${idOrItemKey} ended (${status}) without one.`, {
