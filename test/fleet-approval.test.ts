@@ -171,4 +171,50 @@ describe('fleet: human approval is a durable wait', () => {
       await client.end();
     }
   }, 240_000);
+  it('reject through the console API: the worker discards the change and records it; a second decision is refused', async () => {
+    const url = await cluster.createDatabase('rejection');
+    const scratch = await tempDir('fleet-reject-');
+    const repo = await makeLoopRepo({ 'src/example.ts': 'export const answer = 7;\n' }, SETTINGS);
+    const clockFile = join(scratch, 'now');
+    await writeFile(clockFile, T0);
+    const env = { LOOP_RUNTIME_DATABASE_URL: url, XDG_STATE_HOME: join(scratch, 'state') };
+    const worker = await startWorker(['--repo', repo, '--clock-file', clockFile, '--poll', '0.3', '--executor-id', 'worker-a'], env);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const server = await startServer({ repos: [repo], env: { ...process.env, ...env }, clock: systemClock, port: 0 });
+    try {
+      const approvals = async () => (await client.query<Approval>(`SELECT workflow_uuid, status, executor_id FROM dbos.workflow_status WHERE name = 'loop-runtime.approval'`)).rows;
+      await eventually(async () => ((await approvals())[0]?.status === 'PENDING' ? true : null), () => `an approval wait; worker-a said:\n${worker.lines.join('\n')}`);
+      const api = async (path: string, method = 'GET') => {
+        const response = await fetch(`${server.url}${path}`, { method, headers: { 'x-loop-runtime-token': server.token, origin: `http://127.0.0.1:${server.port}` } });
+        return { status: response.status, body: (await response.json()) as Record<string, any> };
+      };
+      const inbox = await api('api/inbox');
+      expect(inbox.body['items']).toEqual([expect.objectContaining({ kind: 'escalated', pattern: 'daily-triage', itemKey: 'mock#1' })]);
+      const change = inbox.body['items'][0] as { id: string; branch: string };
+      await writeFile(clockFile, T3);
+
+      const rejected = await api(`api/inbox/${change.id}/reject`, 'POST');
+      expect(rejected).toMatchObject({ status: 200, body: { ok: true, result: { status: 'rejected', id: change.id, branch: change.branch } } });
+      expect(() => sh(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${change.branch}`])).toThrow();
+      expect((await approvals())[0]).toMatchObject({ status: 'SUCCESS', executor_id: 'worker-a' });
+      expect((await runLogLines(repo)).filter((line) => line['kind'] === 'human-rejected')).toEqual([expect.objectContaining({ run_id: expect.stringMatching(/^2026-11-26T09:3\d:\d\dZ$/), outcome: 'no-op' })]);
+      const row = await client.query<{ commit_sha: string | null; phases: Array<{ note: string }> }>('SELECT commit_sha, phases FROM loop_runtime_runs');
+      expect(row.rows).toEqual([{ commit_sha: null, phases: expect.arrayContaining([{ phase: 'escalate', tokens: 0, note: `${change.id}: rejected by a human; ${change.branch} discarded` }]) }]);
+
+      // Decided once: a second reject, or an approve after it, is refused with what was decided.
+      for (const path of [`api/inbox/${change.id}/reject`, `api/inbox/${change.id}/approve`]) {
+        const again = await api(path, 'POST');
+        expect(again).toMatchObject({ status: 404, body: { ok: false, error: { code: 'USAGE', message: expect.stringContaining(`${change.id} was already rejected by a human`) } } });
+      }
+      expect((await api('api/inbox')).body['items']).toEqual([]);
+      const cli = await runCli(repo, ['reject', change.id, '--json'], env);
+      expect(cli.code).toBe(3);
+      expect(JSON.parse(cli.stdout).error.message).toContain('was already rejected');
+      await killed(worker);
+    } finally {
+      await server.close();
+      await client.end();
+    }
+  }, 240_000);
 });
