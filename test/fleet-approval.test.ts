@@ -171,7 +171,7 @@ describe('fleet: human approval is a durable wait', () => {
       await client.end();
     }
   }, 240_000);
-  it('reject through the console API: the worker discards the change and records it; a second decision is refused', async () => {
+  it('reject through the console API after the escalating worker stopped (SIGTERM: no drain for waits): the next worker discards the change and records it; a second decision is refused', async () => {
     const url = await cluster.createDatabase('rejection');
     const scratch = await tempDir('fleet-reject-');
     const repo = await makeLoopRepo({ 'src/example.ts': 'export const answer = 7;\n' }, SETTINGS);
@@ -192,12 +192,19 @@ describe('fleet: human approval is a durable wait', () => {
       const inbox = await api('api/inbox');
       expect(inbox.body['items']).toEqual([expect.objectContaining({ kind: 'escalated', pattern: 'daily-triage', itemKey: 'mock#1' })]);
       const change = inbox.body['items'][0] as { id: string; branch: string };
+
+      // SIGTERM drains ticks, not approval waits: worker-a exits 0 at once, and worker-b takes the wait over.
+      const exited = new Promise<number | null>((resolve) => worker.child.once('exit', resolve));
+      worker.child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect((await approvals())[0]).toMatchObject({ status: 'PENDING', executor_id: 'worker-a' });
+      const workerB = await startWorker(['--repo', repo, '--clock-file', clockFile, '--poll', '86400', '--executor-id', 'worker-b'], env);
       await writeFile(clockFile, T3);
 
       const rejected = await api(`api/inbox/${change.id}/reject`, 'POST');
       expect(rejected).toMatchObject({ status: 200, body: { ok: true, result: { status: 'rejected', id: change.id, branch: change.branch } } });
       expect(() => sh(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${change.branch}`])).toThrow();
-      expect((await approvals())[0]).toMatchObject({ status: 'SUCCESS', executor_id: 'worker-a' });
+      expect((await approvals())[0]).toMatchObject({ status: 'SUCCESS', executor_id: 'worker-b' });
       expect((await runLogLines(repo)).filter((line) => line['kind'] === 'human-rejected')).toEqual([expect.objectContaining({ run_id: expect.stringMatching(/^2026-11-26T09:3\d:\d\dZ$/), outcome: 'no-op' })]);
       const row = await client.query<{ commit_sha: string | null; phases: Array<{ note: string }> }>('SELECT commit_sha, phases FROM loop_runtime_runs');
       expect(row.rows).toEqual([{ commit_sha: null, phases: expect.arrayContaining([{ phase: 'escalate', tokens: 0, note: `${change.id}: rejected by a human; ${change.branch} discarded` }]) }]);
@@ -211,7 +218,7 @@ describe('fleet: human approval is a durable wait', () => {
       const cli = await runCli(repo, ['reject', change.id, '--json'], env);
       expect(cli.code).toBe(3);
       expect(JSON.parse(cli.stdout).error.message).toContain('was already rejected');
-      await killed(worker);
+      await killed(workerB);
     } finally {
       await server.close();
       await client.end();
