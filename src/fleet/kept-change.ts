@@ -108,6 +108,8 @@ export async function ensureKeptChange(location: KeptChangeLocation, change: Kep
     });
   }
   const path = store.entryPath(change.id);
+  // A worktree whose directory vanished is still registered with git until pruned.
+  await store.rootGit.tryRaw(['worktree', 'prune']);
   await store.update(async (manifest) => {
     await store.rootGit.raw(['worktree', 'add', '--quiet', '-B', change.branch, path, change.baseCommit]);
     const entry: WorktreeEntry = {
