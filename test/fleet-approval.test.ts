@@ -130,7 +130,9 @@ describe('fleet: human approval is a durable wait', () => {
       expect((await approvals())[0]).toMatchObject({ status: 'PENDING', executor_id: 'worker-b' });
 
       // Two approvals at once: one acts, the other is refused.
+      const deciding = Date.now();
       const both = await Promise.all([runCli(repo, ['approve', change.id, '--yes', '--json'], env, { timeoutMs: 150_000 }), runCli(repo, ['approve', change.itemKey, '--yes', '--json'], env, { timeoutMs: 150_000 })]);
+      process.stdout.write(`fleet approval: two approvals at once answered in ${Date.now() - deciding} ms\n`);
       const applied = both.filter((result) => result.code === 0);
       const second = both.filter((result) => result.code !== 0);
       expect(applied, both.map((result) => result.stdout + result.stderr).join('\n')).toHaveLength(1);
@@ -193,18 +195,26 @@ describe('fleet: human approval is a durable wait', () => {
       expect(inbox.body['items']).toEqual([expect.objectContaining({ kind: 'escalated', pattern: 'daily-triage', itemKey: 'mock#1' })]);
       const change = inbox.body['items'][0] as { id: string; branch: string };
 
-      // SIGTERM drains ticks, not approval waits: worker-a exits 0 at once, and worker-b takes the wait over.
-      const exited = new Promise<number | null>((resolve) => worker.child.once('exit', resolve));
-      worker.child.kill('SIGTERM');
-      expect(await exited).toBe(0);
+      // SIGTERM drains ticks, not approval waits (the drain is 600 s): each worker exits 0 at once, and the next takes the wait over.
+      const stopped = async (stopping: Worker) => {
+        const exited = new Promise<number | null>((resolve) => stopping.child.once('exit', resolve));
+        stopping.child.kill('SIGTERM');
+        return exited;
+      };
+      expect(await stopped(worker)).toBe(0);
       expect((await approvals())[0]).toMatchObject({ status: 'PENDING', executor_id: 'worker-a' });
       const workerB = await startWorker(['--repo', repo, '--clock-file', clockFile, '--poll', '86400', '--executor-id', 'worker-b'], env);
+      await eventually(async () => ((await approvals())[0]?.executor_id === 'worker-b' ? true : null), () => 'worker-b to resume the wait');
+      const stopping = Date.now();
+      expect(await stopped(workerB)).toBe(0);
+      process.stdout.write(`fleet approval: a worker with a wait pending exited ${Date.now() - stopping} ms after SIGTERM (drain 600 s)\n`);
+      const workerC = await startWorker(['--repo', repo, '--clock-file', clockFile, '--poll', '86400', '--executor-id', 'worker-c'], env);
       await writeFile(clockFile, T3);
 
       const rejected = await api(`api/inbox/${change.id}/reject`, 'POST');
       expect(rejected).toMatchObject({ status: 200, body: { ok: true, result: { status: 'rejected', id: change.id, branch: change.branch } } });
       expect(() => sh(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${change.branch}`])).toThrow();
-      expect((await approvals())[0]).toMatchObject({ status: 'SUCCESS', executor_id: 'worker-b' });
+      expect((await approvals())[0]).toMatchObject({ status: 'SUCCESS', executor_id: 'worker-c' });
       expect((await runLogLines(repo)).filter((line) => line['kind'] === 'human-rejected')).toEqual([expect.objectContaining({ run_id: expect.stringMatching(/^2026-11-26T09:3\d:\d\dZ$/), outcome: 'no-op' })]);
       const row = await client.query<{ commit_sha: string | null; phases: Array<{ note: string }> }>('SELECT commit_sha, phases FROM loop_runtime_runs');
       expect(row.rows).toEqual([{ commit_sha: null, phases: expect.arrayContaining([{ phase: 'escalate', tokens: 0, note: `${change.id}: rejected by a human; ${change.branch} discarded` }]) }]);
@@ -218,7 +228,7 @@ describe('fleet: human approval is a durable wait', () => {
       const cli = await runCli(repo, ['reject', change.id, '--json'], env);
       expect(cli.code).toBe(3);
       expect(JSON.parse(cli.stdout).error.message).toContain('was already rejected');
-      await killed(workerB);
+      await killed(workerC);
     } finally {
       await server.close();
       await client.end();

@@ -14,7 +14,6 @@
  * first decision that acts, so a second one is refused by the sender.
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
 import type { TickResult } from '../core/engine/tick-result.js';
 import { isLoopRuntimeError, LoopRuntimeError } from '../core/errors.js';
 import type { Clock } from '../core/ports/index.js';
@@ -155,17 +154,4 @@ export async function awaitApproval(scope: string, result: Extract<TickResult, {
   const workflowID = approvalWorkflowId(scope, change.id);
   await DBOS.startWorkflow(approvalWorkflow, { workflowID })({ scope, change });
   return workflowID;
-}
-
-/**
- * Lets a worker stop without waiting for its approvals: a drain waits for
- * running ticks, and an approval may wait for weeks. The approvals stay
- * PENDING under this worker's id; once its liveness lock is gone another
- * worker's sweep resumes them (the wait and its messages are in Postgres).
- */
-export function releaseApprovalWaits(): void {
-  const systemDatabase = (DBOSExecutor.globalInstance as unknown as { systemDatabase?: { runningWorkflowMap?: Map<string, unknown> } } | undefined)?.systemDatabase;
-  const running = systemDatabase?.runningWorkflowMap;
-  if (!running) return;
-  for (const id of [...running.keys()]) if (id.startsWith('approval:')) running.delete(id);
 }

@@ -17,7 +17,7 @@ import { createLoopRuntime } from '../runtime/create-runtime.js';
 import { evaluateDueLoops } from '../runtime/due-loops.js';
 import { chooseStore } from '../runtime/stores/store-choice.js';
 import { postgresStores, projectScope, sharedDatabase } from '../runtime/stores/postgres-stores.js';
-import { awaitApproval, releaseApprovalWaits, serveApprovals } from './approval-workflow.js';
+import { awaitApproval, serveApprovals } from './approval-workflow.js';
 import { FleetWorker, tickWorkflowId, type FleetTickInput } from './fleet-worker.js';
 
 export interface FleetServiceOptions {
@@ -187,8 +187,8 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
     async stop(stopOptions = {}) {
       stopped = true;
       if (polling) clearTimeout(polling);
-      // The drain waits for ticks, not for approvals (they may wait for weeks; another worker resumes them).
-      releaseApprovalWaits();
+      // Approval waits do not hold the drain up: DBOS abandons a workflow blocked in recv at shutdown, unrecorded,
+      // and another worker's sweep resumes it (test/fleet-approval.test.ts stops two workers with a wait pending).
       await worker.stop(stopOptions);
       serveApprovals(null);
     },
