@@ -76,6 +76,8 @@ function alreadyDecided(idOrItemKey: string, outcome: ApprovalOutcome | undefine
  * if (result === null) await approveChange(project, 'mock-1-abc', options); // not a fleet change
  * ```
  */
+export async function decideInFleet(project: LoadedProject, env: Record<string, string | undefined>, idOrItemKey: string, decision: { decision: 'approve'; yes: boolean }): Promise<ApproveResult | null>;
+export async function decideInFleet(project: LoadedProject, env: Record<string, string | undefined>, idOrItemKey: string, decision: { decision: 'reject'; yes: boolean }): Promise<RejectResult | null>;
 export async function decideInFleet(
   project: LoadedProject,
   env: Record<string, string | undefined>,

@@ -15,7 +15,6 @@
 import type { Diagnostic } from '../core/config/diagnostics.js';
 import type { LoadedProject } from '../project/load-project.js';
 import type { OpenRuntimeOptions, RunRequest, Runtime } from './runtime-contract.js';
-import type { ApproveResult, RejectResult } from './git-approval.js';
 import type { ProjectStores } from './stores/project-stores.js';
 
 export type { OpenRuntimeOptions, Planned, RunRequest, Runtime } from './runtime-contract.js';
@@ -85,7 +84,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     async approve(idOrItemKey, approval = {}) {
       // A change a fleet tick escalated is decided by the worker waiting for it (one decision acts, once).
       const fleet = await (await import('./fleet-decision.js')).decideInFleet(project, options.env, idOrItemKey, { decision: 'approve', yes: Boolean(approval.yes) });
-      if (fleet) return fleet as ApproveResult;
+      if (fleet) return fleet;
       const { approveChange } = await import('./git-approval.js');
       const result = await approveChange(project, idOrItemKey, { ...decisions, deliveryLedger: (await stores()).deliveryLedger(), yes: Boolean(approval.yes) });
       if (result.status === 'applied') {
@@ -98,7 +97,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     },
     async reject(idOrItemKey) {
       const fleet = await (await import('./fleet-decision.js')).decideInFleet(project, options.env, idOrItemKey, { decision: 'reject', yes: false });
-      if (fleet) return fleet as RejectResult;
+      if (fleet) return fleet;
       const { rejectChange } = await import('./git-approval.js');
       return rejectChange(project, idOrItemKey, { ...decisions, deliveryLedger: (await stores()).deliveryLedger() });
     },
