@@ -6,7 +6,7 @@
  *
  * - approve: worker-a's tick escalates and starts the change's approval wait;
  *   worker-a is killed -9 and its worktree is lost with it (another machine's
- *   disk); worker-b resumes the wait; the clock moves three days; `approve`
+ *   disk), so the inbox lists the change from the fleet; worker-b resumes the wait; the clock moves three days; `approve`
  *   (the built CLI) first gets the gate's "needs --yes", then `approve --yes`
  *   twice at once: exactly one acts — worker-b re-creates the change from
  *   the tick's capture, commits it with its trailers and records the decision
@@ -18,8 +18,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -113,10 +113,15 @@ describe('fleet: human approval is a durable wait', () => {
       const change = inbox.items[0]!;
       expect(waiting.workflow_uuid.startsWith('approval:') && waiting.workflow_uuid.endsWith(`:${change.id}`)).toBe(true);
 
-      // worker-a dies, and its disk with it: the worktree and branch are gone.
+      // worker-a dies, and its disk with it: the worktree, its branch and the worktree manifest are gone.
       await killed(workerA);
       sh(repo, ['worktree', 'remove', '--force', change.path]);
       sh(repo, ['branch', '-D', change.branch]);
+      await rm(dirname(change.path), { recursive: true, force: true });
+      // The inbox still lists the change, from the fleet's wait.
+      const fleetInbox = await runCli(repo, ['inbox', '--json'], env);
+      expect(JSON.parse(fleetInbox.stdout).items).toEqual([expect.objectContaining({ id: change.id, itemKey: 'mock#1', branch: change.branch, keptBy: 'worker-a' })]);
+      expect((await runCli(repo, ['inbox'], env)).stdout).toContain(`kept by fleet worker worker-a`);
 
       // worker-b serves the same repository (it polls once, at the same slot: no new tick).
       const workerB = await startWorker(['--repo', repo, '--clock-file', clockFile, '--poll', '86400', '--executor-id', 'worker-b'], env);
