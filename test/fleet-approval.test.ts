@@ -107,7 +107,7 @@ describe('fleet: human approval is a durable wait', () => {
       expect(runs.rows).toEqual([{ tick_id: expect.stringMatching(/^tick-tick:/), kind: 'escalated' }]);
       const tickId = runs.rows[0]!.tick_id;
 
-      // The inbox lists the change, from the fleet as well as from this disk.
+      // The inbox lists the change once: this disk holds it, and the fleet waits for it.
       const inbox = JSON.parse((await runCli(repo, ['inbox', '--json'], env)).stdout) as { items: Array<{ id: string; branch: string; path: string; itemKey: string }> };
       expect(inbox.items).toHaveLength(1);
       const change = inbox.items[0]!;
@@ -128,7 +128,9 @@ describe('fleet: human approval is a durable wait', () => {
       await writeFile(clockFile, T3);
 
       // The gate still escalates .env: without --yes nothing is applied, and the change keeps waiting.
+      const asking = Date.now();
       const refused = await runCli(repo, ['approve', change.id, '--json'], env, { timeoutMs: 150_000 });
+      process.stdout.write(`fleet approval: first reply ${Date.now() - asking} ms after approve was sent (worker-b had to resume the wait first)\n`);
       const debug = async () => `${refused.stderr}${refused.stdout}\napprovals: ${JSON.stringify((await client.query('SELECT workflow_uuid, status, executor_id, application_version, application_name, queue_name FROM dbos.workflow_status')).rows)}\nsteps: ${JSON.stringify((await client.query('SELECT workflow_uuid, function_name, left(error, 300) AS error FROM dbos.operation_outputs ORDER BY workflow_uuid, function_id')).rows)}\nworker-b:\n${workerB.lines.join('\n')}`;
       expect(refused.code, await debug()).toBe(2);
       expect(JSON.parse(refused.stdout)).toMatchObject({ ok: false, status: 'needs-confirmation', id: change.id, paths: ['.env'] });
@@ -178,7 +180,7 @@ describe('fleet: human approval is a durable wait', () => {
       await client.end();
     }
   }, 240_000);
-  it('reject through the console API after the escalating worker stopped (SIGTERM: no drain for waits): the next worker discards the change and records it; a second decision is refused', async () => {
+  it('reject through the console API after the escalating worker stopped (SIGTERM does not drain waits): the next worker discards the change and records it; a second decision is refused', async () => {
     const url = await cluster.createDatabase('rejection');
     const scratch = await tempDir('fleet-reject-');
     const repo = await makeLoopRepo({ 'src/example.ts': 'export const answer = 7;\n' }, SETTINGS);
@@ -200,7 +202,7 @@ describe('fleet: human approval is a durable wait', () => {
       expect(inbox.body['items']).toEqual([expect.objectContaining({ kind: 'escalated', pattern: 'daily-triage', itemKey: 'mock#1' })]);
       const change = inbox.body['items'][0] as { id: string; branch: string };
 
-      // SIGTERM drains ticks, not approval waits (the drain is 600 s): each worker exits 0 at once, and the next takes the wait over.
+      // SIGTERM drains ticks, not approval waits (the drain is 600 s; a wait is abandoned at its next poll): each worker exits 0, and the next takes the wait over.
       const stopped = async (stopping: Worker) => {
         const exited = new Promise<number | null>((resolve) => stopping.child.once('exit', resolve));
         stopping.child.kill('SIGTERM');

@@ -187,8 +187,8 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
     async stop(stopOptions = {}) {
       stopped = true;
       if (polling) clearTimeout(polling);
-      // Approval waits do not hold the drain up: DBOS abandons a workflow blocked in recv at shutdown, unrecorded,
-      // and another worker's sweep resumes it (test/fleet-approval.test.ts stops two workers with a wait pending).
+      // Approval waits hold the drain up only until recv's next poll (≤ 10 s): DBOS then abandons them, unrecorded, and
+      // another worker's sweep resumes them (test/fleet-approval.test.ts stops two workers with a wait pending).
       await worker.stop(stopOptions);
       serveApprovals(null);
     },
