@@ -97,8 +97,10 @@ async function decide(input: ApprovalInput, message: DecisionMessage): Promise<{
     const options = { clock: context.clock, env: context.env, deliveryLedger: context.deliveryLedger };
     let result: ApproveResult | RejectResult;
     if (message.decision === 'reject') {
-      result = (await holdsKeptChange(location, change)) ? await rejectChange(context.project, change.id, options) : await rejectElsewhere(context, change);
-      await context.history.recordDecision(change.tickId, { note: `${change.id}: rejected by a human; ${change.branch} discarded` });
+      const held = await holdsKeptChange(location, change);
+      result = held ? await rejectChange(context.project, change.id, options) : await rejectElsewhere(context, change);
+      const note = held ? `${change.branch} discarded` : `${change.branch} was kept by ${change.keptBy}, nothing to discard on ${context.worker}`;
+      await context.history.recordDecision(change.tickId, { note: `${change.id}: rejected by a human; ${note}` });
     } else {
       await ensureKeptChange(location, change, context.worker);
       result = await approveChange(context.project, change.id, { ...options, yes: message.yes });
