@@ -42,8 +42,9 @@ export interface ApprovalContext {
   project: LoadedProject;
   clock: Clock;
   env: Record<string, string | undefined>;
-  deliveryLedger: DeliveryLedgerStore;
-  history: PostgresRunHistory;
+  /** The fleet's delivery ledger (undefined: the file beside the repository). */
+  deliveryLedger: DeliveryLedgerStore | undefined;
+  history: Pick<PostgresRunHistory, 'recordDecision'>;
   /** This worker's executor id (named in errors and records). */
   worker: string;
 }
@@ -86,8 +87,16 @@ async function rejectElsewhere(context: ApprovalContext, change: KeptChange): Pr
   return { status: 'rejected', id: change.id, pattern: change.pattern, branch: change.branch };
 }
 
-/** Acts on one decision on this worker. Never throws: a failure is the reply, and the change keeps waiting. */
-async function decide(input: ApprovalInput, message: DecisionMessage): Promise<{ reply: DecisionReply; at: number }> {
+/**
+ * Acts on one decision on this worker (the approval workflow runs it as one durable step). Never throws: a failure
+ * is the reply, and the change keeps waiting.
+ *
+ * @example
+ * ```ts
+ * const { reply } = await actOnDecision({ scope, change }, { requestId: 'r1', decision: 'reject', yes: false });
+ * ```
+ */
+export async function actOnDecision(input: ApprovalInput, message: DecisionMessage): Promise<{ reply: DecisionReply; at: number }> {
   let at = Date.now();
   try {
     const context = await contextFor(input.scope);
@@ -128,7 +137,7 @@ async function waitForDecision(input: ApprovalInput): Promise<ApprovalOutcome> {
       const at = await DBOS.runStep(async () => Date.now(), { name: 'approval.expired' });
       return { status: 'expired', at };
     }
-    const decided = await DBOS.runStep(() => decide(input, message), { name: `approval.${message.decision}` });
+    const decided = await DBOS.runStep(() => actOnDecision(input, message), { name: `approval.${message.decision}` });
     await DBOS.setEvent(replyKey(message.requestId), decided.reply);
     if (decided.reply.ok && decided.reply.result.status !== 'needs-confirmation') {
       return { status: 'decided', decision: message.decision, result: decided.reply.result, at: decided.at };

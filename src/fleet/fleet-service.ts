@@ -11,7 +11,7 @@
 import { LoopRuntimeError } from '../core/errors.js';
 import type { Clock } from '../core/ports/index.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
-import { PostgresDeliveryLedger, PostgresRunHistory } from '../adapters/postgres/index.js';
+import { PostgresRunHistory } from '../adapters/postgres/index.js';
 import { loadProject, resolvePlan, type LoadedProject } from '../project/load-project.js';
 import { createLoopRuntime } from '../runtime/create-runtime.js';
 import { evaluateDueLoops } from '../runtime/due-loops.js';
@@ -102,7 +102,7 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
       project,
       clock: options.clock,
       env: options.env,
-      deliveryLedger: stores.deliveryLedger() ?? new PostgresDeliveryLedger({ database, scope }),
+      deliveryLedger: stores.deliveryLedger(),
       history: new PostgresRunHistory({ database, scope }),
       worker: options.executorId,
     };
