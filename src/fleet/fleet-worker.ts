@@ -50,6 +50,11 @@ export interface WiredTick {
   /** The real clock each durable step reads when it finishes. */
   clock: Clock;
   history?: PostgresRunHistory;
+  /**
+   * Called inside the tick's workflow when the tick escalated: starts the
+   * durable wait for a human's decision (`awaitApproval`), off the tick queue.
+   */
+  onEscalated?: (result: Extract<TickResult, { kind: 'escalated' }>) => Promise<unknown>;
 }
 
 export type TickWiring = (input: FleetTickInput) => Promise<WiredTick>;
@@ -109,6 +114,7 @@ async function runTick(input: FleetTickInput): Promise<TickResult> {
   const result = await new LoopEngine(wired.plan, ports).tick();
   const history = wired.history;
   if (history) await DBOS.runStep(() => throughOutage(() => history.record(result)), { name: 'history.record' });
+  if (result.kind === 'escalated' && wired.onEscalated) await wired.onEscalated(result);
   return result;
 }
 
@@ -190,7 +196,9 @@ export class FleetWorker {
       busy = true;
       try {
         await worker.recoverOrphans();
-        options.onSweep?.(await worker.recoverDeadWorkers());
+        // Not inside `onSweep?.(…)`: an optional call skips evaluating its argument when there is no listener.
+        const recovered = await worker.recoverDeadWorkers();
+        options.onSweep?.(recovered);
       } finally {
         busy = false;
       }
