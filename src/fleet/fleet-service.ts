@@ -19,6 +19,7 @@ import { chooseStore } from '../runtime/stores/store-choice.js';
 import { postgresStores, projectScope, sharedDatabase } from '../runtime/stores/postgres-stores.js';
 import { awaitApproval, serveApprovals } from './approval-workflow.js';
 import { FleetWorker, tickWorkflowId, type FleetTickInput } from './fleet-worker.js';
+import { postgresTickLease } from './tick-lease.js';
 
 export interface FleetServiceOptions {
   repositories: readonly string[];
@@ -140,6 +141,8 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
         clock: options.clock,
         history: new PostgresRunHistory({ database, scope: input.scope }),
         onEscalated: (result) => awaitApproval(input.scope, result, { root: project.root, worktreesDir: project.settings?.worktreesDir ?? null, clock: options.clock }, options.executorId),
+        // The lease a manual `run` of this loop takes: the two never overlap.
+        loopLease: postgresTickLease({ database, clock: options.clock, scope: input.scope, plan: resolved.plan, holder: `fleet worker ${options.executorId}`, tickId: `tick-${tickWorkflowId(input)}` }),
       };
     },
   });
