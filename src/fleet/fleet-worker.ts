@@ -72,6 +72,8 @@ export interface FleetWorkerOptions {
   wire: TickWiring;
   /** How often to look for dead workers' ticks (default 5 s). */
   recoveryIntervalMs?: number;
+  /** At most this many ticks at once in this process (default: no limit); give every worker of a fleet the same. */
+  ticksPerWorker?: number;
   /** All workers of a fleet must share it (default `loop-runtime`). */
   applicationVersion?: string;
   logLevel?: string;
@@ -195,7 +197,12 @@ export class FleetWorker {
     }
     try {
       await DBOS.launch();
-      await DBOS.registerQueue(TICK_QUEUE, { partitionConcurrency: 1, minPollingIntervalMs: 100, onConflict: 'always_update' });
+      await DBOS.registerQueue(TICK_QUEUE, {
+        partitionConcurrency: 1,
+        minPollingIntervalMs: 100,
+        ...(options.ticksPerWorker ? { workerConcurrency: options.ticksPerWorker } : {}),
+        onConflict: 'always_update',
+      });
     } catch (cause) {
       wiring = null;
       await liveness.close();
