@@ -27,6 +27,7 @@ const worker = await FleetWorker.start({
   databaseUrl: url,
   executorId,
   recoveryIntervalMs: 200,
+  onSweep: (recovered) => process.env.DEBUG_FLEET && process.stderr.write(`${executorId} sweep [${recovered.join(',')}]\n`),
   async wire(input) {
     const memory = createMemoryPorts({ plan, backend: { scenarios: ['act-accept'], recordCalls: false }, commands: {} });
     const inner = memory.backend;

@@ -107,6 +107,7 @@ async function deathToResumption(cluster) {
   const killed = performance.now();
   doomed.kill('SIGKILL');
   const resumed = await until(async () => lines().includes('start implement survivor'), 30_000);
+  if (process.env.DEBUG_FLEET) console.error(lines());
   const ms = resumed ? Math.round(performance.now() - killed) : null;
   survivor.kill('SIGKILL');
   return ms;
@@ -125,4 +126,14 @@ export async function benchFleet() {
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) console.log(JSON.stringify(await benchFleet()));
+/** `node scripts/bench-fleet.js resume`: the death-to-resumption time alone (DEBUG_FLEET=1 prints the log and sweeps). */
+async function resumeOnly() {
+  const cluster = await startCluster();
+  try {
+    return await deathToResumption(cluster);
+  } finally {
+    cluster.stop();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) console.log(JSON.stringify(process.argv[2] === 'resume' ? await resumeOnly() : await benchFleet()));

@@ -42,6 +42,7 @@ beforeAll(async () => {
   shims = await mkdtemp(join(tmpdir(), 'doctor-shims-'));
   // Prints its version only when no key reached it: the probe gets PATH and HOME, never credentials.
   await shim(shims, 'codex', '[ -z "$OPENAI_API_KEY" ] && echo "codex-cli 0.169.0"');
+  await shim(shims, 'opencode', '[ -z "$ANTHROPIC_API_KEY" ] && echo "1.18.33"');
   bwrapWorks = (await detectSandbox({ env: { PATH: SYSTEM_PATH } })).kind === 'bwrap';
 });
 afterAll(cleanupTempDirs);
@@ -102,5 +103,22 @@ describe('loop-runtime doctor', () => {
     expect(report.sandbox).toMatchObject({ ok: false, fix: expect.stringContaining('bubblewrap') });
     expect(report.loops[0]).toMatchObject({ backend: 'mock', checks: [expect.objectContaining({ check: 'backend', ok: true }), expect.objectContaining({ check: 'sandbox', ok: false, required: false })] });
     expect(report.ok).toBe(true);
+  });
+
+  it('opencode: the model it will run and why — chosen from the key that is set — or, with no key to choose from, exit 3 naming both fixes', async () => {
+    const root = await codexProject('backend: opencode');
+    const chosen = await doctor(root, { PATH: `${shims}:${SYSTEM_PATH}`, ANTHROPIC_API_KEY: CANARY });
+    const loop = chosen.report.loops[0]!;
+    expect(loop.reason).toContain('model anthropic/claude-sonnet-5 (ANTHROPIC_API_KEY is set; set model: to choose)');
+    expect(loop.checks.find((check) => check.check === 'model')).toMatchObject({ ok: true, detail: 'model anthropic/claude-sonnet-5 (ANTHROPIC_API_KEY is set; set model: to choose)' });
+    expect(chosen.text).toContain('model anthropic/claude-sonnet-5');
+    expect(JSON.stringify(chosen.report) + chosen.text).not.toContain(CANARY);
+
+    const none = await doctor(root, { PATH: `${shims}:${SYSTEM_PATH}`, OPENROUTER_API_KEY: CANARY });
+    expect(none.code).toBe(3);
+    expect(none.report.loops[0]!.checks.find((check) => check.check === 'model')).toMatchObject({
+      ok: false, required: true, fix: expect.stringContaining('set ANTHROPIC_API_KEY (runs anthropic/claude-sonnet-5) or OPENAI_API_KEY (runs openai/gpt-6-sol)'),
+    });
+    expect(none.text).toContain('FAIL model');
   });
 });

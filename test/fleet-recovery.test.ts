@@ -107,6 +107,8 @@ describe('fleet: a tick is a durable workflow', () => {
         'start check worker-b',
         'done check worker-b',
       ]);
+      // worker-b took the dead worker's loop lease back (same tick, same token) and released it at the end.
+      expect((await client.query('SELECT key FROM loop_runtime_leases')).rows).toEqual([]);
       const open = await client.query(`SELECT id FROM loop_runtime_budget_entries WHERE state = 'open'`);
       expect(open.rows).toEqual([]);
       const runs = await client.query<{ tick_id: string; kind: string; verdict: string }>('SELECT tick_id, kind, verdict FROM loop_runtime_runs');

@@ -37,7 +37,11 @@ function startWorker(args: string[], env: Record<string, string>): Promise<{ chi
   children.push(child);
   const lines: string[] = [];
   let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    // In the output a failure shows: a worker that crashed says why there.
+    for (const line of chunk.toString().split('\n')) if (line) lines.push(`stderr: ${line.slice(0, 300)}`);
+  });
   return new Promise((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
       lines.push(line);
@@ -67,11 +71,10 @@ interface RunRow {
 
 describe('loop-runtime worker: a fleet of two on one Postgres', () => {
   it('20 repositories, two slots: each loop ticks once per slot, never two at once; SIGTERM drains and exits 0', () => twoSlots({ restartPostgres: false }), 120_000);
-  // Known gap (2026-11-23): passes about one run in two. The workers reconnect (liveness session, stores, DBOS), and a
-  // step that finds the store unreachable waits the outage out, but now and then one tick stays PENDING inside a live
-  // worker after the restart (its last recorded step budget.openWithinCap) and its loop is blocked until that worker
-  // restarts. Skipped until that hang is found; run it with `it.only` to reproduce.
-  it.skip('Postgres restarted in the middle of the second slot: the workers reconnect, no tick is lost or doubled', () => twoSlots({ restartPostgres: true }), 120_000);
+  // Was flaky (about one run in two) until 2026-11-23: the worker crashed on an unhandled 'error' of a pooled client
+  // held across a transaction, and the test cluster ran synchronous_commit=off, so the restart threw away commits the
+  // workers had been told were durable (a finished tick back to PENDING, an enqueued tick gone). See DESIGN.md.
+  it('Postgres restarted in the middle of the second slot: the workers reconnect, no tick is lost or doubled', () => twoSlots({ restartPostgres: true }), 120_000);
 });
 
 async function twoSlots({ restartPostgres }: { restartPostgres: boolean }): Promise<void> {
@@ -135,7 +138,7 @@ async function twoSlots({ restartPostgres }: { restartPostgres: boolean }): Prom
       }
       expect(rows.every((row) => row.kind === 'report')).toBe(true);
       const workflows = await client.query<{ status: string; executor_id: string; count: string }>(`SELECT status, executor_id, count(*) FROM dbos.workflow_status GROUP BY 1, 2 ORDER BY 2`);
-      expect(workflows.rows.every((row) => row.status === 'SUCCESS')).toBe(true);
+      expect(workflows.rows.filter((row) => row.status !== 'SUCCESS')).toEqual([]);
       expect(workflows.rows.reduce((sum, row) => sum + Number(row.count), 0)).toBe(2 * REPOSITORIES);
       process.stdout.write(`fleet workers: ticks per worker ${workflows.rows.map((row) => `${row.executor_id}=${row.count}`).join(' ')}\n`);
       for (const repo of repos) expect(await runLogLines(repo)).toHaveLength(2);

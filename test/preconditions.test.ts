@@ -123,15 +123,24 @@ describe('preconditions before the first model call', () => {
     const plan = buildPlan(dailyTriagePattern, { level: 'L1', overrides: { backend: 'claude-code' } });
     const problems = await checkPreconditions(root, plan, { env: { PATH: '/nonexistent' }, dryRun: false });
     expect(problems.map((problem) => problem.check)).toEqual(['backend-binary', 'backend-credentials']);
+    // The agent runs with a HOME of its own: a subscription user is told how to hand it a token instead of a key.
+    expect(problems[1]!.fix).toContain('export ANTHROPIC_API_KEY=<your key>');
+    expect(problems[1]!.fix).toContain('run `claude setup-token` and export the token it prints as CLAUDE_CODE_OAUTH_TOKEN');
     expect(await checkPreconditions(root, plan, { env: { PATH: '/nonexistent' }, dryRun: true })).toEqual([]);
+    expect((await checkPreconditions(root, plan, { env: { PATH: '/nonexistent', CLAUDE_CODE_OAUTH_TOKEN: 'tok' }, dryRun: false })).map((problem) => problem.check)).toEqual(['backend-binary']);
   });
 
-  it('opencode with no model is refused: it would pick its own default endpoint, never named by the loop', async () => {
+  it('opencode with no model and no Anthropic or OpenAI key to choose one from is refused: it would pick its own default endpoint, never named by the loop', async () => {
     const root = await makeRepo();
     const unnamed = buildPlan(dailyTriagePattern, { level: 'L1', overrides: { backend: 'opencode' } });
-    const problems = await checkPreconditions(root, unnamed, { env: { PATH: '/nonexistent' }, dryRun: false });
-    expect(problems.map((problem) => problem.check)).toContain('backend-model');
-    expect(problems.find((problem) => problem.check === 'backend-model')?.fix).toContain('model: <provider>/<model>');
+    const problems = await checkPreconditions(root, unnamed, { env: { PATH: '/nonexistent', OPENROUTER_API_KEY: 'sk-or' }, dryRun: false });
+    expect(problems.map((problem) => problem.check)).toEqual(['backend-binary', 'backend-model']);
+    expect(problems[1]!.message).toBe("daily-triage runs opencode, but no model is configured, and neither ANTHROPIC_API_KEY nor OPENAI_API_KEY is set to choose one from (opencode's own default may be a hosted model loop-runtime was never told about).");
+    expect(problems[1]!.fix).toContain('set ANTHROPIC_API_KEY (runs anthropic/claude-sonnet-5) or OPENAI_API_KEY (runs openai/gpt-6-sol), or set `model: <provider>/<model>`');
+    // A key to choose from is enough: the backend then runs that provider's model.
+    for (const key of ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY']) {
+      expect((await checkPreconditions(root, unnamed, { env: { PATH: '/nonexistent', [key]: 'sk' }, dryRun: false })).map((problem) => problem.check)).toEqual(['backend-binary']);
+    }
     const named = buildPlan(dailyTriagePattern, { level: 'L1', overrides: { backend: 'opencode', model: 'anthropic/claude-sonnet-4-5' } });
     expect((await checkPreconditions(root, named, { env: { PATH: '/nonexistent' }, dryRun: false })).map((problem) => problem.check)).not.toContain('backend-model');
   });

@@ -91,6 +91,15 @@ describe('githubWorkflow', () => {
     expect(hasOpenai.jobs['daily-triage']!.steps[2]!.run).toBe('npm ci');
   });
 
+  it('an opencode loop gets the opencode CLI and both keys its model may be chosen from; gemini-cli its CLI and key', () => {
+    const loops: WorkflowLoop[] = [{ ...LOOPS[1]!, backend: 'opencode' }, { ...LOOPS[1]!, id: 'issue-triage', backend: 'gemini-cli' }];
+    const jobs = (parse(githubWorkflow({ loops, install: { loopRuntime: { kind: 'project' }, project: { lockfile: true }, dependencies: ['loop-runtime'] } })) as { jobs: Record<string, Job> }).jobs;
+    expect(jobs['daily-triage']!.env).toEqual({ ANTHROPIC_API_KEY: '${{ secrets.ANTHROPIC_API_KEY }}', OPENAI_API_KEY: '${{ secrets.OPENAI_API_KEY }}' });
+    expect(jobs['daily-triage']!.steps.map((step) => step.run)).toContain('npm install --global --no-audit --no-fund opencode-ai@1');
+    expect(jobs['issue-triage']!.env).toEqual({ GEMINI_API_KEY: '${{ secrets.GEMINI_API_KEY }}' });
+    expect(jobs['issue-triage']!.steps.map((step) => step.run)).toContain('npm install --global --no-audit --no-fund @google/gemini-cli@0.61');
+  });
+
   it('never names a registry version of loop-runtime: a pinned --package installs outside the checkout and goes on PATH', () => {
     const spec = 'github:example/loop-runtime#0123456789abcdef0123456789abcdef01234567';
     const text = githubWorkflow({ loops: LOOPS.slice(1, 2), install: { loopRuntime: { kind: 'package', spec }, project: null }, stateBranch: null });

@@ -35,6 +35,9 @@ export const BACKEND_REQUIREMENTS: Readonly<Record<string, BackendRequirement>> 
   'claude-code': CLAUDE_CODE,
   claude: CLAUDE_CODE,
   codex: { secrets: ['OPENAI_API_KEY'], cli: { spec: '@openai/codex@0.169', binary: 'codex' } },
+  // Both keys: with no model: opencode runs the model of the one that is set (an unset secret arrives empty, which counts as unset).
+  opencode: { secrets: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY'], cli: { spec: 'opencode-ai@1', binary: 'opencode' } },
+  'gemini-cli': { secrets: ['GEMINI_API_KEY'], cli: { spec: '@google/gemini-cli@0.61', binary: 'gemini' } },
   openai: { secrets: ['OPENAI_API_KEY'], sdk: { name: 'openai', spec: 'openai@6' } },
   ollama: { secrets: [] },
   mock: { secrets: [] },

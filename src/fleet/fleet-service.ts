@@ -17,7 +17,9 @@ import { createLoopRuntime } from '../runtime/create-runtime.js';
 import { evaluateDueLoops } from '../runtime/due-loops.js';
 import { chooseStore } from '../runtime/stores/store-choice.js';
 import { postgresStores, projectScope, sharedDatabase } from '../runtime/stores/postgres-stores.js';
+import { awaitApproval, serveApprovals } from './approval-workflow.js';
 import { FleetWorker, tickWorkflowId, type FleetTickInput } from './fleet-worker.js';
+import { postgresTickLease } from './tick-lease.js';
 
 export interface FleetServiceOptions {
   repositories: readonly string[];
@@ -86,6 +88,26 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
   }
   const byScope = new Map(served.map((repository) => [repository.scope, repository]));
   const database = await sharedDatabase(options.databaseUrl);
+  const servedAt = (scope: string): ServedRepository => {
+    const repository = byScope.get(scope);
+    if (repository) return repository;
+    throw new LoopRuntimeError('CONFIG_INVALID', `This worker does not serve ${scope}, but took one of its workflows.`, {
+      fix: 'give every worker of a fleet the same repositories (--repo / --repos-file).',
+    });
+  };
+  // Decisions on escalated changes are acted on by whichever worker runs the approval's wait (see approval-workflow.ts).
+  serveApprovals(async (scope) => {
+    const project = await load(servedAt(scope).root);
+    const stores = await postgresStores(project, { kind: 'postgres', url: options.databaseUrl, variable: 'LOOP_RUNTIME_DATABASE_URL', scope, reason: 'worker' }, options.clock);
+    return {
+      project,
+      clock: options.clock,
+      env: options.env,
+      deliveryLedger: stores.deliveryLedger(),
+      history: new PostgresRunHistory({ database, scope }),
+      worker: options.executorId,
+    };
+  });
 
   const worker = await FleetWorker.start({
     databaseUrl: options.databaseUrl,
@@ -118,6 +140,9 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
         budgetLedger: stores.budgetLedger(resolved.plan, runtime.ports.backend.name),
         clock: options.clock,
         history: new PostgresRunHistory({ database, scope: input.scope }),
+        onEscalated: (result) => awaitApproval(input.scope, result, { root: project.root, worktreesDir: project.settings?.worktreesDir ?? null, clock: options.clock }, options.executorId),
+        // The lease a manual `run` of this loop takes: the two never overlap.
+        loopLease: postgresTickLease({ database, clock: options.clock, scope: input.scope, plan: resolved.plan, holder: `fleet worker ${options.executorId}`, tickId: `tick-${tickWorkflowId(input)}` }),
       };
     },
   });
@@ -165,7 +190,10 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
     async stop(stopOptions = {}) {
       stopped = true;
       if (polling) clearTimeout(polling);
+      // Approval waits hold the drain up only until recv's next poll (≤ 10 s): DBOS then abandons them, unrecorded, and
+      // another worker's sweep resumes them (test/fleet-approval.test.ts stops two workers with a wait pending).
       await worker.stop(stopOptions);
+      serveApprovals(null);
     },
   };
 }

@@ -27,7 +27,8 @@ import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import type { BudgetLedger, Clock } from '../core/ports/index.js';
 import type { PostgresRunHistory } from '../adapters/postgres/index.js';
 import { describeDatabase } from '../adapters/postgres/pg-errors.js';
-import { durablePorts } from './durable-ports.js';
+import { durablePorts, type StepRunner } from './durable-ports.js';
+import { holdTickLease, type FleetLoopLease, type SkippedOverlapTick } from './tick-lease.js';
 
 export const TICK_WORKFLOW = 'loop-runtime.tick';
 export const TICK_QUEUE = 'loop-runtime-ticks';
@@ -50,7 +51,17 @@ export interface WiredTick {
   /** The real clock each durable step reads when it finishes. */
   clock: Clock;
   history?: PostgresRunHistory;
+  /**
+   * Called inside the tick's workflow when the tick escalated: starts the
+   * durable wait for a human's decision (`awaitApproval`), off the tick queue.
+   */
+  onEscalated?: (result: Extract<TickResult, { kind: 'escalated' }>) => Promise<unknown>;
+  /** The loop's lease (the one `run` takes): held for the whole tick; a tick that finds it held ends `skipped-overlap`. */
+  loopLease?: FleetLoopLease;
 }
+
+/** What a tick workflow returns: the tick, or why it did not run. */
+export type FleetTickResult = TickResult | SkippedOverlapTick;
 
 export type TickWiring = (input: FleetTickInput) => Promise<WiredTick>;
 
@@ -61,6 +72,8 @@ export interface FleetWorkerOptions {
   wire: TickWiring;
   /** How often to look for dead workers' ticks (default 5 s). */
   recoveryIntervalMs?: number;
+  /** At most this many ticks at once in this process (default: no limit); give every worker of a fleet the same. */
+  ticksPerWorker?: number;
   /** All workers of a fleet must share it (default `loop-runtime`). */
   applicationVersion?: string;
   logLevel?: string;
@@ -101,15 +114,25 @@ async function throughOutage<T>(body: () => Promise<T>): Promise<T> {
   }
 }
 
-async function runTick(input: FleetTickInput): Promise<TickResult> {
+async function runTick(input: FleetTickInput): Promise<FleetTickResult> {
   if (!wiring) throw new LoopRuntimeError('INTERNAL', 'A tick workflow ran in a process that is not a fleet worker.');
   const wired = await wiring(input);
   const workflowId = DBOS.workflowID ?? tickWorkflowId(input);
-  const ports = durablePorts(wired.ports, (name, body) => DBOS.runStep(() => throughOutage(body), { name }), { workflowId, startedAt: input.startedAt, clock: wired.clock, budgetLedger: wired.budgetLedger });
-  const result = await new LoopEngine(wired.plan, ports).tick();
-  const history = wired.history;
-  if (history) await DBOS.runStep(() => throughOutage(() => history.record(result)), { name: 'history.record' });
-  return result;
+  const step: StepRunner = (name, body) => DBOS.runStep(() => throughOutage(body), { name });
+  // Before any other step: a tick that finds a manual run holding its loop calls no model and touches no ledger.
+  const lease = wired.loopLease ? await holdTickLease(wired.loopLease, workflowId, step) : null;
+  if (lease && !lease.ok) return { kind: 'skipped-overlap', patternId: input.patternId, workflowId, holder: lease.holder, holderTickId: lease.tickId };
+  try {
+    const ports = durablePorts(wired.ports, step, { workflowId, startedAt: input.startedAt, clock: wired.clock, budgetLedger: wired.budgetLedger });
+    const result = await new LoopEngine(wired.plan, ports).tick();
+    const history = wired.history;
+    if (history) await step('history.record', () => history.record(result));
+    if (result.kind === 'escalated' && wired.onEscalated) await wired.onEscalated(result);
+    return result;
+  } finally {
+    // Not a step (see tick-lease.ts); waits out an outage, since a lease left behind would skip the loop's next slot.
+    await throughOutage(() => lease?.release() ?? Promise.resolve()).catch(() => undefined);
+  }
 }
 
 const tickWorkflow = DBOS.registerWorkflow(runTick, { name: TICK_WORKFLOW });
@@ -174,7 +197,12 @@ export class FleetWorker {
     }
     try {
       await DBOS.launch();
-      await DBOS.registerQueue(TICK_QUEUE, { partitionConcurrency: 1, minPollingIntervalMs: 100, onConflict: 'always_update' });
+      await DBOS.registerQueue(TICK_QUEUE, {
+        partitionConcurrency: 1,
+        minPollingIntervalMs: 100,
+        ...(options.ticksPerWorker ? { workerConcurrency: options.ticksPerWorker } : {}),
+        onConflict: 'always_update',
+      });
     } catch (cause) {
       wiring = null;
       await liveness.close();
@@ -190,7 +218,9 @@ export class FleetWorker {
       busy = true;
       try {
         await worker.recoverOrphans();
-        options.onSweep?.(await worker.recoverDeadWorkers());
+        // Not inside `onSweep?.(…)`: an optional call skips evaluating its argument when there is no listener.
+        const recovered = await worker.recoverDeadWorkers();
+        options.onSweep?.(recovered);
       } finally {
         busy = false;
       }
@@ -208,8 +238,8 @@ export class FleetWorker {
   }
 
   /** Waits for a tick's result, whichever worker runs it. */
-  async result(workflowId: string): Promise<TickResult | null> {
-    return DBOS.getResult<TickResult>(workflowId);
+  async result(workflowId: string): Promise<FleetTickResult | null> {
+    return DBOS.getResult<FleetTickResult>(workflowId);
   }
 
   /**

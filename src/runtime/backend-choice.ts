@@ -2,11 +2,14 @@
  * Which backend a real tick runs, and why: the configured one, or for a
  * loop with no `backend:` (`name: 'auto'` in the plan) the first installed
  * agent of the plan's candidates. No installed agent is a stop with exit 3
- * and the fix, never a silent mock tick.
+ * and the fix, never a silent mock tick. For opencode with no model, also
+ * the model, chosen from the provider whose key is set (`opencode-model.ts`).
  */
 import { LoopRuntimeError } from '../core/errors.js';
+import { scaffoldLabel } from '../core/plan/agent-tools.js';
 import { AUTO_BACKEND, type BackendSource, type ExecutionPlan } from '../core/plan/execution-plan.js';
 import { chooseAgent } from './agent-detection.js';
+import { chooseOpenCodeModel, configuredModel } from './opencode-model.js';
 
 export interface BackendChoice {
   /** The backend that will run; null when no candidate is installed. */
@@ -18,10 +21,16 @@ export interface BackendChoice {
   binary?: string;
   /** When no backend can run: the one-line fix. */
   fix?: string;
+  /** A model loop-runtime chose because none is configured (opencode: from the provider whose key is set). */
+  model?: string;
 }
 
 /** Describes the choice without failing (plan, status, doctor). */
 export function describeBackendChoice(plan: ExecutionPlan, root: string, env: Record<string, string | undefined>): BackendChoice {
+  return withChosenModel(describeAgentChoice(plan, root, env), plan, env);
+}
+
+function describeAgentChoice(plan: ExecutionPlan, root: string, env: Record<string, string | undefined>): BackendChoice {
   const { backend } = plan;
   if (backend.name !== AUTO_BACKEND) {
     const reason = backend.source === 'tools' ? `chosen from the loop's agents (${backend.candidates.map((candidate) => candidate.backend).join(', ')})` : 'configured (`backend:` or --backend)';
@@ -29,7 +38,7 @@ export function describeBackendChoice(plan: ExecutionPlan, root: string, env: Re
   }
   const choice = chooseAgent(backend.candidates, root, env);
   if (!choice.ok) return { backend: null, source: backend.source, reason: choice.message, fix: choice.fix };
-  const where = choice.from === 'scaffold' ? `the project's ${choice.tool}/skills scaffold` : `the pattern's tools (${choice.tool})`;
+  const where = choice.from === 'scaffold' ? `the project's ${scaffoldLabel(choice.tool)} scaffold` : `the pattern's tools (${choice.tool})`;
   const others = backend.candidates.filter((candidate) => candidate.backend !== choice.backend).map((candidate) => candidate.backend);
   return {
     backend: choice.backend,
@@ -40,17 +49,36 @@ export function describeBackendChoice(plan: ExecutionPlan, root: string, env: Re
 }
 
 /**
+ * opencode with no model: the model chosen from the key that is set, and why, appended to the reason. With no key
+ * to choose from the choice stays without a model, and the tick's precondition `backend-model` refuses it.
+ */
+function withChosenModel(choice: BackendChoice, plan: ExecutionPlan, env: Record<string, string | undefined>): BackendChoice {
+  if (choice.backend !== 'opencode') return choice;
+  const model = chooseOpenCodeModel(configuredModel(plan.backend), env);
+  if (!model.ok || model.from !== 'key') return choice;
+  return { ...choice, model: model.model, reason: `${choice.reason}; ${model.reason}` };
+}
+
+/**
  * The plan with its backend decided: unchanged when configured; for `auto`,
- * the chosen agent with its binary path as the `binary` setting. Throws
- * `BACKEND_NOT_FOUND` (exit 3) naming the package to install when no
+ * the chosen agent with its binary path as the `binary` setting; and a model
+ * loop-runtime chose (opencode with none configured) as the plan's `model`.
+ * Throws `BACKEND_NOT_FOUND` (exit 3) naming the package to install when no
  * candidate is installed.
+ *
+ * @example
+ * ```ts
+ * withChosenBackend(plan, '/repo', { PATH: '', ANTHROPIC_API_KEY: 'sk-…' }).plan.backend;
+ * // → { name: 'opencode', model: 'anthropic/claude-sonnet-5', options: { binary: '/repo/node_modules/.bin/opencode' }, … }
+ * ```
  */
 export function withChosenBackend(plan: ExecutionPlan, root: string, env: Record<string, string | undefined>): { plan: ExecutionPlan; choice: BackendChoice } {
   const choice = describeBackendChoice(plan, root, env);
-  if (plan.backend.name !== AUTO_BACKEND) return { plan, choice };
+  const model = choice.model ? { model: choice.model } : {};
+  if (plan.backend.name !== AUTO_BACKEND) return { plan: choice.model ? { ...plan, backend: { ...plan.backend, ...model } } : plan, choice };
   if (choice.backend === null) {
     throw new LoopRuntimeError('BACKEND_NOT_FOUND', `Loop ${plan.pattern.id} cannot run: ${choice.reason}`, { ...(choice.fix ? { fix: choice.fix } : {}) });
   }
   const options = { ...(choice.binary ? { binary: choice.binary } : {}), ...plan.backend.options };
-  return { plan: { ...plan, backend: { ...plan.backend, name: choice.backend, options } }, choice };
+  return { plan: { ...plan, backend: { ...plan.backend, name: choice.backend, options, ...model } }, choice };
 }

@@ -232,5 +232,16 @@ async function resolvePlanBackend(writtenPlan: ExecutionPlan, root: string, opti
     const key = env[keyVariable];
     if (key) settings.env = { [keyVariable]: key, ...(settings.env as Record<string, string> | undefined) };
   }
+  if (plan.backend.name === 'opencode') {
+    // The model is the plan's (configured, or chosen from the key that is set, in withChosenBackend); its provider's
+    // endpoint and key come from the runtime env, which the isolated opencode does not otherwise see.
+    const { openCodeProvider, OPENCODE_KEY_PROVIDERS } = await import('./opencode-model.js');
+    const model = typeof settings.model === 'string' ? settings.model : undefined;
+    const provider = openCodeProvider(model, env, settings.provider as Record<string, unknown> | undefined);
+    if (provider) settings.provider = provider;
+    const keyVariable = OPENCODE_KEY_PROVIDERS.find((candidate) => model?.startsWith(`${candidate.provider}/`))?.keyVariable;
+    const key = keyVariable ? env[keyVariable] : undefined;
+    if (keyVariable && key) settings.env = { [keyVariable]: key, ...(settings.env as Record<string, string> | undefined) };
+  }
   return resolveBackend(plan.backend.name, settings, { root: join(root) });
 }

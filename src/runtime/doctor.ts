@@ -1,7 +1,8 @@
 /**
  * `doctor`: can each configured loop really run here? Per loop: which
  * backend it will use and why, whether that agent's CLI is installed (and its
- * version), whether a credentials variable is set (by name, never its value);
+ * version), for opencode the model it will run, whether a credentials
+ * variable is set (by name, never its value);
  * once for all loops: whether the verifier's sandbox works. Every problem
  * comes with its fix. Reads and probes only; writes nothing in the project.
  */
@@ -15,10 +16,11 @@ import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import type { LoadedProject } from '../project/load-project.js';
 import { findAgentBinary } from './agent-detection.js';
 import { describeBackendChoice } from './backend-choice.js';
-import { credentialVariables } from './preconditions.js';
+import { chooseOpenCodeModel, configuredModel } from './opencode-model.js';
+import { credentialVariables, credentialsFix } from './preconditions.js';
 
 export interface DoctorCheck {
-  /** `backend`, `binary`, `credentials` or `sandbox`. */
+  /** `backend`, `binary`, `model` (opencode), `credentials` or `sandbox`. */
   check: string;
   ok: boolean;
   detail: string;
@@ -86,10 +88,18 @@ async function doctorLoop(plan: ExecutionPlan, root: string, sandbox: DoctorChec
       fix: `npm install ${agent.packageName} (in the project, or -g), or set the backend's "binary" setting to its path.`,
     });
   }
+  if (choice.backend === 'opencode') checks.push(openCodeModelCheck(plan, options.env));
   const variables = credentialVariables(choice.backend, plan.backend.options);
   if (variables.length > 0) checks.push(credentialsCheck(variables, options.env));
   checks.push(sandboxForLoop);
   return { ...base, checks };
+}
+
+/** The model opencode will run: configured, chosen from the key that is set, or none (the tick is refused). */
+function openCodeModelCheck(plan: ExecutionPlan, env: Record<string, string | undefined>): DoctorCheck {
+  const model = chooseOpenCodeModel(configuredModel(plan.backend), env);
+  if (!model.ok) return { check: 'model', ok: false, required: true, detail: model.message, fix: model.fix };
+  return { check: 'model', ok: true, required: true, detail: model.from === 'key' ? model.reason : `model ${model.model} (configured)` };
 }
 
 function credentialsCheck(variables: readonly string[], env: Record<string, string | undefined>): DoctorCheck {
@@ -98,7 +108,7 @@ function credentialsCheck(variables: readonly string[], env: Record<string, stri
   return {
     check: 'credentials', ok: false, required: true,
     detail: `none of ${variables.join(', ')} is set`,
-    fix: `export ${variables[0]}=<your key> where loop-runtime runs (in CI: a repository secret).`,
+    fix: credentialsFix(variables),
   };
 }
 

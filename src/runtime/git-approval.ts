@@ -36,6 +36,8 @@ export interface InboxItem {
   reason: string | null;
   createdAt: string;
   ageMs: number;
+  /** A fleet's change: the worker whose disk keeps it (its wait is in the fleet's Postgres). */
+  keptBy?: string;
 }
 
 /**

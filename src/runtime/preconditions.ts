@@ -16,6 +16,7 @@ import type { Diagnostic } from '../core/config/diagnostics.js';
 import { agentForBackend } from '../core/plan/agent-tools.js';
 import { AUTO_BACKEND, type ExecutionPlan } from '../core/plan/execution-plan.js';
 import { findAgentBinary } from './agent-detection.js';
+import { chooseOpenCodeModel, configuredModel } from './opencode-model.js';
 
 export type PreconditionCheck = 'git-repository' | 'git-commit' | 'delivery-remote' | 'github-auth' | 'backend-binary' | 'backend-credentials' | 'backend-model';
 
@@ -54,6 +55,22 @@ const SDK_CREDENTIALS: Readonly<Record<string, readonly string[]>> = { openai: [
 export function credentialVariables(backend: string, options: Record<string, unknown>): readonly string[] {
   const keyVariable = typeof options['apiKeyEnv'] === 'string' ? options['apiKeyEnv'] : undefined;
   return keyVariable ? [keyVariable] : (agentForBackend(backend)?.credentials ?? SDK_CREDENTIALS[backend] ?? []);
+}
+
+/**
+ * How to provide one of `variables`. Claude Code runs with a HOME of its own,
+ * so a `claude /login` session never reaches it: a subscription user needs
+ * the long-lived token `claude setup-token` prints. Shared with `doctor`.
+ *
+ * @example
+ * ```ts
+ * credentialsFix(['OPENAI_API_KEY']); // → 'export OPENAI_API_KEY=<your key> where loop-runtime runs (in CI: a repository secret).'
+ * ```
+ */
+export function credentialsFix(variables: readonly string[]): string {
+  const key = `export ${variables[0]}=<your key> where loop-runtime runs (in CI: a repository secret).`;
+  if (!variables.includes('CLAUDE_CODE_OAUTH_TOKEN')) return key;
+  return `${key} With a Claude subscription instead of a key: run \`claude setup-token\` and export the token it prints as CLAUDE_CODE_OAUTH_TOKEN (the agent runs with its own HOME, so a \`claude /login\` session is not used).`;
 }
 
 /**
@@ -129,20 +146,17 @@ function backendProblems(root: string, plan: ExecutionPlan, env: Record<string, 
       problems.push({ check: 'backend-binary', message: `${plan.pattern.id} runs ${name}, but ${agent.binary} is not in node_modules/.bin or on PATH.`, fix: `npm install ${agent.packageName} (in the project, or -g), set the backend's "binary" setting to its path, or run with --backend mock to rehearse.` });
     }
   }
-  if (name === 'opencode' && !plan.backend.model && typeof plan.backend.options['model'] !== 'string') {
-    // Without a model, opencode falls back to its own default, which may be a hosted model of its maker: the
-    // repository's code would go to an endpoint the loop never named.
-    problems.push({
-      check: 'backend-model',
-      message: `${plan.pattern.id} runs opencode with no model, and opencode would then choose its own default (possibly a hosted model loop-runtime was never told about).`,
-      fix: 'set `model: <provider>/<model>` in the loop-runtime: block of LOOP.md (e.g. model: anthropic/claude-sonnet-4-5), with that provider\'s key variable set.',
-    });
+  if (name === 'opencode') {
+    // Without a model, opencode would fall back to its own default, possibly a hosted model of its maker: the
+    // repository's code would go to an endpoint the loop never named. The same choice as the backend's (backend-choice.ts).
+    const model = chooseOpenCodeModel(configuredModel(plan.backend), env);
+    if (!model.ok) problems.push({ check: 'backend-model', message: `${plan.pattern.id} runs opencode, but ${model.message}`, fix: model.fix });
   }
   const variables = credentialVariables(name, plan.backend.options);
   // A key given in the backend's settings (e.g. `apiKey` for a local OpenAI-compatible server) needs no variable.
   const keyInSettings = typeof plan.backend.options['apiKey'] === 'string' && plan.backend.options['apiKey'] !== '';
   if (!keyInSettings && variables.length > 0 && !variables.some((variable) => (env[variable] ?? '') !== '')) {
-    problems.push({ check: 'backend-credentials', message: `${plan.pattern.id} runs ${name}, but none of ${variables.join(', ')} is set.`, fix: `set ${variables[0]} to your key where loop-runtime runs (in CI: a repository secret).` });
+    problems.push({ check: 'backend-credentials', message: `${plan.pattern.id} runs ${name}, but none of ${variables.join(', ')} is set.`, fix: credentialsFix(variables) });
   }
   return problems;
 }

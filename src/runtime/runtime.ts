@@ -75,10 +75,16 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       return due.ok ? { ok: true, value: due.summary, warnings: due.issues } : due;
     },
     async inbox() {
-      const { listInbox } = await import('./git-approval.js');
-      return listInbox(project.root, options.clock.now(), project.settings?.worktreesDir ?? null);
+      const [{ listInbox }, { fleetInbox }] = await Promise.all([import('./git-approval.js'), import('./fleet-decision.js')]);
+      const local = await listInbox(project.root, options.clock.now(), project.settings?.worktreesDir ?? null);
+      // A fleet's escalated changes wait on their workers' disks: listed from the fleet's approval waits.
+      const fleet = await fleetInbox(project, options.env, options.clock.now());
+      return [...local, ...fleet.filter((item) => !local.some((held) => held.id === item.id))];
     },
     async approve(idOrItemKey, approval = {}) {
+      // A change a fleet tick escalated is decided by the worker waiting for it (one decision acts, once).
+      const fleet = await (await import('./fleet-decision.js')).decideInFleet(project, options.env, idOrItemKey, { decision: 'approve', yes: Boolean(approval.yes) });
+      if (fleet) return fleet;
       const { approveChange } = await import('./git-approval.js');
       const result = await approveChange(project, idOrItemKey, { ...decisions, deliveryLedger: (await stores()).deliveryLedger(), yes: Boolean(approval.yes) });
       if (result.status === 'applied') {
@@ -90,6 +96,8 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       return result;
     },
     async reject(idOrItemKey) {
+      const fleet = await (await import('./fleet-decision.js')).decideInFleet(project, options.env, idOrItemKey, { decision: 'reject', yes: false });
+      if (fleet) return fleet;
       const { rejectChange } = await import('./git-approval.js');
       return rejectChange(project, idOrItemKey, { ...decisions, deliveryLedger: (await stores()).deliveryLedger() });
     },

@@ -82,6 +82,31 @@ describe('PostgresLoopLeases', () => {
   });
 });
 
+describe('PostgresLoopLeases with the holder\'s own token (a fleet tick, resumed on another worker)', () => {
+  it('is taken again by its token however fresh; any other taker is refused until it is released', async () => {
+    const url = await cluster.createDatabase('loop_tokens');
+    const clock = new FixedClock('2026-11-23T08:00:00Z');
+    const first = await PostgresDatabase.open({ url, maxConnections: 1 });
+    const second = await PostgresDatabase.open({ url, maxConnections: 1 });
+    try {
+      const leases = (database: PostgresDatabase) => new PostgresLoopLeases({ database, clock, scope: 'acme/demo', staleMs: 60_000 });
+      const token = 'tick:acme/demo:daily-triage:2026-11-23T08:00Z';
+      const held = await leases(first).acquire({ patternId: 'daily-triage', holder: 'fleet worker a', tickId: 't1', token });
+      expect(held.ok).toBe(true);
+      clock.advance(1_000);
+      // The worker holding it died; the one resuming its tick comes back with the same token: taken, though fresh.
+      const again = await leases(second).acquire({ patternId: 'daily-triage', holder: 'fleet worker b', tickId: 't1', token });
+      expect(again.ok).toBe(true);
+      // A manual run (its own random token) is refused, and told who holds it now.
+      expect(await leases(first).acquire({ patternId: 'daily-triage', holder: 'host:42', tickId: 'manual' })).toMatchObject({ ok: false, holder: 'fleet worker b' });
+      if (again.ok) await again.release();
+      expect((await leases(second).acquire({ patternId: 'daily-triage', holder: 'host:42', tickId: 'manual' })).ok).toBe(true);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+  });
+});
+
 describe('PostgresRunHistory', () => {
   it('keeps one row per tick with phases, verdict, commit and pull request, newest first', async () => {
     const database = await PostgresDatabase.open({ url: await cluster.createDatabase('runs') });

@@ -90,20 +90,27 @@ export class PostgresDatabase {
       } catch (error) {
         throw storeError(code, this.url, action, error);
       }
-      let broken = false;
+      // A checked-out client has no 'error' listener of the pool's: a socket that dies between two statements of the
+      // transaction (Postgres restarted) would emit an unhandled 'error' and end the process. Note it, drop the client.
+      let broken: unknown = false;
+      const lost = (error: unknown) => {
+        broken = error;
+      };
+      client.on('error', lost);
       try {
         await client.query(options.serializable ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : 'BEGIN');
         const result = await body(client);
         await client.query('COMMIT');
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => {
-          broken = true;
+        await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+          broken ||= rollbackError;
         });
         if (isSerializationFailure(error) && attempt < 8) continue;
         throw storeError(code, this.url, action, error);
       } finally {
-        client.release(broken);
+        client.removeListener('error', lost);
+        client.release(broken ? (broken instanceof Error ? broken : true) : undefined);
       }
     }
   }

@@ -26,11 +26,15 @@ class LeaseTable {
     private readonly kind: 'item' | 'loop',
   ) {}
 
-  async acquire(key: string, holder: string, tickId: string): Promise<PostgresLeaseResult> {
+  /**
+   * With `token`, a lease that already carries that token is taken again (refreshed) whatever its age: the same
+   * holder — a fleet tick resumed on another worker — comes back for its own lease.
+   */
+  async acquire(key: string, holder: string, tickId: string, ownToken?: string): Promise<PostgresLeaseResult> {
     const { database, clock } = this.options;
     const scope = this.options.scope ?? 'default';
     const staleMs = this.options.staleMs ?? 15 * 60_000;
-    const token = randomUUID();
+    const token = ownToken ?? randomUUID();
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const now = clock.now();
       const won = await database.query<{ token: string }>(
@@ -38,7 +42,7 @@ class LeaseTable {
         `take the ${this.kind} lease ${key}`,
         `INSERT INTO loop_runtime_leases (scope, kind, key, holder, tick_id, since, token) VALUES ($1, $2, $3, $4, $5, $6, $7)
          ON CONFLICT (scope, kind, key) DO UPDATE SET holder = excluded.holder, tick_id = excluded.tick_id, since = excluded.since, token = excluded.token
-         WHERE loop_runtime_leases.since < $6 - $8::bigint RETURNING token`,
+         WHERE loop_runtime_leases.since < $6 - $8::bigint OR loop_runtime_leases.token = $7 RETURNING token`,
         [scope, this.kind, key, holder, tickId, now, token, staleMs],
       );
       if (won.length > 0) return this.held(scope, key, token);
@@ -74,9 +78,10 @@ class LeaseTable {
       },
       release: async () => {
         if (released) return;
-        released = true;
         // Only our own row: a lease taken over after ours went stale stays with its new holder.
         await database.query('STATE_FAILED', `release the ${this.kind} lease ${key}`, 'DELETE FROM loop_runtime_leases WHERE scope = $1 AND kind = $2 AND key = $3 AND token = $4', [scope, this.kind, key, token]);
+        // Only once deleted: a release that failed (the store unreachable) can be tried again.
+        released = true;
       },
     };
   }
@@ -116,7 +121,8 @@ export class PostgresLoopLeases {
     this.table = new LeaseTable(options, 'loop');
   }
 
-  acquire(request: { patternId: string; holder: string; tickId: string }): Promise<PostgresLeaseResult> {
-    return this.table.acquire(request.patternId, request.holder, request.tickId);
+  /** `token`: the holder's own (e.g. a fleet tick's workflow id), so the same holder can take its lease again. */
+  acquire(request: { patternId: string; holder: string; tickId: string; token?: string }): Promise<PostgresLeaseResult> {
+    return this.table.acquire(request.patternId, request.holder, request.tickId, request.token);
   }
 }

@@ -90,6 +90,24 @@ export class PostgresRunHistory {
     );
   }
 
+  /**
+   * Records a human's decision on the tick's escalated change: one more phase
+   * (`escalate`, 0 tokens, the decision as its note) and, for an approval, the
+   * commit and pull request it produced. The tick's kind and its recorded
+   * result stay as the tick left them (the schedule reads those). False when
+   * the tick has no row in this scope.
+   */
+  async recordDecision(tickId: string, decision: { note: string; commit?: string | null; pullRequest?: string | null }): Promise<boolean> {
+    const rows = await this.database.query<{ tick_id: string }>(
+      'STATE_FAILED',
+      `record a decision on tick ${tickId} in the run history`,
+      `UPDATE loop_runtime_runs SET phases = phases || $3::jsonb, commit_sha = coalesce($4, commit_sha), pull_request = coalesce($5, pull_request)
+        WHERE scope = $1 AND tick_id = $2 AND NOT phases @> $3::jsonb RETURNING tick_id`,
+      [this.scope, tickId, JSON.stringify([{ phase: 'escalate', tokens: 0, note: decision.note }]), decision.commit ?? null, decision.pullRequest ?? null],
+    );
+    return rows.length > 0;
+  }
+
   async list(query: RunHistoryQuery = {}): Promise<RunHistoryEntry[]> {
     const rows = await this.database.query<RunRow>(
       'STATE_FAILED',

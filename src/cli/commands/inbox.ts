@@ -24,7 +24,11 @@ export async function inboxCommand({ io }: CommandContext): Promise<CommandOutpu
       `${pc.bold(item.id)}  ${item.pattern}  ${item.branch}  ${formatAge(item.ageMs)} ago${item.kind === 'delivery-failed' ? `  ${pc.yellow('delivery failed')}` : ''}`,
       `    ${item.itemKey ?? ''}${item.title ? ` — ${item.title}` : ''}`,
       `    ${item.kind === 'delivery-failed' ? '' : 'why: '}${item.reason ?? 'unknown'}`,
-      item.kind === 'delivery-failed' ? `    retry: loop-runtime deliver ${item.id}${item.commit ? `  (commit ${item.commit.slice(0, 12)})` : ''}` : `    review: ${item.path}`,
+      item.kind === 'delivery-failed'
+        ? `    retry: loop-runtime deliver ${item.id}${item.commit ? `  (commit ${item.commit.slice(0, 12)})` : ''}`
+        : item.keptBy
+          ? `    kept by fleet worker ${item.keptBy}; the decision reaches it from here`
+          : `    review: ${item.path}`,
     ].join('\n'),
   );
   const escalated = items.filter((item) => item.kind === 'escalated').length;

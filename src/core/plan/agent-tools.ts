@@ -41,13 +41,35 @@ export function agentForBackend(backend: string): AgentTool | undefined {
   return Object.values(AGENT_TOOLS).find((tool) => tool.backend === backend || (backend === 'claude' && tool === CLAUDE) || (backend === 'gemini' && tool === GEMINI));
 }
 
-/** Folders a loop-init scaffold leaves at the repository root, each naming the project's agent. */
+/**
+ * loop-init's opencode layout has no dot folder: `skills/` at the root beside an `opencode.json` holding the
+ * loop agents. This marker stands for both.
+ */
+export const OPENCODE_ROOT_SCAFFOLD = 'opencode.json';
+
+/**
+ * Folders a loop-init scaffold leaves at the repository root, each naming the project's agent (a folder with
+ * `skills/` inside; for `OPENCODE_ROOT_SCAFFOLD`, `opencode.json` and `skills/` at the root).
+ */
 export const AGENT_SCAFFOLD_FOLDERS: Readonly<Record<string, string>> = {
   '.claude': 'claude-code',
   '.codex': 'codex',
   '.opencode': 'opencode',
+  [OPENCODE_ROOT_SCAFFOLD]: 'opencode',
   '.gemini': 'gemini',
 };
+
+/**
+ * How a scaffold marker reads in a reason: `.codex/skills`, `opencode.json and skills/`.
+ *
+ * @example
+ * ```ts
+ * scaffoldLabel('.codex'); // → '.codex/skills'
+ * ```
+ */
+export function scaffoldLabel(marker: string): string {
+  return marker === OPENCODE_ROOT_SCAFFOLD ? `${OPENCODE_ROOT_SCAFFOLD} and skills/` : `${marker}/skills`;
+}
 
 /** One agent the runtime may choose for an unconfigured loop, and where the name came from. */
 export interface BackendCandidate {
