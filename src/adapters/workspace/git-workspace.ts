@@ -9,8 +9,6 @@
  * and parked in a small pool; the next attempt moves one into place and
  * switches its branch instead of checking out every file again.
  */
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
-import { dirname, isAbsolute, resolve } from 'node:path';
 import type { ChangeSet, Clock, CommitRecord, CommitRequest, ReadOnlyBind, WorkItem, Workspace, WorkspaceFiles, WorkspaceHandle, WorkspaceResult } from '../../core/ports/index.js';
 import { buildChangedFiles, capPatch, parseBinaryPaths, parseNameStatus, splitNul, withTrailers } from '../../core/workspace/git-diff-parse.js';
 import { makeWorktreeId, updateEntry, type PoolSlot, type WorktreeEntry } from '../../core/workspace/worktree-manifest.js';
@@ -20,6 +18,7 @@ import { recoverWorktrees } from './git-recover.js';
 import { git, gitFailure, identityEnv } from '../git/git-run.js';
 import { resolveBase, type ResolvedBase } from './git-resolve-base.js';
 import { liveWorktrees, WorktreeStore } from './git-worktree-store.js';
+import { excludeFromStatus, switchPooled } from './git-worktree-setup.js';
 
 export { resolveBase, type ResolvedBase } from './git-resolve-base.js';
 
@@ -104,7 +103,7 @@ export class GitWorkspace implements Workspace {
       return gitFailure('Could not resolve the base commit', error, 'not-found');
     }
     try {
-      await this.ensureExcluded();
+      if (!this.excludeWritten) this.excludeWritten = await excludeFromStatus(this.store);
     } catch (error) {
       return gitFailure('Could not prepare the worktrees directory', error, 'io');
     }
@@ -155,7 +154,7 @@ export class GitWorkspace implements Workspace {
       entry = claimed.entry;
       slot = claimed.slot;
       const path = this.store.absolutePath(entry.path);
-      if (slot) await this.switchPooled(path, slot, entry.branch, base.commit);
+      if (slot) await switchPooled(path, slot, entry.branch, base.commit);
       else await this.store.rootGit.raw(['worktree', 'add', '--quiet', '-b', entry.branch, path, base.commit]);
       const handle: WorkspaceHandle = { id: entry.id, path, branch: entry.branch, baseCommit: base.commit, itemKey: request.item.key };
       return { ok: true, handle };
@@ -273,33 +272,5 @@ export class GitWorkspace implements Workspace {
     } catch {
       // recover() at the next tick cleans up whatever is left.
     }
-  }
-
-  /** A pooled worktree at the base and clean only needs its branch switched; otherwise reset and clean it. */
-  private async switchPooled(path: string, slot: PoolSlot, branch: string, baseCommit: string): Promise<void> {
-    const worktree = git(path);
-    if (slot.clean && slot.head === baseCommit) {
-      await worktree.raw(['update-ref', `refs/heads/${branch}`, baseCommit, '']);
-      await worktree.raw(['symbolic-ref', 'HEAD', `refs/heads/${branch}`]);
-      return;
-    }
-    await worktree.raw(['checkout', '--quiet', '--force', '-B', branch, baseCommit]);
-    await worktree.raw(['clean', '-fdxq']);
-  }
-
-  /** A worktrees directory inside the checkout stays out of the user's `git status` (via .git/info/exclude, never .gitignore). */
-  private async ensureExcluded(): Promise<void> {
-    if (this.excludeWritten) return;
-    const rootRelative = this.store.relativePath(this.store.directory);
-    if (isAbsolute(rootRelative)) return;
-    const common = (await this.store.rootGit.raw(['rev-parse', '--git-common-dir'])).trim();
-    const excludePath = resolve(this.store.root, common, 'info', 'exclude');
-    const line = `/${rootRelative}/`;
-    const current = await readFile(excludePath, 'utf8').catch(() => '');
-    if (!current.split(/\r?\n/).includes(line)) {
-      await mkdir(dirname(excludePath), { recursive: true });
-      await appendFile(excludePath, `${current === '' || current.endsWith('\n') ? '' : '\n'}${line}\n`);
-    }
-    this.excludeWritten = true;
   }
 }
