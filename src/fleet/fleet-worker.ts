@@ -16,6 +16,7 @@
  *   client is gone), and the sweeper hands its pending workflows back to
  *   their queue with DBOS's own `recoverPendingWorkflows`.
  */
+import { randomUUID } from 'node:crypto';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
 import { executorLockKey, LivenessSession } from './liveness.js';
@@ -24,10 +25,10 @@ import type { EnginePorts } from '../core/engine/engine-ports.js';
 import type { TickResult } from '../core/engine/tick-result.js';
 import { isLoopRuntimeError, LoopRuntimeError } from '../core/errors.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
-import type { BudgetLedger, Clock } from '../core/ports/index.js';
+import type { BudgetLedger, Clock, EngineObserver } from '../core/ports/index.js';
 import type { PostgresRunHistory } from '../adapters/postgres/index.js';
 import { describeDatabase } from '../adapters/postgres/pg-errors.js';
-import { durablePorts, type StepRunner } from './durable-ports.js';
+import { durablePorts, workflowIds, type StepRunner } from './durable-ports.js';
 import { holdTickLease, type FleetLoopLease, type SkippedOverlapTick } from './tick-lease.js';
 
 export const TICK_WORKFLOW = 'loop-runtime.tick';
@@ -58,6 +59,24 @@ export interface WiredTick {
   onEscalated?: (result: Extract<TickResult, { kind: 'escalated' }>) => Promise<unknown>;
   /** The loop's lease (the one `run` takes): held for the whole tick; a tick that finds it held ends `skipped-overlap`. */
   loopLease?: FleetLoopLease;
+  /**
+   * What surrounds the tick, as for `run` (`openTickSession`: recovery, stranded deliveries, telemetry, the event
+   * journal, outcome tracking): opened inside the workflow once the lease is held, its observer handed to the engine,
+   * finished after the run history has the tick.
+   */
+  surround?: (context: TickSurroundContext) => Promise<TickSurround>;
+}
+
+/** What a tick's surroundings are told: its durable steps, its id, and whether this run resumes a dead worker's. */
+export interface TickSurroundContext {
+  step: StepRunner;
+  tickId: string;
+  resumed: boolean;
+}
+
+export interface TickSurround {
+  observer: EngineObserver;
+  finish(ticks: readonly TickResult[]): Promise<unknown>;
 }
 
 /** What a tick workflow returns: the tick, or why it did not run. */
@@ -123,10 +142,16 @@ async function runTick(input: FleetTickInput): Promise<FleetTickResult> {
   const lease = wired.loopLease ? await holdTickLease(wired.loopLease, workflowId, step) : null;
   if (lease && !lease.ok) return { kind: 'skipped-overlap', patternId: input.patternId, workflowId, holder: lease.holder, holderTickId: lease.tickId };
   try {
-    const ports = durablePorts(wired.ports, step, { workflowId, startedAt: input.startedAt, clock: wired.clock, budgetLedger: wired.budgetLedger });
+    // A run of the workflow records its own attempt id as a step; a run that reads back another's resumes that tick.
+    const attempt = randomUUID();
+    const resumed = wired.surround ? (await step('tick.attempt', async () => attempt)) !== attempt : false;
+    // The engine's first id is the tick's (workflowIds): `tick-<workflow id>`.
+    const surround = wired.surround ? await wired.surround({ step, tickId: workflowIds(workflowId).next('tick'), resumed }) : null;
+    const ports = durablePorts(surround ? { ...wired.ports, observer: surround.observer } : wired.ports, step, { workflowId, startedAt: input.startedAt, clock: wired.clock, budgetLedger: wired.budgetLedger });
     const result = await new LoopEngine(wired.plan, ports).tick();
     const history = wired.history;
     if (history) await step('history.record', () => history.record(result));
+    await surround?.finish([result]);
     if (result.kind === 'escalated' && wired.onEscalated) await wired.onEscalated(result);
     return result;
   } finally {

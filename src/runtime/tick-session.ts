@@ -65,10 +65,14 @@ export interface TickSession {
 
 const plainStep: SessionStep = (_name, body) => body();
 
-/** A journal line without its writer's pid: the same event written by two processes has the same key. */
-function journalKey(line: TickEventLine): string {
-  const { pid: _pid, ...rest } = line;
-  return JSON.stringify(rest);
+/**
+ * Which event of which tick a journal line is: a replayed event has the same type, phase and time (the step clock
+ * replays the recorded times), and a tick has one result. Not the content: a worker that resumes a tick re-creates
+ * its worktree and commit on its own disk, so notes and the result may name another commit.
+ */
+export function journalKey(line: TickEventLine): string {
+  if (line.type === 'tick-result') return JSON.stringify([line.tickId, line.type]);
+  return JSON.stringify([line.tickId, line.type, 'phase' in line ? line.phase : null, line.at]);
 }
 
 /**

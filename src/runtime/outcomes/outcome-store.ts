@@ -28,8 +28,9 @@ export class OutcomeStore {
 
   /**
    * Appends lines in one write, under the lock, after checking the file is readable (never appends to a corrupt
-   * file). With `oncePer: 'tick'`, a tick's proposal already in the file (same tick id and commit) is not appended
-   * again: a fleet tick resumed after its worker died records its delivered change once. Returns how many were added.
+   * file). With `oncePer: 'tick'`, a proposal of a tick already in the file (same tick id) is not appended again: a
+   * fleet tick resumed after its worker died records its delivered change once (the first record, the one its run
+   * history has). Returns how many were added.
    */
   async append(lines: readonly OutcomeLine[], options: { oncePer?: 'tick' } = {}): Promise<number> {
     if (lines.length === 0) return 0;
@@ -37,8 +38,8 @@ export class OutcomeStore {
     return withFileLock(this.path, async () => {
       const existing = await readTextOrNull(this.path);
       const parsed = parseOutcomeLines(existing, OUTCOMES_FILE);
-      const recorded = new Set(parsed.flatMap((line) => (line.type === 'proposal' && line.tickId ? [`${line.tickId} ${line.commit}`] : [])));
-      const fresh = options.oncePer === 'tick' ? lines.filter((line) => !(line.type === 'proposal' && line.tickId && recorded.has(`${line.tickId} ${line.commit}`))) : lines;
+      const recorded = new Set(parsed.flatMap((line) => (line.type === 'proposal' && line.tickId ? [line.tickId] : [])));
+      const fresh = options.oncePer === 'tick' ? lines.filter((line) => !(line.type === 'proposal' && line.tickId && recorded.has(line.tickId))) : lines;
       if (fresh.length === 0) return 0;
       const added = fresh.map((line) => `${formatOutcomeLine(line)}\n`).join('');
       if (existing && !existing.endsWith('\n')) {

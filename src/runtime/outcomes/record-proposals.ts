@@ -37,7 +37,7 @@ export function proposalsFromTicks(ticks: readonly TickResult[], plan: Execution
 
 /**
  * Appends the proposals of `ticks`; the base is the plan's branch or the one HEAD is on now. Safe to repeat: a
- * tick's proposal already recorded (same tick id and commit) is not recorded again. Returns how many were added.
+ * tick's proposal already recorded (same tick id) is not recorded again. Returns how many were added.
  *
  * @example
  * ```ts
