@@ -17,12 +17,13 @@ import type { TickResult } from '../src/core/engine/tick-result.js';
 import { buildPlan } from '../src/core/plan/build-plan.js';
 import { workflowIds } from '../src/fleet/durable-ports.js';
 import type { LoadedProject } from '../src/project/load-project.js';
+import { WorktreeStore } from '../src/adapters/workspace/git-worktree-store.js';
 import { readTickEvents } from '../src/runtime/tick-events.js';
 import { openTickSession } from '../src/runtime/tick-session.js';
 import { createMemoryPorts } from '../src/testing/create-memory-ports.js';
 import { FixedClock } from '../src/testing/fixed-clock.js';
 import { dailyTriagePattern } from './fixtures/patterns.js';
-import { cleanupTempDirs, makeRepo } from './git-fixtures.js';
+import { cleanupTempDirs, makeRepo, sh } from './git-fixtures.js';
 
 const spans = new InMemorySpanExporter();
 trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }));
@@ -79,5 +80,27 @@ describe('a tick session run twice for one tick (a resumed fleet tick)', () => {
     expect(tickSpans()).toBe(2);
     expect(await counted('loop.ticks')).toBe(1);
     expect(await counted('loop.tokens')).toBe(first.result.tokens);
+  });
+
+  it("recovery at a resumed tick's start leaves that tick's own commit to it; any other start recovers it", async () => {
+    const root = await makeRepo({ 'README.md': '# demo\n' });
+    const project = { root, settings: null } as unknown as LoadedProject;
+    const commit = sh(root, ['rev-parse', 'HEAD']).trim();
+    // What a worker killed after its commit and before its run-log line leaves: a merged entry, no run-log line.
+    await new WorktreeStore(root, null).update(async (manifest) => ({
+      manifest: {
+        ...manifest,
+        worktrees: [
+          ...manifest.worktrees,
+          { id: 'mock-1-x', path: 'worktrees/mock-1-x', branch: 'loop/daily-triage/mock-1-x', pattern: 'daily-triage', createdAt: '2026-11-23T07:59:00.000Z', updatedAt: '2026-11-23T07:59:30.000Z', status: 'merged', tickId: 'tick-wf:2', commit },
+        ],
+      },
+      result: undefined,
+    }));
+    const clock = new FixedClock('2026-11-23T08:00:00Z');
+    const resumed = await openTickSession({ project, plan, clock, env: {}, dryRun: false, resume: { tickId: 'tick-wf:2', resumed: true } });
+    expect(resumed.recovery).toBeNull();
+    const next = await openTickSession({ project, plan, clock, env: {}, dryRun: false });
+    expect(next.recovery?.recoveredTicks).toEqual([expect.objectContaining({ tickId: 'tick-wf:2', commit })]);
   });
 });
