@@ -92,7 +92,7 @@ describe('a tick session run twice for one tick (a resumed fleet tick)', () => {
         ...manifest,
         worktrees: [
           ...manifest.worktrees,
-          { id: 'mock-1-x', path: 'worktrees/mock-1-x', branch: 'loop/daily-triage/mock-1-x', pattern: 'daily-triage', createdAt: '2026-11-23T07:59:00.000Z', updatedAt: '2026-11-23T07:59:30.000Z', status: 'merged', tickId: 'tick-wf:2', commit },
+          { id: 'mock-1-x', path: 'worktrees/mock-1-x', branch: 'loop/daily-triage/mock-1-x', baseBranch: null, pattern: 'daily-triage', createdAt: '2026-11-23T07:59:00.000Z', updatedAt: '2026-11-23T07:59:30.000Z', status: 'merged', tickId: 'tick-wf:2', commit },
         ],
       },
       result: undefined,
