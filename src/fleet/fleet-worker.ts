@@ -23,11 +23,12 @@ import { executorLockKey, LivenessSession } from './liveness.js';
 import { LoopEngine } from '../core/engine/loop-engine.js';
 import type { EnginePorts } from '../core/engine/engine-ports.js';
 import type { TickResult } from '../core/engine/tick-result.js';
-import { isLoopRuntimeError, LoopRuntimeError } from '../core/errors.js';
+import { LoopRuntimeError } from '../core/errors.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import type { BudgetLedger, Clock, EngineObserver } from '../core/ports/index.js';
 import type { PostgresRunHistory } from '../adapters/postgres/index.js';
 import { describeDatabase } from '../adapters/postgres/pg-errors.js';
+import { throughOutage } from './through-outage.js';
 import { durablePorts, workflowIds, type StepRunner } from './durable-ports.js';
 import { holdTickLease, type FleetLoopLease, type SkippedOverlapTick } from './tick-lease.js';
 
@@ -105,33 +106,6 @@ export function tickWorkflowId(input: Pick<FleetTickInput, 'scope' | 'patternId'
 }
 
 let wiring: TickWiring | null = null;
-
-/** How long a step waits out an unreachable fleet store (a Postgres restart) before its error stands. */
-const OUTAGE_MS = 120_000;
-
-/** A store error saying the database cannot be reached (not a refused write, not a corrupt row). */
-function isStoreOutage(error: unknown): boolean {
-  if (!isLoopRuntimeError(error) || !error.retryable) return false;
-  const detail = error.detail as { database?: unknown } | undefined;
-  return typeof detail?.database === 'string';
-}
-
-/**
- * Runs a port call, retrying it while the fleet store is unreachable: the store's calls are single transactions
- * that either happened or did not, so a call that failed to connect is safely made again, and the tick carries on
- * where it was instead of recording an outage as its result.
- */
-async function throughOutage<T>(body: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + OUTAGE_MS;
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      return await body();
-    } catch (error) {
-      if (!isStoreOutage(error) || Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 100 * 2 ** attempt)));
-    }
-  }
-}
 
 async function runTick(input: FleetTickInput): Promise<FleetTickResult> {
   if (!wiring) throw new LoopRuntimeError('INTERNAL', 'A tick workflow ran in a process that is not a fleet worker.');
