@@ -18,7 +18,6 @@ import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readTickEvents } from '../src/runtime/tick-events.js';
-import { journalKey } from '../src/runtime/tick-session.js';
 import { makeLoopRepo, runCli } from './e2e-fixtures.js';
 import { cleanupTempDirs, GIT_ENV } from './git-fixtures.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
@@ -158,11 +157,8 @@ describe('a fleet worker tick does what run does around it', () => {
 
     expect(await proposals(repo)).toEqual([expect.objectContaining({ tickId, pattern: 'daily-triage' })]);
     expect(second.lines.filter((line) => line.includes('outcomes: following'))).toEqual([]);
-    const after = (await readTickEvents(repo)).filter((line) => line.tickId === tickId);
-    const keys = after.map(journalKey);
-    expect(new Set(keys).size).toBe(keys.length);
-    expect(after.filter((line) => line.type === 'tick-result')).toHaveLength(1);
-    expect(after.map(journalKey)).toEqual(before.map(journalKey));
+    // worker-b replayed every event of the tick and wrote none of them again.
+    expect((await readTickEvents(repo)).filter((line) => line.tickId === tickId)).toEqual(before);
     const runs = await query<{ tick_id: string }>(url, 'SELECT tick_id FROM loop_runtime_runs');
     expect(runs).toEqual([{ tick_id: tickId }]);
   }, 120_000);

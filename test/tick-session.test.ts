@@ -37,11 +37,14 @@ afterAll(async () => {
   await cleanupTempDirs();
 });
 
-const plan = buildPlan(dailyTriagePattern, { level: 'L2', overrides: { verify: ['npm test'] } });
+const plan = buildPlan(dailyTriagePattern, { level: 'L2', overrides: { verify: ['npm test', 'npm run lint'] } });
 
-/** One run of the tick `tick-wf:1` inside a session: the same times and ids on every run, as a replay has. */
+/**
+ * One run of the tick `tick-wf:1` inside a session: the same times and ids on every run, as a replay has. The clock
+ * stands still, as the step clock does between two steps: many events share one time.
+ */
 async function runOnce(project: LoadedProject, resumed: boolean): Promise<{ result: TickResult; proposals: number }> {
-  const clock = new FixedClock('2026-11-23T08:00:00Z', 1000);
+  const clock = new FixedClock('2026-11-23T08:00:00Z');
   const session = await openTickSession({ project, plan, clock, env: {}, dryRun: false, resume: { tickId: 'tick-wf:1', resumed } });
   const ports = createMemoryPorts({ plan, clock, backend: { scenarios: ['act-accept'] }, commands: {} });
   const result = await new LoopEngine(plan, { ...ports, ids: workflowIds('wf:1'), observer: session.observer }).tick();
@@ -65,6 +68,10 @@ describe('a tick session run twice for one tick (a resumed fleet tick)', () => {
     expect(first.proposals).toBe(1);
     const journal = await readTickEvents(root);
     expect(journal.map((line) => line.type)).toEqual(expect.arrayContaining(['tick-start', 'phase-start', 'phase-end', 'backend-call', 'tick-end', 'tick-result']));
+    // Two verification commands at one time are two lines (each time the tick verifies).
+    const verified = journal.flatMap((line) => (line.type === 'phase-start' && line.phase === 'verify' ? [line.detail] : []));
+    expect(verified.slice(0, 2)).toEqual(['npm test', 'npm run lint']);
+    expect(verified.filter((detail) => detail === 'npm run lint')).toHaveLength(verified.length / 2);
     expect(await counted('loop.ticks')).toBe(1);
     expect(await counted('loop.tokens')).toBe(first.result.tokens);
     const tickSpans = () => spans.getFinishedSpans().filter((span) => span.name === 'loop.tick daily-triage').length;

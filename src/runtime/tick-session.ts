@@ -66,13 +66,19 @@ export interface TickSession {
 const plainStep: SessionStep = (_name, body) => body();
 
 /**
- * Which event of which tick a journal line is: a replayed event has the same type, phase and time (the step clock
- * replays the recorded times), and a tick has one result. Not the content: a worker that resumes a tick re-creates
- * its worktree and commit on its own disk, so notes and the result may name another commit.
+ * Which event of which tick a journal line is: its position among the tick's events (the engine is deterministic, so a
+ * replay emits the recorded steps' events in the same order), and a tick has one result. Not the content or the time:
+ * a worker that resumes a tick re-creates its worktree and commit on its own disk, so notes and the result may name
+ * another commit, and events between two steps share the step clock's time.
  */
-export function journalKey(line: TickEventLine): string {
-  if (line.type === 'tick-result') return JSON.stringify([line.tickId, line.type]);
-  return JSON.stringify([line.tickId, line.type, 'phase' in line ? line.phase : null, line.at]);
+class JournalPositions {
+  private readonly counts = new Map<string, number>();
+  key(line: TickEventLine): string {
+    if (line.type === 'tick-result') return `${line.tickId}#result`;
+    const position = this.counts.get(line.tickId) ?? 0;
+    this.counts.set(line.tickId, position + 1);
+    return `${line.tickId}#${position}`;
+  }
 }
 
 /**
@@ -117,23 +123,26 @@ export async function openTickSession(options: TickSessionOptions): Promise<Tick
   const written = new Set<string>();
   if (!dryRun && options.resume?.resumed) {
     const tickId = options.resume.tickId;
-    for (const line of await readTickEvents(project.root)) if (line.tickId === tickId) written.add(journalKey(line));
+    const found = new JournalPositions();
+    for (const line of await readTickEvents(project.root)) if (line.tickId === tickId) written.add(found.key(line));
   }
+  const positions = new JournalPositions();
+  /** Appends the line unless this disk's journal has it already; true when it was there (a replayed event). */
   const journal = (line: TickEventLine): boolean => {
-    const key = journalKey(line);
-    if (written.has(key)) return false;
+    const key = positions.key(line);
+    if (written.has(key)) return true;
     written.add(key);
     appendTickEvent(project.root, line);
-    return true;
+    return false;
   };
   const { telemetryObserver } = await import('./outcomes/telemetry.js');
   const telemetry = telemetryObserver(plan);
   const observer: EngineObserver = (event: EngineEvent) => {
     // Real ticks publish their phases for `serve` (a dry run writes nothing).
     const line = dryRun ? null : redactStrings({ ...event, v: 1 as const, loop: plan.pattern.id, pid: process.pid }, redact);
-    telemetry(event, line !== null && written.has(journalKey(line)));
+    const replayed = line ? journal(line) : false;
+    telemetry(event, replayed);
     options.onEvent?.(event);
-    if (line) journal(line);
   };
   return {
     recovery,
