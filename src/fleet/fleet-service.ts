@@ -15,6 +15,7 @@ import { PostgresRunHistory } from '../adapters/postgres/index.js';
 import { loadProject, resolvePlan, type LoadedProject } from '../project/load-project.js';
 import { createLoopRuntime } from '../runtime/create-runtime.js';
 import { evaluateDueLoops } from '../runtime/due-loops.js';
+import { redactorFor } from '../runtime/wiring.js';
 import { chooseStore } from '../runtime/stores/store-choice.js';
 import { postgresStores, projectScope, sharedDatabase } from '../runtime/stores/postgres-stores.js';
 import { awaitApproval, serveApprovals } from './approval-workflow.js';
@@ -143,6 +144,30 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
         onEscalated: (result) => awaitApproval(input.scope, result, { root: project.root, worktreesDir: project.settings?.worktreesDir ?? null, clock: options.clock }, options.executorId),
         // The lease a manual `run` of this loop takes: the two never overlap.
         loopLease: postgresTickLease({ database, clock: options.clock, scope: input.scope, plan: resolved.plan, holder: `fleet worker ${options.executorId}`, tickId: `tick-${tickWorkflowId(input)}` }),
+        // What surrounds `run`'s tick surrounds this one: the same piece (recovery, stranded deliveries, telemetry, the
+        // event journal `serve` tails, outcome tracking), made safe to repeat for a tick resumed on another worker.
+        async surround({ step, tickId, resumed }) {
+          const { openTickSession } = await import('../runtime/tick-session.js');
+          const redact = redactorFor(options.env);
+          const session = await openTickSession({
+            project,
+            plan: resolved.plan,
+            clock: options.clock,
+            env: options.env,
+            dryRun: false,
+            deliveryLedger: stores.deliveryLedger(),
+            note: (line) => report(redact(`${input.patternId}: ${line}`)),
+            step,
+            resume: { tickId, resumed },
+          });
+          return {
+            observer: session.observer,
+            async finish(ticks) {
+              const { proposals } = await session.finish(ticks);
+              if (proposals > 0) report(`${input.patternId}: outcomes: following ${proposals} delivered change(s) of ${tickId}`);
+            },
+          };
+        },
       };
     },
   });

@@ -16,103 +16,28 @@
  *   client is gone), and the sweeper hands its pending workflows back to
  *   their queue with DBOS's own `recoverPendingWorkflows`.
  */
+import { randomUUID } from 'node:crypto';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
 import { executorLockKey, LivenessSession } from './liveness.js';
 import { LoopEngine } from '../core/engine/loop-engine.js';
-import type { EnginePorts } from '../core/engine/engine-ports.js';
-import type { TickResult } from '../core/engine/tick-result.js';
-import { isLoopRuntimeError, LoopRuntimeError } from '../core/errors.js';
-import type { ExecutionPlan } from '../core/plan/execution-plan.js';
-import type { BudgetLedger, Clock } from '../core/ports/index.js';
-import type { PostgresRunHistory } from '../adapters/postgres/index.js';
+import { LoopRuntimeError } from '../core/errors.js';
 import { describeDatabase } from '../adapters/postgres/pg-errors.js';
-import { durablePorts, type StepRunner } from './durable-ports.js';
-import { holdTickLease, type FleetLoopLease, type SkippedOverlapTick } from './tick-lease.js';
+import { throughOutage } from './through-outage.js';
+import { durablePorts, workflowIds, type StepRunner } from './durable-ports.js';
+import { holdTickLease } from './tick-lease.js';
+import type { FleetTickInput, FleetTickResult, FleetWorkerOptions, TickWiring } from './fleet-tick-types.js';
+
+export type { FleetTickInput, FleetTickResult, FleetWorkerOptions, TickSurround, TickSurroundContext, TickWiring, WiredTick } from './fleet-tick-types.js';
 
 export const TICK_WORKFLOW = 'loop-runtime.tick';
 export const TICK_QUEUE = 'loop-runtime-ticks';
-
-/** A tick to run: the workflow's input, recorded by the engine on enqueue. */
-export interface FleetTickInput {
-  scope: string;
-  patternId: string;
-  /** The schedule slot (e.g. an ISO time): one tick per loop and slot. */
-  slot: string;
-  startedAt: number;
-}
-
-/** What a worker builds for one tick from its own configuration. */
-export interface WiredTick {
-  plan: ExecutionPlan;
-  ports: EnginePorts;
-  /** The ledger under `ports.budget` (the fleet store's). */
-  budgetLedger: BudgetLedger;
-  /** The real clock each durable step reads when it finishes. */
-  clock: Clock;
-  history?: PostgresRunHistory;
-  /**
-   * Called inside the tick's workflow when the tick escalated: starts the
-   * durable wait for a human's decision (`awaitApproval`), off the tick queue.
-   */
-  onEscalated?: (result: Extract<TickResult, { kind: 'escalated' }>) => Promise<unknown>;
-  /** The loop's lease (the one `run` takes): held for the whole tick; a tick that finds it held ends `skipped-overlap`. */
-  loopLease?: FleetLoopLease;
-}
-
-/** What a tick workflow returns: the tick, or why it did not run. */
-export type FleetTickResult = TickResult | SkippedOverlapTick;
-
-export type TickWiring = (input: FleetTickInput) => Promise<WiredTick>;
-
-export interface FleetWorkerOptions {
-  databaseUrl: string;
-  /** Unique per worker process (host name + pid is a good default). */
-  executorId: string;
-  wire: TickWiring;
-  /** How often to look for dead workers' ticks (default 5 s). */
-  recoveryIntervalMs?: number;
-  /** At most this many ticks at once in this process (default: no limit); give every worker of a fleet the same. */
-  ticksPerWorker?: number;
-  /** All workers of a fleet must share it (default `loop-runtime`). */
-  applicationVersion?: string;
-  logLevel?: string;
-  /** Called after every recovery sweep with the dead executors whose ticks it handed back. */
-  onSweep?: (recovered: string[]) => void;
-}
 
 export function tickWorkflowId(input: Pick<FleetTickInput, 'scope' | 'patternId' | 'slot'>): string {
   return `tick:${input.scope}:${input.patternId}:${input.slot}`;
 }
 
 let wiring: TickWiring | null = null;
-
-/** How long a step waits out an unreachable fleet store (a Postgres restart) before its error stands. */
-const OUTAGE_MS = 120_000;
-
-/** A store error saying the database cannot be reached (not a refused write, not a corrupt row). */
-function isStoreOutage(error: unknown): boolean {
-  if (!isLoopRuntimeError(error) || !error.retryable) return false;
-  const detail = error.detail as { database?: unknown } | undefined;
-  return typeof detail?.database === 'string';
-}
-
-/**
- * Runs a port call, retrying it while the fleet store is unreachable: the store's calls are single transactions
- * that either happened or did not, so a call that failed to connect is safely made again, and the tick carries on
- * where it was instead of recording an outage as its result.
- */
-async function throughOutage<T>(body: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + OUTAGE_MS;
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      return await body();
-    } catch (error) {
-      if (!isStoreOutage(error) || Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 100 * 2 ** attempt)));
-    }
-  }
-}
 
 async function runTick(input: FleetTickInput): Promise<FleetTickResult> {
   if (!wiring) throw new LoopRuntimeError('INTERNAL', 'A tick workflow ran in a process that is not a fleet worker.');
@@ -123,10 +48,16 @@ async function runTick(input: FleetTickInput): Promise<FleetTickResult> {
   const lease = wired.loopLease ? await holdTickLease(wired.loopLease, workflowId, step) : null;
   if (lease && !lease.ok) return { kind: 'skipped-overlap', patternId: input.patternId, workflowId, holder: lease.holder, holderTickId: lease.tickId };
   try {
-    const ports = durablePorts(wired.ports, step, { workflowId, startedAt: input.startedAt, clock: wired.clock, budgetLedger: wired.budgetLedger });
+    // A run of the workflow records its own attempt id as a step; a run that reads back another's resumes that tick.
+    const attempt = randomUUID();
+    const resumed = wired.surround ? (await step('tick.attempt', async () => attempt)) !== attempt : false;
+    // The engine's first id is the tick's (workflowIds): `tick-<workflow id>`.
+    const surround = wired.surround ? await wired.surround({ step, tickId: workflowIds(workflowId).next('tick'), resumed }) : null;
+    const ports = durablePorts(surround ? { ...wired.ports, observer: surround.observer } : wired.ports, step, { workflowId, startedAt: input.startedAt, clock: wired.clock, budgetLedger: wired.budgetLedger });
     const result = await new LoopEngine(wired.plan, ports).tick();
     const history = wired.history;
     if (history) await step('history.record', () => history.record(result));
+    await surround?.finish([result]);
     if (result.kind === 'escalated' && wired.onEscalated) await wired.onEscalated(result);
     return result;
   } finally {

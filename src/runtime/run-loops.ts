@@ -11,10 +11,8 @@ import { runLogOutcome } from '../core/engine/tick-result.js';
 import { ExitCode, exitCodeFor, exitCodeForHalt, isLoopRuntimeError, mostSeriousExitCode } from '../core/errors.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import type { DueDecision } from '../core/schedule/decide-due.js';
-import type { AgentBackend, Clock, EngineObserver } from '../core/ports/index.js';
+import type { AgentBackend, Clock } from '../core/ports/index.js';
 import type { LoadedProject } from '../project/load-project.js';
-import { appendTickEvent } from './tick-events.js';
-import { openTelemetryRegistered } from './outcomes/telemetry-registered.js';
 import { redactorFor, redactStrings } from './wiring.js';
 import { recordRefusedTick, refuseUnmetPreconditions } from './refused-tick.js';
 import type { ProjectStores } from './stores/project-stores.js';
@@ -109,36 +107,33 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
     // Cheap preconditions before any model call: a tick that cannot finish spends nothing.
     await refuseUnmetPreconditions(project, plan, options);
     const notes: string[] = [];
-    let recovery: import('./recovery/tick-start-recovery.js').RecoveryRecord | null = null;
     if (lease?.recovered) {
       const line = `recovery: took over the loop's lease: ${lease.recovered.reason}`;
       notes.push(line);
       progress(line);
     }
-    if (!options.dryRun) {
-      // Under the lease, before any model call: what a process killed mid-tick left behind.
-      const { describeRecovery, recoverAtTickStart } = await import('./recovery/tick-start-recovery.js');
-      // Best effort: what recovery could not clean up now is retried by the next tick, and never stops this one.
-      recovery = await recoverAtTickStart(project.root, plan, { now: options.clock.now(), redact, worktreesDir: project.settings?.worktreesDir ?? null }).catch((error: unknown) => {
-        notes.push(`recovery: not completed (${error instanceof Error ? error.message : String(error)}); the next tick tries again`);
-        return null;
-      });
-      for (const line of recovery ? describeRecovery(recovery) : []) {
+    // What surrounds a tick (recovery, stranded deliveries, telemetry, the event journal, outcome tracking): shared
+    // with the fleet worker's tick, so the two cannot drift apart.
+    const { openTickSession } = await import('./tick-session.js');
+    const session = await openTickSession({
+      project,
+      plan,
+      clock: options.clock,
+      env: options.env,
+      dryRun: options.dryRun,
+      deliveryLedger: stores.deliveryLedger(),
+      note: (line, shown) => {
         notes.push(line);
-        progress(line);
-      }
-    }
-    if (!options.dryRun) {
-      // Then, cheaply (no model call): verified commits of this loop whose delivery failed are delivered again.
-      const { retryStrandedForLoop } = await import('./stranded-delivery.js');
-      for (const line of await retryStrandedForLoop(project, plan, { clock: options.clock, env: options.env })) {
-        notes.push(line);
-        progress(line);
-      }
-    }
+        if (shown) progress(line);
+      },
+      onEvent: (event) => {
+        if (event.type === 'phase-start') progress(phaseLabel(event.phase, event.detail));
+        else if (event.type === 'phase-end') progress(`  ${event.phase}: ${event.note ?? ''}`);
+        else if (event.type === 'tick-start') progress(`${plan.pattern.id}: tick ${event.tickId} started`);
+      },
+    });
+    const recovery = session.recovery;
     const { createLoopRuntime } = await import('./create-runtime.js');
-    // Spans and counters only when an OpenTelemetry SDK is registered; otherwise the API is not even loaded.
-    const telemetry: EngineObserver = openTelemetryRegistered() ? (await import('./outcomes/telemetry.js')).telemetryObserver(plan) : () => undefined;
     const runtime = await createLoopRuntime(project, plan, {
       dryRun: options.dryRun,
       env: options.env,
@@ -151,14 +146,7 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
         notes.push(line);
         progress(line);
       },
-      observer: (event) => {
-        telemetry(event);
-        if (event.type === 'phase-start') progress(phaseLabel(event.phase, event.detail));
-        else if (event.type === 'phase-end') progress(`  ${event.phase}: ${event.note ?? ''}`);
-        else if (event.type === 'tick-start') progress(`${plan.pattern.id}: tick ${event.tickId} started`);
-        // Real ticks publish their phases for `serve` (a dry run writes nothing).
-        if (!options.dryRun) appendTickEvent(project.root, redactStrings({ ...event, v: 1 as const, loop: plan.pattern.id, pid: process.pid }, redact));
-      },
+      observer: session.observer,
     }).catch(async (error: unknown) => {
       // No sandbox for the verification commands: refused before any model call, and recorded as a failed tick.
       if (!options.dryRun && isLoopRuntimeError(error) && error.code === 'SANDBOX_UNAVAILABLE') await recordRefusedTick(project, plan, options, redact(error.message)).catch(() => undefined);
@@ -170,26 +158,15 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
     } finally {
       await runtime.close();
     }
-    if (recovery?.recoveredTicks.length && ticks.length > 0) {
-      // The tick just cleared notes older than its start, the recovery's among them: the note stands for this run.
-      const { noteRecoveredTicks } = await import('./recovery/unrecorded-commits.js');
-      await noteRecoveredTicks(project.root, plan, recovery.recoveredTicks, { now: options.clock.now(), redact });
-    }
     if (recording && options.record && ticks[0]) {
       await recording.save(options.record, ticks[0], redact);
       const shown = relative(project.root, options.record).startsWith('..') ? options.record : relative(project.root, options.record);
       notes.push(`recorded: ${shown} (replay it with \`loop-runtime replay ${shown}\`)`);
     }
-    if (!options.dryRun) {
-      // The fleet's run history (a no-op for files, whose run log the state writer already appended to).
-      await stores.recordTicks(ticks.map((tick) => redactStrings(tick, redact)));
-      // Every delivered change is followed from here on (outcomes sync, metrics, autonomy).
-      const { recordProposals } = await import('./outcomes/record-proposals.js');
-      await recordProposals(project.root, plan, ticks).catch((error: unknown) => {
-        notes.push(`outcomes: the delivered change was not recorded for outcome tracking: ${error instanceof Error ? error.message : String(error)}`);
-      });
-      for (const tick of ticks) appendTickEvent(project.root, { v: 1, type: 'tick-result', loop: plan.pattern.id, pid: process.pid, tickId: tick.tickId, at: tick.finishedAt, result: redactStrings(tick, redact) });
-    }
+    // The fleet's run history (a no-op for files, whose run log the state writer already appended to).
+    if (!options.dryRun) await stores.recordTicks(ticks.map((tick) => redactStrings(tick, redact)));
+    // The recovered ticks' note, the delivered changes for outcome tracking, the tick-result lines `serve` reads.
+    await session.finish(ticks);
     const last = ticks[ticks.length - 1]!;
     const summary: RunSummary = {
       pattern: { id: plan.pattern.id, name: plan.pattern.name },

@@ -13,6 +13,7 @@ import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import { parseTimestamp, toIsoString } from '../core/time/utc-time.js';
 import { failedDeliveries, findFailedDelivery, parseDeliveryLedger, type DeliveryEntry } from '../core/workspace/delivery-ledger.js';
 import { readTextOrNull } from '../adapters/fs/atomic-file.js';
+import type { DeliveryLedgerStore } from '../adapters/delivery/delivery-flow.js';
 import { git } from '../adapters/git/git-run.js';
 import { resolvePlan, type LoadedProject } from '../project/load-project.js';
 import { recordOutOfTick } from './git-approval.js';
@@ -41,6 +42,8 @@ export interface StrandedItem {
 export interface RetryOptions {
   clock: Clock;
   env: Record<string, string | undefined>;
+  /** The loop's shared delivery ledger (the fleet store's); the file beside the repository when absent. */
+  deliveryLedger?: DeliveryLedgerStore | undefined;
 }
 
 export interface RetryResult {
@@ -52,7 +55,9 @@ export interface RetryResult {
   delivery: DeliveryRecord | Failure;
 }
 
-async function readLedger(root: string) {
+async function readLedger(root: string, store?: DeliveryLedgerStore) {
+  // The shared ledger is read under its own lock, changing nothing.
+  if (store) return store.update((ledger) => ({ ledger, result: ledger }));
   const file = resolve(root, DELIVERY_LEDGER);
   return parseDeliveryLedger(await readTextOrNull(file), file);
 }
@@ -114,7 +119,7 @@ export async function retryDelivery(project: LoadedProject, id: string, options:
  */
 export async function retryStrandedForLoop(project: LoadedProject, plan: ExecutionPlan, options: RetryOptions): Promise<string[]> {
   const notes: string[] = [];
-  for (const entry of failedDeliveries(await readLedger(project.root), plan.pattern.id)) {
+  for (const entry of failedDeliveries(await readLedger(project.root, options.deliveryLedger), plan.pattern.id)) {
     let result: RetryResult;
     try {
       result = await retryEntry(project, plan, entry, options, { quietFailure: true });
@@ -189,7 +194,7 @@ async function retryEntry(project: LoadedProject, plan: ExecutionPlan, entry: De
     merge: false,
     ...(retry.tickId ? { tickId: retry.tickId } : {}),
   };
-  const delivered = await gitDeliveryFor({ root, clock: options.clock, env: options.env, redact, worktreesDir: project.settings?.worktreesDir ?? null }, plan).deliver(request);
+  const delivered = await gitDeliveryFor({ root, clock: options.clock, env: options.env, redact, worktreesDir: project.settings?.worktreesDir ?? null, deliveryLedger: options.deliveryLedger }, plan).deliver(request);
   const delivery: DeliveryRecord | Failure = delivered.ok ? (({ ok: _ok, ...rest }) => rest)(delivered) : delivered;
   const target = { pattern: entry.pattern, itemKey: entry.itemKey, ...(retry.tickId ? { tickId: retry.tickId } : {}) };
   const now = options.clock.now();

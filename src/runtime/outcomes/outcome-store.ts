@@ -26,20 +26,29 @@ export class OutcomeStore {
     return foldOutcomes(await this.lines());
   }
 
-  /** Appends lines in one write, under the lock, after checking the file is readable (never appends to a corrupt file). */
-  async append(lines: readonly OutcomeLine[]): Promise<void> {
-    if (lines.length === 0) return;
+  /**
+   * Appends lines in one write, under the lock, after checking the file is readable (never appends to a corrupt
+   * file). With `oncePer: 'tick'`, a proposal of a tick already in the file (same tick id) is not appended again: a
+   * fleet tick resumed after its worker died records its delivered change once (the first record, the one its run
+   * history has). Returns how many were added.
+   */
+  async append(lines: readonly OutcomeLine[], options: { oncePer?: 'tick' } = {}): Promise<number> {
+    if (lines.length === 0) return 0;
     await mkdir(dirname(this.path), { recursive: true });
-    await withFileLock(this.path, async () => {
+    return withFileLock(this.path, async () => {
       const existing = await readTextOrNull(this.path);
-      parseOutcomeLines(existing, OUTCOMES_FILE);
-      const added = lines.map((line) => `${formatOutcomeLine(line)}\n`).join('');
+      const parsed = parseOutcomeLines(existing, OUTCOMES_FILE);
+      const recorded = new Set(parsed.flatMap((line) => (line.type === 'proposal' && line.tickId ? [line.tickId] : [])));
+      const fresh = options.oncePer === 'tick' ? lines.filter((line) => !(line.type === 'proposal' && line.tickId && recorded.has(line.tickId))) : lines;
+      if (fresh.length === 0) return 0;
+      const added = fresh.map((line) => `${formatOutcomeLine(line)}\n`).join('');
       if (existing && !existing.endsWith('\n')) {
         // A torn last append (a crash mid-write) would become a corrupt middle line: drop it, rewrite whole.
         await writeTextAtomically(this.path, existing.slice(0, existing.lastIndexOf('\n') + 1) + added);
       } else {
         await appendFile(this.path, added);
       }
+      return fresh.length;
     });
   }
 }

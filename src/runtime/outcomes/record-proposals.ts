@@ -35,13 +35,19 @@ export function proposalsFromTicks(ticks: readonly TickResult[], plan: Execution
   return lines;
 }
 
-/** Appends the proposals of `ticks`; the base is the plan's branch or the one HEAD is on now. */
+/**
+ * Appends the proposals of `ticks`; the base is the plan's branch or the one HEAD is on now. Safe to repeat: a
+ * tick's proposal already recorded (same tick id) is not recorded again. Returns how many were added.
+ *
+ * @example
+ * ```ts
+ * await recordProposals('/repo', plan, ticks); // → 1 (a proposed tick); 0 when called again with the same ticks
+ * ```
+ */
 export async function recordProposals(root: string, plan: ExecutionPlan, ticks: readonly TickResult[]): Promise<number> {
   if (!ticks.some((tick) => tick.kind === 'proposed')) return 0;
   const base = plan.delivery.baseBranch ?? (await resolveBase(root, null).catch(() => ({ branch: null }))).branch;
-  const lines = proposalsFromTicks(ticks, plan, base);
-  await new OutcomeStore(root).append(lines);
-  return lines.length;
+  return new OutcomeStore(root).append(proposalsFromTicks(ticks, plan, base), { oncePer: 'tick' });
 }
 
 /** Records a change a human approved from the inbox as a proposal of its loop (`source: human-approved`). */

@@ -30,8 +30,12 @@ interface OpenTick {
   lastAt: number;
 }
 
-/** An observer that turns engine events into spans and counters for `plan`'s loop. */
-export function telemetryObserver(plan: ExecutionPlan): EngineObserver {
+/**
+ * An observer that turns engine events into spans and counters for `plan`'s loop. `replayed`: the event repeats one
+ * already reported (a fleet tick resumed after its worker died replays its recorded steps): its span is emitted again,
+ * so the resumed tick has a whole trace, but it is not counted again.
+ */
+export function telemetryObserver(plan: ExecutionPlan): EngineObserver & ((event: EngineEvent, replayed?: boolean) => void) {
   const tracer = trace.getTracer(SCOPE);
   const meter = metrics.getMeter(SCOPE);
   const tokens = meter.createCounter('loop.tokens', { description: 'Tokens spent by loop backends', unit: '{token}' });
@@ -43,7 +47,7 @@ export function telemetryObserver(plan: ExecutionPlan): EngineObserver {
   const phaseSpan = (tick: OpenTick, name: string, at: number): Span =>
     tracer.startSpan(`loop.phase ${name}`, { startTime: at, attributes: { ...loopAttributes, 'loop.phase': name } }, trace.setSpan(context.active(), tick.span));
 
-  const handle = (event: EngineEvent) => {
+  const handle = (event: EngineEvent, replayed: boolean) => {
     if (event.type === 'tick-start') {
       const span = tracer.startSpan(`loop.tick ${plan.pattern.id}`, { kind: SpanKind.INTERNAL, startTime: event.at, attributes: { ...loopAttributes, 'loop.tick.id': event.tickId } });
       ticks.set(event.tickId, { span, phase: null, lastAt: event.at });
@@ -87,6 +91,7 @@ export function telemetryObserver(plan: ExecutionPlan): EngineObserver {
         if (!event.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: event.reason ?? 'failed' });
         span.end(event.at);
         const attributes = { ...loopAttributes, 'loop.phase': event.phase, 'gen_ai.request.model': model };
+        if (replayed) break;
         tokens.add(event.usage.inputTokens + event.usage.outputTokens + event.usage.cacheReadTokens + event.usage.cacheWriteTokens, attributes);
         if (event.usage.costUsd !== null) cost.add(event.usage.costUsd, attributes);
         break;
@@ -96,14 +101,14 @@ export function telemetryObserver(plan: ExecutionPlan): EngineObserver {
         tick.span.setAttribute('loop.tick.kind', event.kind);
         if (event.kind === 'failed') tick.span.setStatus({ code: SpanStatusCode.ERROR, message: 'tick failed' });
         tick.span.end(event.at);
-        tickCounter.add(1, { ...loopAttributes, 'loop.tick.kind': event.kind });
+        if (!replayed) tickCounter.add(1, { ...loopAttributes, 'loop.tick.kind': event.kind });
         ticks.delete(event.tickId);
         break;
     }
   };
-  return (event) => {
+  return (event: EngineEvent, replayed?: boolean): void => {
     try {
-      handle(event);
+      handle(event, replayed === true);
     } catch {
       // Telemetry is best effort; a broken exporter must never change a tick.
     }

@@ -21,6 +21,17 @@ import { RECOVERY_LOG, type RecoveryRecord } from './recovery-log.js';
 
 export { RECOVERY_LOG, recentRecoveries, type RecoveryRecord } from './recovery-log.js';
 
+export interface RecoveryOptions {
+  now: number;
+  redact: (text: string) => string;
+  worktreesDir?: string | null;
+  /**
+   * The tick about to run, when it is a fleet tick being resumed: its own commit is finished by the tick (a durable
+   * workflow replayed from its last step), not recovered as a killed tick's.
+   */
+  exceptTickId?: string;
+}
+
 /**
  * @example
  * ```ts
@@ -28,7 +39,7 @@ export { RECOVERY_LOG, recentRecoveries, type RecoveryRecord } from './recovery-
  * record?.removedTemporaryFiles; // → ['loop-ledger.json.700828677']
  * ```
  */
-export async function recoverAtTickStart(root: string, plan: ExecutionPlan, options: { now: number; redact: (text: string) => string; worktreesDir?: string | null }): Promise<RecoveryRecord | null> {
+export async function recoverAtTickStart(root: string, plan: ExecutionPlan, options: RecoveryOptions): Promise<RecoveryRecord | null> {
   const files = ownedAtomicFiles(root, plan, options.worktreesDir ?? null);
   await excludeAtomicTemporaries(root, files).catch(() => undefined);
   const leaseTemporaries = (await removeDeadLeaseTemporaries([join(root, '.loop-runtime', 'leases'), join(root, '.loop-runtime', 'leases', 'items')])).map((path) => relative(root, path).split(sep).join('/'));

@@ -34,10 +34,10 @@ const LOOKBACK_MS = 29 * 86_400_000;
  * const recovered = await recordUnrecordedCommits('/repo', plan, { now: Date.now(), redact });
  * ```
  */
-export async function recordUnrecordedCommits(root: string, plan: ExecutionPlan, options: { now: number; redact: (text: string) => string; worktreesDir?: string | null }): Promise<RecoveredTick[]> {
+export async function recordUnrecordedCommits(root: string, plan: ExecutionPlan, options: { now: number; redact: (text: string) => string; worktreesDir?: string | null; exceptTickId?: string }): Promise<RecoveredTick[]> {
   const store = new WorktreeStore(root, options.worktreesDir ?? null);
   if ((await readTextOrNull(store.manifestPath)) === null) return [];
-  const committed = (await store.read()).worktrees.filter((entry) => isRecoverable(entry, plan.pattern.id, options.now));
+  const committed = (await store.read()).worktrees.filter((entry) => isRecoverable(entry, plan.pattern.id, options.now)).filter((entry) => entry.tickId !== options.exceptTickId);
   if (committed.length === 0) return [];
   const runLogPath = resolve(root, plan.files.runLog);
   const project = basename(resolve(root));

@@ -1,0 +1,165 @@
+/**
+ * A fleet worker's tick is surrounded by what surrounds `run`'s
+ * (`src/runtime/tick-session.ts`), for real: worker processes wired as
+ * `loop-runtime worker` wires them, a private Postgres, a real repository
+ * (L2, mock backend, local delivery). A worker's tick that delivers a change
+ * runs tick-start recovery first, is recorded for outcome tracking (`metrics`
+ * counts it), and its phase events and tick-result reach the repository's
+ * event journal (what `serve` shows). A worker killed with SIGKILL after all
+ * of that, before its workflow was marked done, has its tick resumed by
+ * another worker: the change is recorded once, and no journal line is
+ * written twice.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readTickEvents } from '../src/runtime/tick-events.js';
+import { makeLoopRepo, runCli } from './e2e-fixtures.js';
+import { cleanupTempDirs, GIT_ENV } from './git-fixtures.js';
+import { startPgCluster, type PgCluster } from './pg-cluster.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const VITE_NODE = join(ROOT, 'node_modules', '.bin', 'vite-node');
+const CHILD = join(import.meta.dirname, 'fleet-service-child.ts');
+const T0 = '2026-11-23T08:00:00Z';
+
+let cluster: PgCluster;
+const children: ChildProcess[] = [];
+beforeAll(async () => {
+  cluster = await startPgCluster();
+}, 30_000);
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await cluster?.stop();
+  await cleanupTempDirs();
+});
+
+interface Worker {
+  child: ChildProcess;
+  lines: string[];
+  exited: Promise<NodeJS.Signals | number | null>;
+}
+
+function startWorker(args: string[]): Promise<Worker> {
+  const child = spawn(VITE_NODE, [CHILD, ...args], { cwd: ROOT, env: { ...process.env, ...GIT_ENV, NO_COLOR: '1', CI: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  const lines: string[] = [];
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
+  child.stderr?.on('data', (chunk: Buffer) => lines.push(`stderr: ${chunk.toString().slice(0, 500)}`));
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      lines.push(line);
+      if (line === 'ready') resolve({ child, lines, exited });
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited (${String(code)}) before it was ready: ${lines.join('\n')}`)));
+  });
+}
+
+async function eventually<T>(probe: () => Promise<T | null>, what: () => string, attempts = 400): Promise<T> {
+  for (let attempt = 0; attempt < attempts; attempt += 1) {
+    const value = await probe();
+    if (value !== null) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting for ${what()}`);
+}
+
+async function query<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+const tickWorkflows = (url: string) => query<{ workflow_uuid: string; status: string; executor_id: string }>(url, `SELECT workflow_uuid, status, executor_id FROM dbos.workflow_status WHERE name = 'loop-runtime.tick'`);
+
+/** A loop repository whose daily-triage proposes a change (mock backend, verified by `true`, kept on a local branch). */
+const proposingRepo = () => makeLoopRepo({ 'src/example.ts': 'export const answer = 42;\n' }, { backend: 'mock', level: 'L2', verify: ['true'], delivery: { mode: 'local' } });
+
+async function proposals(repo: string): Promise<Array<Record<string, unknown>>> {
+  const text = await readFile(join(repo, '.loop-runtime', 'outcomes.jsonl'), 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((line) => line['type'] === 'proposal');
+}
+
+describe('a fleet worker tick does what run does around it', () => {
+  it('recovers at tick start, records the delivered change for outcomes, and journals phases and the result', async () => {
+    const url = await cluster.createDatabase('session');
+    const repo = await proposingRepo();
+    // What a process killed mid-write left: a write-file-atomic temporary of an owned file.
+    await mkdir(join(repo, '.loop-runtime'), { recursive: true });
+    await writeFile(join(repo, '.loop-runtime', 'outcomes.jsonl.4242'), '');
+    const worker = await startWorker([url, repo, 'worker-a', 'run', T0]);
+    const [workflow] = await eventually(
+      async () => {
+        const rows = (await tickWorkflows(url)).filter((row) => row.status === 'SUCCESS');
+        return rows.length > 0 ? rows : null;
+      },
+      () => `the tick to finish; worker output:\n${worker.lines.join('\n')}`,
+    );
+    worker.child.kill('SIGTERM');
+    await worker.exited;
+    const tickId = `tick-${workflow!.workflow_uuid}`;
+
+    // Recovery ran under the lease, before the tick: the leftover moved aside and reported.
+    expect(existsSync(join(repo, '.loop-runtime', 'outcomes.jsonl.4242'))).toBe(false);
+    const recovery = await readFile(join(repo, '.loop-runtime', 'recovery.jsonl'), 'utf8');
+    expect(recovery).toContain('outcomes.jsonl.4242');
+
+    // Outcome tracking follows the delivered change: metrics counts it for this repository.
+    const recorded = await proposals(repo);
+    expect(recorded).toEqual([expect.objectContaining({ pattern: 'daily-triage', tickId, delivery: 'local', source: 'tick', level: 'L2' })]);
+    expect(worker.lines).toContain(`daily-triage: outcomes: following 1 delivered change(s) of ${tickId}`);
+    const metrics = await runCli(repo, ['metrics', 'daily-triage', '--since', '2026-11-01', '--json'], { LOOP_RUNTIME_DATABASE_URL: url });
+    expect(metrics.code, metrics.stderr).toBe(0);
+    expect(JSON.parse(metrics.stdout)).toMatchObject({ ok: true, loops: [expect.objectContaining({ pattern: 'daily-triage', changes: expect.objectContaining({ proposed: 1 }) })] });
+
+    // The journal `serve` tails has the tick's phases and its result, redacted like run's.
+    const journal = (await readTickEvents(repo)).filter((line) => line.tickId === tickId);
+    const types = journal.map((line) => (line.type === 'phase-start' || line.type === 'phase-end' ? `${line.type} ${line.phase}` : line.type));
+    expect(types[0]).toBe('tick-start');
+    expect(types).toEqual(expect.arrayContaining(['phase-start triage', 'phase-end triage', 'phase-start implement', 'phase-end implement', 'tick-end']));
+    expect(types.at(-1)).toBe('tick-result');
+    expect(journal.at(-1)).toMatchObject({ type: 'tick-result', loop: 'daily-triage', result: { kind: 'proposed', tickId } });
+  }, 120_000);
+
+  it('a tick resumed after kill -9 records its proposal once and writes no journal line twice', async () => {
+    const url = await cluster.createDatabase('session_kill');
+    const repo = await proposingRepo();
+    const first = await startWorker([url, repo, 'worker-a', 'die-after-proposal', T0]);
+    // It dies right after its tick recorded the change and wrote its journal lines, before the workflow was done.
+    expect(await first.exited).toBe('SIGKILL');
+    const [pending] = await tickWorkflows(url);
+    expect(pending).toMatchObject({ status: 'PENDING', executor_id: 'worker-a' });
+    const tickId = `tick-${pending!.workflow_uuid}`;
+    expect(await proposals(repo)).toHaveLength(1);
+    const before = (await readTickEvents(repo)).filter((line) => line.tickId === tickId);
+    expect(before.at(-1)?.type).toBe('tick-result');
+
+    // A later worker finds worker-a dead and resumes its tick from the recorded steps.
+    const second = await startWorker([url, repo, 'worker-b', 'run', '2026-11-23T09:00:00Z']);
+    await eventually(
+      async () => ((await tickWorkflows(url)).some((row) => row.status === 'SUCCESS' && row.executor_id === 'worker-b') ? true : null),
+      () => `worker-b to finish worker-a's tick; its output:\n${second.lines.join('\n')}`,
+    );
+    second.child.kill('SIGTERM');
+    await second.exited;
+
+    expect(await proposals(repo)).toEqual([expect.objectContaining({ tickId, pattern: 'daily-triage' })]);
+    expect(second.lines.filter((line) => line.includes('outcomes: following'))).toEqual([]);
+    // worker-b replayed every event of the tick and wrote none of them again.
+    expect((await readTickEvents(repo)).filter((line) => line.tickId === tickId)).toEqual(before);
+    const runs = await query<{ tick_id: string }>(url, 'SELECT tick_id FROM loop_runtime_runs');
+    expect(runs).toEqual([{ tick_id: tickId }]);
+  }, 120_000);
+});
