@@ -16,17 +16,17 @@
  *   recorded; a second reject is refused.
  * Needs `dist/` (npm run build).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../src/adapters/clock/system-clock.js';
 import { startServer } from '../src/server/serve.js';
 import { BIN, makeLoopRepo, runCli, runLogLines } from './e2e-fixtures.js';
 import { cleanupTempDirs, GIT_ENV, sh, tempDir } from './git-fixtures.js';
+import { eventually, spawnUntilReady, type ReadyProcess } from './fleet-processes.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
 
 const T0 = '2026-11-23T08:00:00.000Z';
@@ -44,34 +44,12 @@ afterAll(async () => {
   await cleanupTempDirs();
 });
 
-interface Worker {
-  child: ChildProcess;
-  lines: string[];
-}
+type Worker = ReadyProcess;
 
 function startWorker(args: string[], env: Record<string, string>): Promise<Worker> {
-  const child = spawn(process.execPath, [BIN, 'worker', ...args], { env: { ...process.env, ...GIT_ENV, NO_COLOR: '1', CI: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  const lines: string[] = [];
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      lines.push(line);
-      if (line === 'ready') resolve({ child, lines });
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited (${String(code)}) before it was ready: ${stderr}`)));
-  });
+  return spawnUntilReady(process.execPath, [BIN, 'worker', ...args], { env: { ...process.env, ...GIT_ENV, NO_COLOR: '1', CI: '', ...env }, track: children });
 }
 
-async function eventually<T>(probe: () => Promise<T | null>, what: () => string, attempts = 600): Promise<T> {
-  for (let attempt = 0; attempt < attempts; attempt += 1) {
-    const value = await probe();
-    if (value !== null) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what()}`);
-}
 
 async function killed(worker: Worker): Promise<void> {
   const exited = new Promise((resolve) => worker.child.once('exit', resolve));
@@ -101,6 +79,7 @@ describe('fleet: human approval is a durable wait', () => {
       const waiting = await eventually(
         async () => ((await approvals())[0]?.status === 'PENDING' ? (await approvals())[0]! : null),
         () => `an approval wait; worker-a said:\n${workerA.lines.join('\n')}`,
+        { attempts: 600 },
       );
       expect(waiting.executor_id).toBe('worker-a');
       const runs = await client.query<{ tick_id: string; kind: string }>('SELECT tick_id, kind FROM loop_runtime_runs');
@@ -193,7 +172,7 @@ describe('fleet: human approval is a durable wait', () => {
     const server = await startServer({ repos: [repo], env: { ...process.env, ...env }, clock: systemClock, port: 0 });
     try {
       const approvals = async () => (await client.query<Approval>(`SELECT workflow_uuid, status, executor_id FROM dbos.workflow_status WHERE name = 'loop-runtime.approval'`)).rows;
-      await eventually(async () => ((await approvals())[0]?.status === 'PENDING' ? true : null), () => `an approval wait; worker-a said:\n${worker.lines.join('\n')}`);
+      await eventually(async () => ((await approvals())[0]?.status === 'PENDING' ? true : null), () => `an approval wait; worker-a said:\n${worker.lines.join('\n')}`, { attempts: 600 });
       const api = async (path: string, method = 'GET') => {
         const response = await fetch(`${server.url}${path}`, { method, headers: { 'x-loop-runtime-token': server.token, origin: `http://127.0.0.1:${server.port}` } });
         return { status: response.status, body: (await response.json()) as Record<string, any> };
@@ -211,7 +190,7 @@ describe('fleet: human approval is a durable wait', () => {
       expect(await stopped(worker)).toBe(0);
       expect((await approvals())[0]).toMatchObject({ status: 'PENDING', executor_id: 'worker-a' });
       const workerB = await startWorker(['--repo', repo, '--clock-file', clockFile, '--poll', '86400', '--executor-id', 'worker-b'], env);
-      await eventually(async () => ((await approvals())[0]?.executor_id === 'worker-b' ? true : null), () => 'worker-b to resume the wait');
+      await eventually(async () => ((await approvals())[0]?.executor_id === 'worker-b' ? true : null), () => 'worker-b to resume the wait', { attempts: 600 });
       const stopping = Date.now();
       expect(await stopped(workerB)).toBe(0);
       process.stdout.write(`fleet approval: a worker with a wait pending exited ${Date.now() - stopping} ms after SIGTERM (drain 600 s)\n`);

@@ -13,11 +13,10 @@
  * over a repository whose LOOP.md points at the fleet store with the
  * worker's scope; the worker is a real process (test/fleet-worker-child.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MockBackend } from '../backends/mock/index.js';
@@ -26,6 +25,7 @@ import { openRuntime } from '../src/runtime/runtime.js';
 import { FixedClock } from '../src/testing/fixed-clock.js';
 import { makeLoopRepo } from './e2e-fixtures.js';
 import { cleanupTempDirs } from './git-fixtures.js';
+import { eventually, spawnUntilReady } from './fleet-processes.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -51,37 +51,24 @@ interface Worker {
   result: Promise<{ kind: string; holder?: string }>;
 }
 
-function startWorker(args: string[]): Promise<Worker> {
-  const child = spawn(VITE_NODE, [CHILD, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+async function startWorker(args: string[]): Promise<Worker> {
   let settle: (value: { kind: string; holder?: string }) => void = () => undefined;
   const result = new Promise<{ kind: string; holder?: string }>((resolve) => (settle = resolve));
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line === 'ready') resolve({ child, result });
+  const { child } = await spawnUntilReady(VITE_NODE, [CHILD, ...args], {
+    cwd: ROOT,
+    track: children,
+    onLine(line) {
       if (line.startsWith('result ')) settle(JSON.parse(line.slice('result '.length)) as { kind: string; holder?: string });
-      if (line.startsWith('result-error ')) reject(new Error(line));
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited (${String(code)}) before it was ready: ${stderr}`)));
+      if (line.startsWith('result-error ')) throw new Error(line);
+    },
   });
+  return { child, result };
 }
 
 async function stopWorker(worker: Worker): Promise<void> {
   const exited = new Promise((resolve) => worker.child.once('exit', resolve));
   worker.child.kill('SIGTERM');
   await exited;
-}
-
-/** Polls `probe` until it returns a value (a condition, bounded by attempts; no wall-clock assertion). */
-async function eventually<T>(probe: () => Promise<T | null>, what: string, attempts = 400): Promise<T> {
-  for (let attempt = 0; attempt < attempts; attempt += 1) {
-    const value = await probe();
-    if (value !== null) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 const lines = async (file: string) => (await readFile(file, 'utf8').catch(() => '')).split('\n').filter(Boolean);
@@ -157,7 +144,7 @@ describe('fleet: a manual run and a worker tick of one loop never overlap', () =
     const repo = await makeLoopRepo({ 'src/example.ts': 'export const answer = 42;\n' }, { backend: 'mock', level: 'L1', store: { url: 'env:FLEET_DATABASE', scope: 'acme/demo' } });
     const log = join(scratch, 'worker-first.log');
     const worker = await startWorker([url, 'worker-b', log, 'wait-for-gate', '2026-11-23T08:00:00Z', '2026-11-23T08:00Z']);
-    await eventually(async () => ((await lines(log)).includes('start triage worker-b') ? true : null), 'the worker tick to be inside its model call');
+    await eventually(async () => ((await lines(log)).includes('start triage worker-b') ? true : null), 'the worker tick to be inside its model call', { everyMs: 25 });
 
     const manualBackend = new GatedBackend(false);
     await expect(manualRun(repo, url, manualBackend)).rejects.toMatchObject({ code: 'LEASE_HELD', message: expect.stringContaining('fleet worker worker-b') });

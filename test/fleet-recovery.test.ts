@@ -7,13 +7,13 @@
  * once; the reservations the dead worker opened are settled, not leaked;
  * the run history has the tick once.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, spawnUntilReady } from './fleet-processes.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -39,29 +39,16 @@ interface Worker {
   sweeps: string[];
 }
 
-function startWorker(args: string[]): Promise<Worker> {
-  const child = spawn(VITE_NODE, [CHILD, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  const worker: Worker = { child, sweeps: [] };
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line === 'ready') resolve(worker);
-      if (line.startsWith('sweep')) worker.sweeps.push(line.slice('sweep '.length));
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited (${String(code)}) before it was ready: ${stderr}`)));
+async function startWorker(args: string[]): Promise<Worker> {
+  const sweeps: string[] = [];
+  const { child } = await spawnUntilReady(VITE_NODE, [CHILD, ...args], {
+    cwd: ROOT,
+    track: children,
+    onLine(line) {
+      if (line.startsWith('sweep')) sweeps.push(line.slice('sweep '.length));
+    },
   });
-}
-
-/** Polls `probe` until it returns a value (bounded by attempts, not wall-clock assertions). */
-async function eventually<T>(probe: () => Promise<T | null>, what: string, attempts = 300): Promise<T> {
-  for (let attempt = 0; attempt < attempts; attempt += 1) {
-    const value = await probe();
-    if (value !== null) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+  return { child, sweeps };
 }
 
 const lines = async (file: string) => (await readFile(file, 'utf8').catch(() => '')).split('\n').filter(Boolean);
@@ -71,14 +58,14 @@ describe('fleet: a tick is a durable workflow', () => {
     const url = await cluster.createDatabase('fleet');
     const log = join(scratch, 'backend.log');
     const first = await startWorker([url, 'worker-a', log, 'hang-in-implement', '2026-11-23T08:00:00Z', '2026-11-23T08:00Z']);
-    await eventually(async () => ((await lines(log)).includes('start implement worker-a') ? true : null), 'worker-a to start implementing');
+    await eventually(async () => ((await lines(log)).includes('start implement worker-a') ? true : null), 'worker-a to start implementing', { attempts: 300, everyMs: 50 });
     const second = await startWorker([url, 'worker-b', log, 'run', '2026-11-23T08:05:00Z']);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     const tick = async () => (await client.query<{ status: string; executor_id: string }>(`SELECT status, executor_id FROM dbos.workflow_status WHERE workflow_uuid = 'tick:acme/demo:daily-triage:2026-11-23T08:00Z'`)).rows[0];
     try {
       // While worker-a lives (hung in a long model call), worker-b's sweeps leave its tick alone.
-      await eventually(async () => (second.sweeps.length >= 3 ? true : null), 'three sweeps of worker-b');
+      await eventually(async () => (second.sweeps.length >= 3 ? true : null), 'three sweeps of worker-b', { attempts: 300, everyMs: 50 });
       expect(second.sweeps.every((line) => line === '')).toBe(true);
       expect(await tick()).toEqual({ status: 'PENDING', executor_id: 'worker-a' });
       expect((await lines(log)).filter((line) => line.endsWith('worker-b'))).toEqual([]);
@@ -87,14 +74,14 @@ describe('fleet: a tick is a durable workflow', () => {
       const killedAt = Date.now();
       first.child.kill('SIGKILL');
       await exited;
-      await eventually(async () => ((await lines(log)).includes('start implement worker-b') ? true : null), 'worker-b to resume the implementer');
+      await eventually(async () => ((await lines(log)).includes('start implement worker-b') ? true : null), 'worker-b to resume the implementer', { attempts: 300, everyMs: 50 });
       process.stdout.write(`fleet: tick resumed on worker-b ${Date.now() - killedAt} ms after worker-a was killed\n`);
       expect(second.sweeps).toContain('worker-a');
 
       const status = await eventually(async () => {
         const row = await tick();
         return row && row.status !== 'PENDING' && row.status !== 'ENQUEUED' ? row : null;
-      }, 'the tick to finish on worker-b');
+      }, 'the tick to finish on worker-b', { attempts: 300, everyMs: 50 });
       expect(status).toEqual({ status: 'SUCCESS', executor_id: 'worker-b' });
 
       expect(await lines(log)).toEqual([

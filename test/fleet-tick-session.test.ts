@@ -10,16 +10,16 @@
  * another worker: the change is recorded once, and no journal line is
  * written twice.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readTickEvents } from '../src/runtime/tick-events.js';
 import { makeLoopRepo, runCli } from './e2e-fixtures.js';
 import { cleanupTempDirs, GIT_ENV } from './git-fixtures.js';
+import { eventually, spawnUntilReady, type ReadyProcess } from './fleet-processes.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -38,34 +38,8 @@ afterAll(async () => {
   await cleanupTempDirs();
 });
 
-interface Worker {
-  child: ChildProcess;
-  lines: string[];
-  exited: Promise<NodeJS.Signals | number | null>;
-}
-
-function startWorker(args: string[]): Promise<Worker> {
-  const child = spawn(VITE_NODE, [CHILD, ...args], { cwd: ROOT, env: { ...process.env, ...GIT_ENV, NO_COLOR: '1', CI: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  const lines: string[] = [];
-  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
-  child.stderr?.on('data', (chunk: Buffer) => lines.push(`stderr: ${chunk.toString().slice(0, 500)}`));
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      lines.push(line);
-      if (line === 'ready') resolve({ child, lines, exited });
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited (${String(code)}) before it was ready: ${lines.join('\n')}`)));
-  });
-}
-
-async function eventually<T>(probe: () => Promise<T | null>, what: () => string, attempts = 400): Promise<T> {
-  for (let attempt = 0; attempt < attempts; attempt += 1) {
-    const value = await probe();
-    if (value !== null) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what()}`);
+function startWorker(args: string[]): Promise<ReadyProcess> {
+  return spawnUntilReady(VITE_NODE, [CHILD, ...args], { cwd: ROOT, env: { ...process.env, ...GIT_ENV, NO_COLOR: '1', CI: '' }, track: children, stderrLines: true });
 }
 
 async function query<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {

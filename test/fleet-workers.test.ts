@@ -7,14 +7,14 @@
  * ticks at once. Each repository's run log agrees (no tick ran twice). SIGTERM
  * drains both workers, which exit 0. Needs `dist/`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, makeLoopRepo, runCli, runLogLines } from './e2e-fixtures.js';
 import { cleanupTempDirs, GIT_ENV, tempDir } from './git-fixtures.js';
+import { eventually, spawnUntilReady, type ReadyProcess } from './fleet-processes.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
 
 const REPOSITORIES = 20;
@@ -32,33 +32,10 @@ afterAll(async () => {
   await cleanupTempDirs();
 });
 
-function startWorker(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; lines: string[] }> {
-  const child = spawn(process.execPath, [BIN, 'worker', ...args], { env: { ...process.env, ...GIT_ENV, NO_COLOR: '1', CI: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  const lines: string[] = [];
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-    // In the output a failure shows: a worker that crashed says why there.
-    for (const line of chunk.toString().split('\n')) if (line) lines.push(`stderr: ${line.slice(0, 300)}`);
-  });
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      lines.push(line);
-      if (line === 'ready') resolve({ child, lines });
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited (${String(code)}) before it was ready: ${stderr}`)));
-  });
+function startWorker(args: string[], env: Record<string, string>): Promise<ReadyProcess> {
+  return spawnUntilReady(process.execPath, [BIN, 'worker', ...args], { env: { ...process.env, ...GIT_ENV, NO_COLOR: '1', CI: '', ...env }, track: children, stderrLines: true });
 }
 
-async function eventually<T>(probe: () => Promise<T | null>, what: () => string, attempts = 400): Promise<T> {
-  for (let attempt = 0; attempt < attempts; attempt += 1) {
-    const value = await probe();
-    if (value !== null) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what()}`);
-}
 
 interface RunRow {
   scope: string;

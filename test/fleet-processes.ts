@@ -1,0 +1,78 @@
+/**
+ * Worker processes for the fleet tests: spawn one, collect its output, and
+ * wait for its `ready` line; poll a condition with a bounded number of tries
+ * (never a wall-clock assertion).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+export interface ReadyProcess {
+  child: ChildProcess;
+  /** Every stdout line so far (and, with `stderrLines`, stderr's as `stderr: …`). */
+  lines: string[];
+  /** Settles when the process ends: its signal, else its exit code. */
+  exited: Promise<NodeJS.Signals | number | null>;
+}
+
+export interface SpawnUntilReadyOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Every child spawned, for the suite's afterAll to kill what is left. */
+  track: ChildProcess[];
+  /** Sees each stdout line before the `ready` check; a throw before `ready` fails the start. */
+  onLine?: (line: string) => void;
+  /** Also keep stderr's lines in `lines` (a crashed worker says why there). */
+  stderrLines?: boolean;
+}
+
+/**
+ * Spawns `command` and resolves once it prints `ready`; rejects with its
+ * stderr if it exits first.
+ *
+ * @example
+ * ```ts
+ * const worker = await spawnUntilReady(process.execPath, [BIN, 'worker', '--repo', repo], { env, track: children });
+ * ```
+ */
+export function spawnUntilReady(command: string, args: readonly string[], options: SpawnUntilReadyOptions): Promise<ReadyProcess> {
+  const child = spawn(command, args, { ...(options.cwd ? { cwd: options.cwd } : {}), ...(options.env ? { env: options.env } : {}), stdio: ['ignore', 'pipe', 'pipe'] });
+  options.track.push(child);
+  const lines: string[] = [];
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    if (options.stderrLines) for (const line of chunk.toString().split('\n')) if (line) lines.push(`stderr: ${line.slice(0, 300)}`);
+  });
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      lines.push(line);
+      try {
+        options.onLine?.(line);
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+      if (line === 'ready') resolve({ child, lines, exited });
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited (${String(code)}) before it was ready: ${stderr}`)));
+  });
+}
+
+/**
+ * Polls `probe` until it returns a value, at most `attempts` times `everyMs`
+ * apart.
+ *
+ * @example
+ * ```ts
+ * const row = await eventually(() => findRun(tickId), 'the tick in the run history');
+ * ```
+ */
+export async function eventually<T>(probe: () => Promise<T | null>, what: string | (() => string), options: { attempts?: number; everyMs?: number } = {}): Promise<T> {
+  const attempts = options.attempts ?? 400;
+  for (let attempt = 0; attempt < attempts; attempt += 1) {
+    const value = await probe();
+    if (value !== null) return value;
+    await new Promise((resolve) => setTimeout(resolve, options.everyMs ?? 100));
+  }
+  throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
+}
