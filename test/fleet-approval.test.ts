@@ -21,28 +21,19 @@ import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemClock } from '../src/adapters/clock/system-clock.js';
 import { startServer } from '../src/server/serve.js';
 import { BIN, makeLoopRepo, runCli, runLogLines } from './e2e-fixtures.js';
-import { cleanupTempDirs, GIT_ENV, sh, tempDir } from './git-fixtures.js';
-import { eventually, spawnUntilReady, type ReadyProcess } from './fleet-processes.js';
-import { startPgCluster, type PgCluster } from './pg-cluster.js';
+import { GIT_ENV, sh, tempDir } from './git-fixtures.js';
+import { eventually, type ReadyProcess, spawnUntilReady, usePgCluster } from './fleet-processes.js';
 
 const T0 = '2026-11-23T08:00:00.000Z';
 const T3 = '2026-11-26T09:30:00.000Z';
 const SETTINGS = { backend: 'mock', level: 'L2', backendOptions: { targetPath: '.env' }, verify: ['true'], delivery: { mode: 'local' } };
 
-let cluster: PgCluster;
 const children: ChildProcess[] = [];
-beforeAll(async () => {
-  cluster = await startPgCluster();
-}, 30_000);
-afterAll(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-  await cluster?.stop();
-  await cleanupTempDirs();
-});
+const cluster = usePgCluster(children);
 
 type Worker = ReadyProcess;
 

@@ -1,10 +1,14 @@
 /**
- * Worker processes for the fleet tests: spawn one, collect its output, and
- * wait for its `ready` line; poll a condition with a bounded number of tries
- * (never a wall-clock assertion).
+ * Fixtures of the fleet tests: a private Postgres cluster per file, worker
+ * processes (spawn one, collect its output, wait for its `ready` line), a
+ * bounded poll (never a wall-clock assertion) and one-query reads.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
+import { cleanupTempDirs } from './git-fixtures.js';
+import { startPgCluster, type PgCluster } from './pg-cluster.js';
 
 export interface ReadyProcess {
   child: ChildProcess;
@@ -75,4 +79,63 @@ export async function eventually<T>(probe: () => Promise<T | null>, what: string
     await new Promise((resolve) => setTimeout(resolve, options.everyMs ?? 100));
   }
   throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
+}
+
+/**
+ * A private Postgres cluster for the calling test file: started in
+ * `beforeAll`; in `afterAll` the children still running are killed, the
+ * cluster stopped and the temporary directories removed.
+ *
+ * @example
+ * ```ts
+ * const children: ChildProcess[] = [];
+ * const cluster = usePgCluster(children);
+ * it('…', async () => { const url = await cluster.createDatabase('fleet'); … });
+ * ```
+ */
+export function usePgCluster(children: readonly ChildProcess[] = []): PgCluster {
+  let started: PgCluster | undefined;
+  beforeAll(async () => {
+    started = await startPgCluster();
+  }, 30_000);
+  afterAll(async () => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await started?.stop();
+    await cleanupTempDirs();
+  });
+  const cluster = (): PgCluster => {
+    if (!started) throw new Error('the Postgres cluster starts in beforeAll');
+    return started;
+  };
+  return {
+    get port() {
+      return cluster().port;
+    },
+    get dataDir() {
+      return cluster().dataDir;
+    },
+    url: (database) => cluster().url(database),
+    createDatabase: (prefix) => cluster().createDatabase(prefix),
+    kill: () => cluster().kill(),
+    start: () => cluster().start(),
+    stop: () => cluster().stop(),
+  };
+}
+
+/**
+ * The rows of one query, on a connection of its own.
+ *
+ * @example
+ * ```ts
+ * const runs = await queryRows<{ tick_id: string }>(url, 'SELECT tick_id FROM loop_runtime_runs');
+ * ```
+ */
+export async function queryRows<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(text)).rows;
+  } finally {
+    await client.end();
+  }
 }

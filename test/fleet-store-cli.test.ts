@@ -8,20 +8,12 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { makeLoopRepo, runCli } from './e2e-fixtures.js';
-import { addBareRemote, cleanupTempDirs, sh, tempDir } from './git-fixtures.js';
-import { startPgCluster, type PgCluster } from './pg-cluster.js';
+import { addBareRemote, sh, tempDir } from './git-fixtures.js';
+import { queryRows, usePgCluster } from './fleet-processes.js';
 
-let cluster: PgCluster;
-beforeAll(async () => {
-  cluster = await startPgCluster();
-}, 30_000);
-afterAll(async () => {
-  await cluster?.stop();
-  await cleanupTempDirs();
-});
+const cluster = usePgCluster();
 
 interface RunJson {
   ticks: Array<{ tickId: string; kind: string; tokens: number }>;
@@ -31,18 +23,9 @@ interface RunJson {
 const CAP = 30_000;
 const RUN = ['run', 'daily-triage', '--backend', 'mock', '--level', 'L2', '--ticks', '50', '--json'];
 
-async function rows<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 const settledSpend = (url: string) =>
-  rows<{ spent: string }>(url, `SELECT coalesce(sum(CASE WHEN state = 'open' THEN tokens ELSE spent END), 0) AS spent FROM loop_runtime_budget_entries WHERE pattern_id = 'daily-triage'`).then(
+  queryRows<{ spent: string }>(url, `SELECT coalesce(sum(CASE WHEN state = 'open' THEN tokens ELSE spent END), 0) AS spent FROM loop_runtime_budget_entries WHERE pattern_id = 'daily-triage'`).then(
     (found) => Number(found[0]!.spent),
   );
 
@@ -61,10 +44,10 @@ describe('the fleet store behind the CLI', () => {
     expect(run.budget).toEqual({ spentToday: spent, dailyTokenCap: CAP });
     expect(existsSync(join(repo, '.loop-runtime', 'spend.jsonl'))).toBe(false);
     expect(existsSync(join(repo, 'loop-ledger.json'))).toBe(false);
-    const history = await rows<{ tick_id: string }>(url, 'SELECT tick_id FROM loop_runtime_runs ORDER BY started_at');
+    const history = await queryRows<{ tick_id: string }>(url, 'SELECT tick_id FROM loop_runtime_runs ORDER BY started_at');
     expect(history.map((row) => row.tick_id)).toEqual(run.ticks.map((tick) => tick.tickId));
-    expect(await rows(url, 'SELECT item_key FROM loop_runtime_attempts')).toHaveLength(2);
-    expect(await rows(url, 'SELECT key FROM loop_runtime_leases')).toEqual([]);
+    expect(await queryRows(url, 'SELECT item_key FROM loop_runtime_attempts')).toHaveLength(2);
+    expect(await queryRows(url, 'SELECT key FROM loop_runtime_leases')).toEqual([]);
 
     const status = await runCli(repo, ['status', '--json'], { LOOP_RUNTIME_DATABASE_URL: url });
     const report = JSON.parse(status.stdout) as { store: string; loops: Array<{ id: string; spentToday: number; rehearsalSpentToday: number }> };

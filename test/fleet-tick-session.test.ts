@@ -14,45 +14,26 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readTickEvents } from '../src/runtime/tick-events.js';
 import { makeLoopRepo, runCli } from './e2e-fixtures.js';
-import { cleanupTempDirs, GIT_ENV } from './git-fixtures.js';
-import { eventually, spawnUntilReady, type ReadyProcess } from './fleet-processes.js';
-import { startPgCluster, type PgCluster } from './pg-cluster.js';
+import { GIT_ENV } from './git-fixtures.js';
+import { eventually, queryRows, type ReadyProcess, spawnUntilReady, usePgCluster } from './fleet-processes.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const VITE_NODE = join(ROOT, 'node_modules', '.bin', 'vite-node');
 const CHILD = join(import.meta.dirname, 'fleet-service-child.ts');
 const T0 = '2026-11-23T08:00:00Z';
 
-let cluster: PgCluster;
 const children: ChildProcess[] = [];
-beforeAll(async () => {
-  cluster = await startPgCluster();
-}, 30_000);
-afterAll(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await cluster?.stop();
-  await cleanupTempDirs();
-});
+const cluster = usePgCluster(children);
 
 function startWorker(args: string[]): Promise<ReadyProcess> {
   return spawnUntilReady(VITE_NODE, [CHILD, ...args], { cwd: ROOT, env: { ...process.env, ...GIT_ENV, NO_COLOR: '1', CI: '' }, track: children, stderrLines: true });
 }
 
-async function query<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
-const tickWorkflows = (url: string) => query<{ workflow_uuid: string; status: string; executor_id: string }>(url, `SELECT workflow_uuid, status, executor_id FROM dbos.workflow_status WHERE name = 'loop-runtime.tick'`);
+const tickWorkflows = (url: string) => queryRows<{ workflow_uuid: string; status: string; executor_id: string }>(url, `SELECT workflow_uuid, status, executor_id FROM dbos.workflow_status WHERE name = 'loop-runtime.tick'`);
 
 /** A loop repository whose daily-triage proposes a change (mock backend, verified by `true`, kept on a local branch). */
 const proposingRepo = () => makeLoopRepo({ 'src/example.ts': 'export const answer = 42;\n' }, { backend: 'mock', level: 'L2', verify: ['true'], delivery: { mode: 'local' } });
@@ -133,7 +114,7 @@ describe('a fleet worker tick does what run does around it', () => {
     expect(second.lines.filter((line) => line.includes('outcomes: following'))).toEqual([]);
     // worker-b replayed every event of the tick and wrote none of them again.
     expect((await readTickEvents(repo)).filter((line) => line.tickId === tickId)).toEqual(before);
-    const runs = await query<{ tick_id: string }>(url, 'SELECT tick_id FROM loop_runtime_runs');
+    const runs = await queryRows<{ tick_id: string }>(url, 'SELECT tick_id FROM loop_runtime_runs');
     expect(runs).toEqual([{ tick_id: tickId }]);
   }, 120_000);
 });

@@ -11,26 +11,17 @@ import type { ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BIN, makeLoopRepo, runCli, runLogLines } from './e2e-fixtures.js';
-import { cleanupTempDirs, GIT_ENV, tempDir } from './git-fixtures.js';
-import { eventually, spawnUntilReady, type ReadyProcess } from './fleet-processes.js';
-import { startPgCluster, type PgCluster } from './pg-cluster.js';
+import { GIT_ENV, tempDir } from './git-fixtures.js';
+import { eventually, type ReadyProcess, spawnUntilReady, usePgCluster } from './fleet-processes.js';
 
 const REPOSITORIES = 20;
 const T0 = '2026-11-23T08:00:00.000Z';
 const T1 = '2026-11-26T08:00:00.000Z';
 
-let cluster: PgCluster;
 const children: ChildProcess[] = [];
-beforeAll(async () => {
-  cluster = await startPgCluster();
-}, 30_000);
-afterAll(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-  await cluster?.stop();
-  await cleanupTempDirs();
-});
+const cluster = usePgCluster(children);
 
 function startWorker(args: string[], env: Record<string, string>): Promise<ReadyProcess> {
   return spawnUntilReady(process.execPath, [BIN, 'worker', ...args], { env: { ...process.env, ...GIT_ENV, NO_COLOR: '1', CI: '', ...env }, track: children, stderrLines: true });

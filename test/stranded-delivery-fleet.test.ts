@@ -8,19 +8,12 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
-import { addBareRemote, cleanupTempDirs, makeRepo, sh } from './git-fixtures.js';
-import { startPgCluster, type PgCluster } from './pg-cluster.js';
+import { addBareRemote, makeRepo, sh } from './git-fixtures.js';
+import { usePgCluster } from './fleet-processes.js';
 
-let cluster: PgCluster;
-beforeAll(async () => {
-  cluster = await startPgCluster();
-}, 30_000);
-afterAll(async () => {
-  await cluster?.stop();
-  await cleanupTempDirs();
-});
+const cluster = usePgCluster();
 
 async function cli(cwd: string, argv: string[], env: Record<string, string | undefined>): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
