@@ -4,7 +4,9 @@
  * loop's next tick — `run` here; a fleet worker's tick goes through the same
  * tick session — retries it from that ledger first, with no model call for
  * it. (It used to read `.loop-runtime/deliveries.json`, which such a project
- * never writes, so the commit stayed stranded.)
+ * never writes, so the commit stayed stranded.) `inbox`, `deliver` and
+ * `reject` read the same ledger, and a tick does not pick an item whose
+ * proposal the shared ledger holds open.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -56,4 +58,37 @@ describe('a stranded delivery on the fleet store', () => {
     expect(sh(bare, ['rev-parse', failed.stranded.commit.branch]).trim()).toBe(failed.stranded.commit.sha);
     expect(summary.ticks[0].steps.map((step: { phase: string }) => step.phase)).not.toContain('implement');
   }, 60_000);
+
+  it('is listed by inbox, kept from the next triage, delivered by `deliver <id>` and dropped by `reject <id>`: all from the Postgres ledger', async () => {
+    const env = { FLEET_DB: await cluster.createDatabase('inbox'), LOOP_RUNTIME_DATABASE_URL: undefined };
+    const root = await makeRepo({ 'src/example.ts': 'export const answer = 42;\n', 'LOOP.md': LOOP_MD });
+    const bare = await addBareRemote(root);
+    sh(root, ['remote', 'set-url', 'origin', join(root, '..', 'no-such-remote.git')]);
+    const failed = JSON.parse((await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'], env)).stdout).ticks[0];
+    expect(failed.stranded).toBeDefined();
+
+    const inbox = JSON.parse((await cli(root, ['inbox', '--json'], env)).stdout).items as Array<{ kind: string; id: string; itemKey: string; branch: string }>;
+    expect(inbox).toEqual([expect.objectContaining({ kind: 'delivery-failed', itemKey: 'mock#1', branch: failed.stranded.commit.branch })]);
+
+    // Still unreachable: the retry fails again, and the item, whose proposal is open in the shared ledger, is not worked on again.
+    const again = JSON.parse((await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'], env)).stdout);
+    expect(again.ticks[0].steps.map((step: { phase: string }) => step.phase)).not.toContain('implement');
+
+    sh(root, ['remote', 'set-url', 'origin', bare]);
+    const delivered = await cli(root, ['deliver', inbox[0]!.id, '--json'], env);
+    expect(delivered.code, delivered.stderr + delivered.stdout).toBe(0);
+    expect(sh(bare, ['rev-parse', failed.stranded.commit.branch]).trim()).toBe(failed.stranded.commit.sha);
+    expect(JSON.parse((await cli(root, ['inbox', '--json'], env)).stdout).items).toEqual([]);
+
+    // A second stranded change, dropped by a human: its record leaves the shared ledger.
+    const other = await makeRepo({ 'src/example.ts': 'export const answer = 42;\n', 'LOOP.md': LOOP_MD.replace('acme/stranded', 'acme/rejected') });
+    sh(other, ['remote', 'add', 'origin', join(other, '..', 'no-such-remote.git')]);
+    const second = JSON.parse((await cli(other, ['run', 'daily-triage', '--level', 'L2', '--json'], env)).stdout).ticks[0];
+    expect(second.stranded).toBeDefined();
+    const [waiting] = JSON.parse((await cli(other, ['inbox', '--json'], env)).stdout).items as Array<{ id: string }>;
+    const rejected = await cli(other, ['reject', waiting!.id, '--json'], env);
+    expect(rejected.code, rejected.stderr + rejected.stdout).toBe(0);
+    expect(JSON.parse((await cli(other, ['inbox', '--json'], env)).stdout).items).toEqual([]);
+    expect(existsSync(join(other, '.loop-runtime', 'deliveries.json'))).toBe(false);
+  }, 90_000);
 });

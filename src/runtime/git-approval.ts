@@ -44,10 +44,10 @@ export interface InboxItem {
  * What waits for a human, oldest first: escalated changes, then verified
  * commits whose delivery failed ("verified, delivery failed: <reason>").
  */
-export async function listInbox(root: string, now: number, worktreesDir: string | null = null): Promise<InboxItem[]> {
+export async function listInbox(root: string, now: number, worktreesDir: string | null = null, deliveryLedger?: DeliveryLedgerStore): Promise<InboxItem[]> {
   const manifest = await new WorktreeStore(root, worktreesDir).read();
   const { listStranded, strandedAgeMs } = await import('./stranded-delivery.js');
-  const stranded: InboxItem[] = (await listStranded(root)).map((item) => ({
+  const stranded: InboxItem[] = (await listStranded(root, undefined, deliveryLedger)).map((item) => ({
     kind: 'delivery-failed',
     id: item.id,
     pattern: item.pattern,

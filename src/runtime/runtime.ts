@@ -76,7 +76,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     },
     async inbox() {
       const [{ listInbox }, { fleetInbox }] = await Promise.all([import('./git-approval.js'), import('./fleet-decision.js')]);
-      const local = await listInbox(project.root, options.clock.now(), project.settings?.worktreesDir ?? null);
+      const local = await listInbox(project.root, options.clock.now(), project.settings?.worktreesDir ?? null, (await stores()).deliveryLedger());
       // A fleet's escalated changes wait on their workers' disks: listed from the fleet's approval waits.
       const fleet = await fleetInbox(project, options.env, options.clock.now());
       return [...local, ...fleet.filter((item) => !local.some((held) => held.id === item.id))];
@@ -103,7 +103,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     },
     async deliver(idOrItemKey) {
       const { retryDelivery } = await import('./stranded-delivery.js');
-      return retryDelivery(project, idOrItemKey, decisions);
+      return retryDelivery(project, idOrItemKey, { ...decisions, deliveryLedger: (await stores()).deliveryLedger() });
     },
     async status() {
       // The report's code and the stores load side by side: each is a chain of lazily imported files.

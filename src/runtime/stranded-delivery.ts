@@ -80,16 +80,17 @@ function toStranded(root: string, entry: DeliveryEntry): StrandedItem {
 }
 
 /**
- * Failed deliveries, oldest first (all loops, or one). A corrupt ledger
- * throws `STATE_FAILED`.
+ * Failed deliveries, oldest first (all loops, or one), from the fleet's
+ * shared ledger when given, else the file. A corrupt ledger throws
+ * `STATE_FAILED`.
  *
  * @example
  * ```ts
  * await listStranded('/repo'); // → [{ id: 'run-7-mhx3k2a0', reason: 'verified, delivery failed: Could not push …', … }]
  * ```
  */
-export async function listStranded(root: string, patternId?: string): Promise<StrandedItem[]> {
-  return failedDeliveries(await readLedger(root), patternId).map((entry) => toStranded(root, entry));
+export async function listStranded(root: string, patternId?: string, deliveryLedger?: DeliveryLedgerStore): Promise<StrandedItem[]> {
+  return failedDeliveries(await readLedger(root, deliveryLedger), patternId).map((entry) => toStranded(root, entry));
 }
 
 /**
@@ -100,7 +101,7 @@ export async function listStranded(root: string, patternId?: string): Promise<St
  * USAGE when nothing failed under `id`.
  */
 export async function retryDelivery(project: LoadedProject, id: string, options: RetryOptions): Promise<RetryResult> {
-  const entry = findFailedDelivery(await readLedger(project.root), id);
+  const entry = findFailedDelivery(await readLedger(project.root, options.deliveryLedger), id);
   if (!entry) {
     throw new LoopRuntimeError('USAGE', `No failed delivery is recorded under "${id}".`, { fix: 'run `loop-runtime inbox` to see the ids of verified changes whose delivery failed.' });
   }
@@ -145,7 +146,7 @@ export async function retryStrandedForLoop(project: LoadedProject, plan: Executi
  * under `id`.
  */
 export async function rejectStranded(project: LoadedProject, id: string, options: RetryOptions): Promise<{ id: string; pattern: string; branch: string } | null> {
-  const entry = findFailedDelivery(await readLedger(project.root), id);
+  const entry = findFailedDelivery(await readLedger(project.root, options.deliveryLedger), id);
   if (!entry) return null;
   const resolved = await resolvePlan(project, entry.pattern);
   if (!resolved.ok) throw new LoopRuntimeError('PATTERN_NOT_FOUND', `The failed delivery ${entry.key} belongs to loop "${entry.pattern}", which is not configured any more.`, { fix: `remove the record for ${entry.key} from ${DELIVERY_LEDGER} by hand.` });
@@ -158,7 +159,7 @@ export async function rejectStranded(project: LoadedProject, id: string, options
     await gitWorkspaceFor(wiring, entry.pattern, plan.delivery.baseBranch).discard(handle);
   }
   const { GitDelivery } = await import('../adapters/delivery/git-delivery.js');
-  await new GitDelivery({ root: project.root, worktreesDir: project.settings?.worktreesDir ?? null, delivery: plan.delivery, clock: options.clock, env: options.env }).forgetFailed(entry.key);
+  await new GitDelivery({ root: project.root, worktreesDir: project.settings?.worktreesDir ?? null, delivery: plan.delivery, clock: options.clock, env: options.env, ...(options.deliveryLedger ? { ledger: options.deliveryLedger } : {}) }).forgetFailed(entry.key);
   const target = { pattern: entry.pattern, itemKey: entry.itemKey, ...(entry.retry?.tickId ? { tickId: entry.retry.tickId } : {}) };
   await recordOutOfTick(project.root, plan, target, redact, options.clock.now(), `rejected by a human; the undelivered ${entry.branch} discarded`, { kind: 'human-rejected', outcome: 'no-op', actionsTaken: 0, decided: true });
   return { id: worktree, pattern: entry.pattern, branch: entry.branch };

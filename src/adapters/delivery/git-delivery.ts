@@ -139,14 +139,16 @@ export class GitDelivery implements Delivery {
    * alone. Returns whether a record was removed.
    */
   async forgetFailed(key: string): Promise<boolean> {
-    return this.updateLedger((ledger) => {
+    const update = <T>(change: (ledger: DeliveryLedger) => { ledger: DeliveryLedger; result: T }) => (this.options.ledger ? this.options.ledger.update(change) : this.updateLedger(change));
+    return update((ledger) => {
       const failed = ledger.deliveries.some((entry) => entry.key === key && entry.kind === 'failed');
       return { ledger: failed ? { ...ledger, deliveries: ledger.deliveries.filter((entry) => entry.key !== key) } : ledger, result: failed };
     });
   }
 
-  /** The dedupe ledger as it is now (no lock: a snapshot). Throws `STATE_FAILED` when it is corrupt. */
+  /** The dedupe ledger as it is now (the shared one read under its lock, changing nothing; the file without a lock). Throws `STATE_FAILED` when it is corrupt. */
   async readLedger(): Promise<DeliveryLedger> {
+    if (this.options.ledger) return this.options.ledger.update((ledger) => ({ ledger, result: ledger }));
     return parseDeliveryLedger(await readTextOrNull(this.ledgerPath), this.ledgerPath);
   }
 
