@@ -3,7 +3,7 @@
  * files per loop — the run log, the state file, the recovery log — and the kill switch reads two of them again;
  * each asynchronous read cost four thread-pool round trips (open, stat, read, close) larger than the read itself.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 export interface FileSnapshot {
@@ -32,6 +32,10 @@ export function fileSnapshot(): FileSnapshot {
 }
 
 function readOrNull(path: string): string | null {
+  // Most of a report's files usually do not exist (deliveries, recoveries); a failed read builds an exception,
+  // ~0.05 ms each and more for the first, where a stat that answers "no entry" costs a tenth of that (and still
+  // throws for a file it cannot reach). The catch covers a file removed in between.
+  if (!statSync(path, { throwIfNoEntry: false })) return null;
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
