@@ -84,6 +84,14 @@ describe('cold start of the built CLI', () => {
     expect(loaded.builtins.filter((name) => HEAVY_BUILTINS.includes(name))).toEqual([]);
   });
 
+  // status goes through the runtime (openRuntime, the stores, the report): it loaded 12 files of the bundle, two of
+  // them facades esbuild made because the runtime and the file stores were also imported statically elsewhere.
+  // Now the runtime imports the project loader and the report statically, and nothing imports them both ways.
+  it('`status` loads no more files of the bundle than `list`', async () => {
+    const [status, list] = [await packagesLoadedBy(['status']), await packagesLoadedBy(['list'])];
+    expect(status.bundleFiles).toBeLessThanOrEqual(list.bundleFiles);
+  });
+
   // The rehearsal runs git through node:child_process and needs no other process: execa stays unloaded, and so
   // does @opentelemetry/api while no OpenTelemetry SDK is registered (every span would be a no-op).
   it('`run --dry-run` loads no execa, yaml or @opentelemetry/api, and no node:stream', async () => {

@@ -23,7 +23,6 @@ import { FileStateWriter } from '../adapters/state-writer/file-state-writer.js';
 import { DryRunGitWorkspace, localOnlyDelivery } from '../adapters/workspace/git-dry-run-workspace.js';
 import { gitDeliveryFor, gitWorkspaceFor, redactorFor } from './wiring.js';
 import type { LoadedProject } from '../project/load-project.js';
-import { fileStores } from './stores/file-stores.js';
 import type { ProjectStores } from './stores/project-stores.js';
 import { loadInstructions } from '../project/load-instructions.js';
 import { ProbeDiscovery } from '../adapters/discovery/probe-discovery.js';
@@ -100,7 +99,9 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
   });
   // A dry run honours a persisted halt but never writes one.
   const killSwitch: KillSwitch = options.dryRun ? { specificationVersion: fileKillSwitch.specificationVersion, check: () => fileKillSwitch.check() } : fileKillSwitch;
-  const stores = options.stores ?? fileStores(project, clock);
+  // Imported, not a static import: `status` loads these stores alone, and a second importer would give esbuild's
+  // dynamic import a facade chunk (one more file for the ESM loader).
+  const stores = options.stores ?? (await import('./stores/file-stores.js')).fileStores(project, clock);
   // Every line a tick writes names its backend, so mock spend never counts against a real cap and `reset --mock` finds it.
   const ledger = stores.budgetLedger(plan, backend.name);
   // Secret values from the environment and common token shapes never reach a file we write.

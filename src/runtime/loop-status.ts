@@ -3,7 +3,6 @@
  * (UTC day), whether it is paused and by what, and its last runs from the
  * run log. Reads only; every reader is the adapter the tick itself uses.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { utcDay } from '../core/budget/utc-day.js';
 import type { Clock, LoopHalt } from '../core/ports/index.js';
@@ -12,7 +11,8 @@ import type { ProjectStores } from './stores/project-stores.js';
 import { FileKillSwitch } from '../adapters/kill-switch/kill-switch.js';
 import { resolvePlan, type LoadedProject } from '../project/load-project.js';
 import { describeBackendChoice, type BackendChoice } from './backend-choice.js';
-import { recentRecoveries, type RecoveryRecord } from './recovery/recovery-log.js';
+import { RECOVERY_LOG, recoveriesIn, type RecoveryRecord } from './recovery/recovery-log.js';
+import { fileSnapshot } from './file-snapshot.js';
 
 export interface LoopStatus {
   id: string;
@@ -44,22 +44,23 @@ export interface LoopStatusReport {
   loops: LoopStatus[];
 }
 
-async function readOptional(path: string): Promise<string | null> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-}
-
 export async function loopStatus(project: LoadedProject, options: { clock: Clock; env: Record<string, string | undefined>; stores?: ProjectStores }): Promise<LoopStatusReport> {
   const stores = options.stores ?? (await import('./stores/file-stores.js')).fileStores(project, options.clock);
   const day = utcDay(options.clock.now());
   const runLogs = new Map<string, RunLogEntry[]>();
+  // Each file is read once for the whole report (the kill switch reads the run log and the state file too).
+  const files = fileSnapshot();
+  const readOrEmpty = (path: string) => {
+    try {
+      return files.read(path) ?? '';
+    } catch {
+      return ''; // A report, not state: an unreadable deliveries or recovery log shows nothing, as before.
+    }
+  };
   // Failed deliveries are `"kind": "failed"` records of deliveries.json; without one, the delivery code (git, the
   // ledger's schema) is not loaded at all — `status` stays a quick read.
-  const deliveries = await readFile(join(project.root, '.loop-runtime', 'deliveries.json'), 'utf8').catch(() => '');
+  const deliveries = readOrEmpty(join(project.root, '.loop-runtime', 'deliveries.json'));
+  const recoveryLog = readOrEmpty(join(project.root, RECOVERY_LOG));
   const stranded = deliveries.includes('"failed"') ? await (await import('./stranded-delivery.js')).listStranded(project.root) : [];
   const loops: LoopStatus[] = [];
   for (const id of project.configuredLoops) {
@@ -67,17 +68,17 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
     if (!resolved.ok) continue;
     const plan = resolved.plan;
     if (!runLogs.has(plan.files.runLog)) {
-      const text = await readOptional(join(project.root, plan.files.runLog));
+      const text = files.read(join(project.root, plan.files.runLog));
       runLogs.set(plan.files.runLog, text ? parseRunLog(text) : []);
     }
-    // Independent reads, side by side. The spend its configured backend is held to (mock rehearsal spend is not
-    // counted for a real backend), everything including rehearsals, the pause, and the recoveries.
-    const [spentToday, everythingElse, pause, recoveries] = await Promise.all([
+    // The spend its configured backend is held to (mock rehearsal spend is not counted for a real backend),
+    // everything including rehearsals, and the pause (through the report's snapshot of the run log and state file).
+    const [spentToday, everythingElse, pause] = await Promise.all([
       stores.budgetLedger(plan, plan.backend.name).spentOn(day, id),
       plan.backend.name === 'mock' ? null : stores.budgetLedger(plan, 'mock').spentOn(day, id),
-      new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env, patternId: id, runLog: plan.files.runLog }).check(),
-      recentRecoveries(project.root, id, 3),
+      new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env, patternId: id, runLog: plan.files.runLog, readText: files.readText }).check(),
     ]);
+    const recoveries = recoveriesIn(recoveryLog, id, 3);
     const everything = everythingElse ?? spentToday;
     loops.push({
       id,

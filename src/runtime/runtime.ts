@@ -13,7 +13,11 @@
  * ```
  */
 import type { Diagnostic } from '../core/config/diagnostics.js';
-import type { LoadedProject } from '../project/load-project.js';
+// Static, not `import()`: every runtime loads the project first, and `status` is the everyday command of the
+// runtime's own; imported here they load beside this module instead of one after another (each a file the ESM
+// loader reads and compiles; the status report is ~3 KB).
+import { loadProject, resolvePlan, type LoadedProject } from '../project/load-project.js';
+import { loopStatus } from './loop-status.js';
 import type { OpenRuntimeOptions, RunRequest, Runtime } from './runtime-contract.js';
 import type { ProjectStores } from './stores/project-stores.js';
 
@@ -21,7 +25,6 @@ export type { OpenRuntimeOptions, Planned, RunRequest, Runtime } from './runtime
 
 /** Loads the repository's configuration and returns the runtime over it, or the configuration's issues. */
 export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: true; runtime: Runtime } | { ok: false; issues: Diagnostic[] }> {
-  const { loadProject, resolvePlan } = await import('../project/load-project.js');
   const loaded = await loadProject(options.cwd);
   if (!loaded.ok) return { ok: false, issues: loaded.issues };
   const project = loaded.project;
@@ -106,9 +109,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       return retryDelivery(project, idOrItemKey, { ...decisions, deliveryLedger: (await stores()).deliveryLedger() });
     },
     async status() {
-      // The report's code and the stores load side by side: each is a chain of lazily imported files.
-      const [{ loopStatus }, stores] = await Promise.all([import('./loop-status.js'), withStores()]);
-      return loopStatus(project, stores);
+      return loopStatus(project, await withStores());
     },
     async outcomesSync(id) {
       const { configuredPlans, outcomesSync } = await import('./outcomes/outcomes-facade.js');

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 
 /** Bytes read by backward scans, for benchmarks and tests. */
 export interface LedgerReadStats {
@@ -22,6 +22,9 @@ export async function readLinesBackward(
   stats: LedgerReadStats = { bytesRead: 0 },
   chunkSize = 64 * 1024,
 ): Promise<void> {
+  // Often the spend journal does not exist yet: a stat answering "no entry" is cheaper than the exception a failed
+  // open builds; one that cannot reach the file still throws (an unreadable ledger is never an empty one).
+  if (!statSync(path, { throwIfNoEntry: false })) return;
   let descriptor: number;
   try {
     descriptor = openSync(path, 'r');

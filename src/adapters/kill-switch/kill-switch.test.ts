@@ -40,4 +40,17 @@ describe('FileKillSwitch', () => {
   it.each(['0', 'false', ''])('ignores LOOP_RUNTIME_PAUSE=%j', async (value) => {
     expect((await new FileKillSwitch({ root, env: { LOOP_RUNTIME_PAUSE: value } }).check()).paused).toBe(false);
   });
+
+  // `status` hands the switch its snapshot of the files, so a report reads the state file and run log once.
+  it('reads the state file and the run log through readText when given one', async () => {
+    await writeFile(join(root, 'STATE.md'), '# Loop State\nloop-pause-all: false\n');
+    const asked: string[] = [];
+    const readText = async (path: string) => {
+      asked.push(path);
+      return path.endsWith('STATE.md') ? '# Loop State\nloop-pause-all: true\n' : null;
+    };
+    const kill = new FileKillSwitch({ root, stateFile: 'STATE.md', env: {}, patternId: 'ci-sweeper', runLog: 'loop-run-log.md', readText });
+    expect(await kill.check()).toEqual({ paused: true, source: 'STATE.md line loop-pause-all: true' });
+    expect(asked.sort()).toEqual([join(root, 'STATE.md'), join(root, 'loop-run-log.md')].sort());
+  });
 });

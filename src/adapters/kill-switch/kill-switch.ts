@@ -38,6 +38,12 @@ export interface FileKillSwitchOptions {
   backend?: string;
   /** The loop's level, written on halt lines. */
   level?: string;
+  /**
+   * How `check()` and `activeHalt()` read the state file and the run log (absolute path; null when the file does
+   * not exist). Default: the file, at every call. `status` passes one reader shared with its own reads, so a
+   * report reads each file once; writes (`halt`, `clearHalt`) always read the file itself, under its lock.
+   */
+  readText?: (path: string) => Promise<string | null>;
 }
 
 /** One form of the kill switch that is set now. */
@@ -90,7 +96,7 @@ export class FileKillSwitch implements KillSwitch {
   async activeHalt(): Promise<LoopHalt | null> {
     const path = this.runLogPath();
     if (!path || !this.patternId) return null;
-    const text = await readTextOrNull(path);
+    const text = await this.readText(path);
     return text === null ? null : activeHalt(parseRunLog(text), this.patternId);
   }
 
@@ -121,6 +127,10 @@ export class FileKillSwitch implements KillSwitch {
     });
   }
 
+  private readText(path: string): Promise<string | null> {
+    return (this.options.readText ?? readTextOrNull)(path);
+  }
+
   private runLogPath(): string | null {
     return this.options.runLog ? resolve(this.root, this.options.runLog) : null;
   }
@@ -137,7 +147,7 @@ export class FileKillSwitch implements KillSwitch {
       this.activeHalt(),
       exists(resolve(this.root, 'loop-pause-all')),
       this.patternId ? exists(resolve(this.root, loopPauseFile(this.patternId))) : false,
-      stateFile ? readTextOrNull(resolve(this.root, stateFile)) : null,
+      stateFile ? this.readText(resolve(this.root, stateFile)) : null,
     ]);
     const found: PauseSource[] = [];
     if (halt) {

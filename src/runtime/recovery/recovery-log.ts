@@ -36,7 +36,18 @@ export interface RecoveryRecord {
  * ```
  */
 export async function recentRecoveries(root: string, loop: string, limit = 5): Promise<RecoveryRecord[]> {
-  const text = await readFile(join(root, RECOVERY_LOG), 'utf8').catch(() => '');
+  return recoveriesIn(await readFile(join(root, RECOVERY_LOG), 'utf8').catch(() => ''), loop, limit);
+}
+
+/**
+ * `recentRecoveries` over the recovery log's text (a report that already read it: `status`).
+ *
+ * @example
+ * ```ts
+ * recoveriesIn(readFileSync('/repo/.loop-runtime/recovery.jsonl', 'utf8'), 'ci-sweeper', 3); // → newest first
+ * ```
+ */
+export function recoveriesIn(text: string, loop: string, limit = 5): RecoveryRecord[] {
   const records: RecoveryRecord[] = [];
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
