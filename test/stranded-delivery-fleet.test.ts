@@ -69,6 +69,8 @@ describe('a stranded delivery on the fleet store', () => {
 
     const inbox = JSON.parse((await cli(root, ['inbox', '--json'], env)).stdout).items as Array<{ kind: string; id: string; itemKey: string; branch: string }>;
     expect(inbox).toEqual([expect.objectContaining({ kind: 'delivery-failed', itemKey: 'mock#1', branch: failed.stranded.commit.branch })]);
+    const status = JSON.parse((await cli(root, ['status', '--json'], env)).stdout) as { loops: Array<{ deliveryFailed: Array<{ id: string }> }> };
+    expect(status.loops[0]!.deliveryFailed).toEqual([expect.objectContaining({ id: inbox[0]!.id })]);
 
     // Still unreachable: the retry fails again, and the item, whose proposal is open in the shared ledger, is not worked on again.
     const again = JSON.parse((await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'], env)).stdout);

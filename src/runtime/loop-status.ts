@@ -57,11 +57,13 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
       return ''; // A report, not state: an unreadable deliveries or recovery log shows nothing, as before.
     }
   };
-  // Failed deliveries are `"kind": "failed"` records of deliveries.json; without one, the delivery code (git, the
-  // ledger's schema) is not loaded at all — `status` stays a quick read.
+  // Failed deliveries are `"kind": "failed"` records of the delivery ledger; on files, without one in deliveries.json,
+  // the delivery code (git, the ledger's schema) is not loaded at all — `status` stays a quick read.
   const deliveries = readOrEmpty(join(project.root, '.loop-runtime', 'deliveries.json'));
   const recoveryLog = readOrEmpty(join(project.root, RECOVERY_LOG));
-  const stranded = deliveries.includes('"failed"') ? await (await import('./stranded-delivery.js')).listStranded(project.root) : [];
+  // On the fleet store the ledger is a row in Postgres (already open for the spend): asked there.
+  const sharedLedger = stores.deliveryLedger();
+  const stranded = sharedLedger || deliveries.includes('"failed"') ? await (await import('./stranded-delivery.js')).listStranded(project.root, undefined, sharedLedger) : [];
   const loops: LoopStatus[] = [];
   for (const id of project.configuredLoops) {
     const resolved = await resolvePlan(project, id);
