@@ -16,7 +16,7 @@ import { loadProject, resolvePlan, type LoadedProject } from '../project/load-pr
 import { createLoopRuntime } from '../runtime/create-runtime.js';
 import { evaluateDueLoops } from '../runtime/due-loops.js';
 import { redactorFor } from '../runtime/wiring.js';
-import { chooseStore } from '../runtime/stores/store-choice.js';
+import { chooseStore, DATABASE_URL_VARIABLE } from '../runtime/stores/store-choice.js';
 import { postgresStores, projectScope, sharedDatabase } from '../runtime/stores/postgres-stores.js';
 import { awaitApproval, serveApprovals } from './approval-workflow.js';
 import { FleetWorker, tickWorkflowId, type FleetTickInput } from './fleet-worker.js';
@@ -89,17 +89,21 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
   }
   const byScope = new Map(served.map((repository) => [repository.scope, repository]));
   const database = await sharedDatabase(options.databaseUrl);
-  const servedAt = (scope: string): ServedRepository => {
+  /** The repository of `scope`; `what` names the workflow that asked (a worker must serve every repository of its fleet). */
+  const servedAt = (scope: string, what = 'one of its workflows'): ServedRepository => {
     const repository = byScope.get(scope);
     if (repository) return repository;
-    throw new LoopRuntimeError('CONFIG_INVALID', `This worker does not serve ${scope}, but took one of its workflows.`, {
+    throw new LoopRuntimeError('CONFIG_INVALID', `This worker does not serve ${scope}, but took ${what}.`, {
       fix: 'give every worker of a fleet the same repositories (--repo / --repos-file).',
     });
   };
+  /** The fleet store of one repository: every store call of a worker goes to this worker's database. */
+  const storesFor = (project: LoadedProject, scope: string) =>
+    postgresStores(project, { kind: 'postgres', url: options.databaseUrl, variable: DATABASE_URL_VARIABLE, scope, reason: 'worker' }, options.clock);
   // Decisions on escalated changes are acted on by whichever worker runs the approval's wait (see approval-workflow.ts).
   serveApprovals(async (scope) => {
     const project = await load(servedAt(scope).root);
-    const stores = await postgresStores(project, { kind: 'postgres', url: options.databaseUrl, variable: 'LOOP_RUNTIME_DATABASE_URL', scope, reason: 'worker' }, options.clock);
+    const stores = await storesFor(project, scope);
     return {
       project,
       clock: options.clock,
@@ -115,18 +119,12 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
     executorId: options.executorId,
     ...(options.recoveryIntervalMs ? { recoveryIntervalMs: options.recoveryIntervalMs } : {}),
     async wire(input: FleetTickInput) {
-      const repository = byScope.get(input.scope);
-      if (!repository) {
-        throw new LoopRuntimeError('CONFIG_INVALID', `This worker does not serve ${input.scope}, but took its tick ${tickWorkflowId(input)} from the queue.`, {
-          fix: 'give every worker of a fleet the same repositories (--repo / --repos-file).',
-        });
-      }
+      const repository = servedAt(input.scope, `its tick ${tickWorkflowId(input)} from the queue`);
       // Read again for every tick: a LOOP.md changed since the worker started applies to the next tick.
       const project = await load(repository.root);
       const resolved = await resolvePlan(project, input.patternId);
       if (!resolved.ok) throw new LoopRuntimeError('CONFIG_INVALID', `${repository.root}: ${resolved.issues.map((issue) => issue.message).join('; ')}`);
-      const choice = { kind: 'postgres' as const, url: options.databaseUrl, variable: 'LOOP_RUNTIME_DATABASE_URL', scope: input.scope, reason: 'worker' };
-      const stores = await postgresStores(project, choice, options.clock);
+      const stores = await storesFor(project, input.scope);
       const runtime = await createLoopRuntime(project, resolved.plan, {
         dryRun: false,
         env: options.env,
@@ -181,7 +179,7 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
       if (stopped) break;
       const project = await load(repository.root);
       const now = options.clock.now();
-      const stores = await postgresStores(project, { kind: 'postgres', url: options.databaseUrl, variable: 'LOOP_RUNTIME_DATABASE_URL', scope: repository.scope, reason: 'worker' }, options.clock);
+      const stores = await storesFor(project, repository.scope);
       const due = await evaluateDueLoops(project, now, { stores });
       for (const decision of due.decisions) {
         const plan = due.plans.get(decision.id);
