@@ -95,10 +95,13 @@ describe('fleet at scale', () => {
     await Promise.all(Array.from({ length: WORKERS }, (_, index) => startWorker(['--repos-file', index < WORKERS / 2 ? inOrder : shuffled, '--clock-file', clockFile, '--poll', '0.5', '--executor-id', `worker-${index}`], env)));
     await client.connect();
     try {
-      const recorded = async () => Number((await client.query<{ count: string }>('SELECT count(*) FROM loop_runtime_runs')).rows[0]!.count);
+      // A tick is done when its workflow is: the run history has its row a few steps before the workflow ends (the
+      // tick session's finish, the lease's release), and the workers are killed as soon as every tick is done.
+      const countOf = async (sql: string) => Number((await client.query<{ count: string }>(sql)).rows[0]!.count);
+      const recorded = async () => Math.min(await countOf('SELECT count(*) FROM loop_runtime_runs'), await countOf(`SELECT count(*) FROM dbos.workflow_status WHERE status = 'SUCCESS'`));
       const until = async (count: number) => {
         for (let attempt = 0; (await recorded()) < count; attempt += 1) {
-          if (attempt > 1_500) throw new Error(`timed out: ${await recorded()} of ${count} ticks recorded`);
+          if (attempt > 1_500) throw new Error(`timed out: ${await recorded()} of ${count} ticks recorded and finished`);
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
       };
