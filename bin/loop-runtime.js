@@ -1,4 +1,10 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli/main.js';
+// CommonJS (bin/package.json), as is the bundle it loads (scripts/to-commonjs.js): a command whose modules are all
+// CommonJS never starts Node's ESM loader.
+'use strict';
 
-process.exitCode = await main(process.argv.slice(2));
+require('../dist/cli/main.js')
+  .main(process.argv.slice(2))
+  .then((code) => {
+    process.exitCode = code;
+  });
