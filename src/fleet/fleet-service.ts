@@ -14,6 +14,7 @@ import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import { PostgresRunHistory } from '../adapters/postgres/index.js';
 import { loadProject, resolvePlan, type LoadedProject } from '../project/load-project.js';
 import { createLoopRuntime } from '../runtime/create-runtime.js';
+import { refuseUnmetPreconditions, refusingWithoutSandbox } from '../runtime/refused-tick.js';
 import { evaluateDueLoops } from '../runtime/due-loops.js';
 import { redactorFor } from '../runtime/wiring.js';
 import { chooseStore, DATABASE_URL_VARIABLE } from '../runtime/stores/store-choice.js';
@@ -124,15 +125,22 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
       const project = await load(repository.root);
       const resolved = await resolvePlan(project, input.patternId);
       if (!resolved.ok) throw new LoopRuntimeError('CONFIG_INVALID', `${repository.root}: ${resolved.issues.map((issue) => issue.message).join('; ')}`);
+      // What `run` refuses before any model call, this tick refuses too (recorded as a failed tick in the run log
+      // and STATE.md on this worker's disk): a tick that cannot finish — no agent CLI or key here, no remote, no
+      // GitHub token for a pull request, no sandbox — spends nothing. The workflow ends in error, once per slot.
+      const refusal = { env: options.env, clock: options.clock, dryRun: false };
+      await refuseUnmetPreconditions(project, resolved.plan, refusal);
       const stores = await storesFor(project, input.scope);
-      const runtime = await createLoopRuntime(project, resolved.plan, {
-        dryRun: false,
-        env: options.env,
-        clock: options.clock,
-        stores,
-        allowUnsandboxed: options.allowUnsandboxed ?? false,
-        log: (line) => report(`${input.patternId}: ${line}`),
-      });
+      const runtime = await refusingWithoutSandbox(project, resolved.plan, refusal, () =>
+        createLoopRuntime(project, resolved.plan, {
+          dryRun: false,
+          env: options.env,
+          clock: options.clock,
+          stores,
+          allowUnsandboxed: options.allowUnsandboxed ?? false,
+          log: (line) => report(`${input.patternId}: ${line}`),
+        }),
+      );
       return {
         plan: resolved.plan,
         ports: runtime.ports,

@@ -6,6 +6,7 @@
 import type { TickResult } from '../core/engine/tick-result.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import type { AgentBackend, Clock } from '../core/ports/index.js';
+import { isLoopRuntimeError } from '../core/errors.js';
 import type { LoadedProject } from '../project/load-project.js';
 import { redactorFor } from './wiring.js';
 
@@ -30,6 +31,19 @@ export async function refuseUnmetPreconditions(project: LoadedProject, plan: Exe
   const message = `${problems.map((problem) => problem.message).join(' ')} To fix: ${problems.map((problem) => problem.fix).join(' Then: ')}`;
   if (!options.dryRun) await recordRefusedTick(project, plan, options, message);
   throw error;
+}
+
+/**
+ * `create()` (the tick's `createLoopRuntime`), with a missing sandbox for the verification commands recorded as a
+ * refused tick before any model call — for `run` and a fleet worker's tick alike.
+ */
+export async function refusingWithoutSandbox<T>(project: LoadedProject, plan: ExecutionPlan, options: RefusalOptions, create: () => Promise<T>): Promise<T> {
+  try {
+    return await create();
+  } catch (error) {
+    if (!options.dryRun && isLoopRuntimeError(error) && error.code === 'SANDBOX_UNAVAILABLE') await recordRefusedTick(project, plan, options, redactorFor(options.env)(error.message)).catch(() => undefined);
+    throw error;
+  }
 }
 
 /** A tick refused before any model call (unmet precondition, no sandbox): a failed tick in the run log and a STATE.md note. */

@@ -14,7 +14,7 @@ import type { DueDecision } from '../core/schedule/decide-due.js';
 import type { AgentBackend, Clock } from '../core/ports/index.js';
 import type { LoadedProject } from '../project/load-project.js';
 import { redactorFor, redactStrings } from './wiring.js';
-import { recordRefusedTick, refuseUnmetPreconditions } from './refused-tick.js';
+import { refuseUnmetPreconditions, refusingWithoutSandbox } from './refused-tick.js';
 import type { ProjectStores } from './stores/project-stores.js';
 
 export interface RunSummary {
@@ -134,24 +134,22 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
     });
     const recovery = session.recovery;
     const { createLoopRuntime } = await import('./create-runtime.js');
-    const runtime = await createLoopRuntime(project, plan, {
-      dryRun: options.dryRun,
-      env: options.env,
-      clock: options.clock,
-      allowUnsandboxed: options.allowUnsandboxed ?? false,
-      ...(options.backend ? { backend: options.backend } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-      stores,
-      log: (line) => {
-        notes.push(line);
-        progress(line);
-      },
-      observer: session.observer,
-    }).catch(async (error: unknown) => {
-      // No sandbox for the verification commands: refused before any model call, and recorded as a failed tick.
-      if (!options.dryRun && isLoopRuntimeError(error) && error.code === 'SANDBOX_UNAVAILABLE') await recordRefusedTick(project, plan, options, redact(error.message)).catch(() => undefined);
-      throw error;
-    });
+    const runtime = await refusingWithoutSandbox(project, plan, options, () =>
+      createLoopRuntime(project, plan, {
+        dryRun: options.dryRun,
+        env: options.env,
+        clock: options.clock,
+        allowUnsandboxed: options.allowUnsandboxed ?? false,
+        ...(options.backend ? { backend: options.backend } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+        stores,
+        log: (line) => {
+          notes.push(line);
+          progress(line);
+        },
+        observer: session.observer,
+      }),
+    );
     const recording = options.record ? (await import('./replay/record-tick.js')).startRecording(runtime) : null;
     try {
       ticks = await (recording?.engine ?? runtime.engine).ticks(count);
