@@ -39,7 +39,7 @@ function generateRepository(files) {
 
 /** @returns {Promise<{ freshAddMs: number, reuseMs: number, reuseSameBaseMs: number, ratio: number, files: number }>} */
 export async function benchWorkspace({ files = 20_000, runs = 3 } = {}) {
-  const { GitWorkspace } = await import(join(root, 'dist', 'src', 'node', 'git-workspace.js'));
+  const { GitWorkspace } = await import(join(root, 'dist', 'src', 'adapters', 'workspace', 'git-workspace.js'));
   const repo = generateRepository(files);
   try {
     const fresh = [];
