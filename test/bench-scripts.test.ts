@@ -11,10 +11,11 @@ import { describe, expect, it } from 'vitest';
 const root = join(import.meta.dirname, '..');
 const scripts = join(root, 'scripts');
 
-/** The dist/ module paths a script names: `join(root, 'dist', …)`, `dist('…')` and `'../dist/…'`. */
+/** The dist/ module paths a script names: `join(root, 'dist', …)`, `join(root, 'dist/…')`, `dist('…')` and `'../dist/…'`. */
 function distModules(text: string): string[] {
   const found: string[] = [];
   for (const match of text.matchAll(/join\(root, 'dist'((?:, '[^']+')+)\)/g)) found.push(['dist', ...[...match[1]!.matchAll(/'([^']+)'/g)].map((part) => part[1]!)].join('/'));
+  for (const match of text.matchAll(/join\(root, '(dist\/[^']+)'\)/g)) found.push(match[1]!);
   for (const match of text.matchAll(/\bdist\('([^']+)'\)/g)) found.push(`dist/${match[1]}`);
   for (const match of text.matchAll(/'\.\.\/(dist\/[^']+)'/g)) found.push(match[1]!);
   return found.filter((path) => path.endsWith('.js'));
@@ -30,6 +31,6 @@ describe('scripts name modules the build makes', () => {
 
   it('finds the paths it checks (the patterns still match how the scripts name them)', () => {
     const named = files.flatMap((file) => distModules(readFileSync(join(scripts, file), 'utf8')));
-    expect(named).toEqual(expect.arrayContaining(['dist/src/index.js', 'dist/src/adapters/workspace/git-workspace.js', 'dist/src/project/load-project.js']));
+    expect(named).toEqual(expect.arrayContaining(['dist/src/index.js', 'dist/src/adapters/workspace/git-workspace.js', 'dist/src/project/load-project.js', 'dist/src/server/serve.js']));
   });
 });

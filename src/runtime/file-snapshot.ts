@@ -5,12 +5,15 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { parseRunLog, type RunLogEntry } from '../core/state/run-log.js';
 
 export interface FileSnapshot {
   /** The file's text, or null when it does not exist; read on the first call, the same text after. */
   read(path: string): string | null;
   /** `read` behind the asynchronous signature readers such as `FileKillSwitch`'s `readText` take. */
   readText(path: string): Promise<string | null>;
+  /** The run log at `path`, parsed once (`FileKillSwitch`'s `readRunLog`: one parse for every loop sharing it). */
+  readRunLog(path: string): Promise<readonly RunLogEntry[] | null>;
 }
 
 /**
@@ -28,7 +31,16 @@ export function fileSnapshot(): FileSnapshot {
     if (!texts.has(key)) texts.set(key, readOrNull(key));
     return texts.get(key)!;
   };
-  return { read, readText: async (path) => read(path) };
+  const entries = new Map<string, readonly RunLogEntry[] | null>();
+  const readRunLog = (path: string): readonly RunLogEntry[] | null => {
+    const key = resolve(path);
+    if (!entries.has(key)) {
+      const text = read(key);
+      entries.set(key, text === null ? null : parseRunLog(text));
+    }
+    return entries.get(key)!;
+  };
+  return { read, readText: async (path) => read(path), readRunLog: async (path) => readRunLog(path) };
 }
 
 function readOrNull(path: string): string | null {

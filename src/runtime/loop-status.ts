@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { utcDay } from '../core/budget/utc-day.js';
 import type { Clock, LoopHalt } from '../core/ports/index.js';
-import { parseRunLog, type RunLogEntry } from '../core/state/run-log.js';
+import type { RunLogEntry } from '../core/state/run-log.js';
 import type { ProjectStores } from './stores/project-stores.js';
 import { FileKillSwitch } from '../adapters/kill-switch/kill-switch.js';
 import { resolvePlan, type LoadedProject } from '../project/load-project.js';
@@ -47,7 +47,6 @@ export interface LoopStatusReport {
 export async function loopStatus(project: LoadedProject, options: { clock: Clock; env: Record<string, string | undefined>; stores?: ProjectStores }): Promise<LoopStatusReport> {
   const stores = options.stores ?? (await import('./stores/file-stores.js')).fileStores(project, options.clock);
   const day = utcDay(options.clock.now());
-  const runLogs = new Map<string, RunLogEntry[]>();
   // Each file is read once for the whole report (the kill switch reads the run log and the state file too).
   const files = fileSnapshot();
   const readOrEmpty = (path: string) => {
@@ -69,16 +68,14 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
     const resolved = await resolvePlan(project, id);
     if (!resolved.ok) continue;
     const plan = resolved.plan;
-    if (!runLogs.has(plan.files.runLog)) {
-      const text = files.read(join(project.root, plan.files.runLog));
-      runLogs.set(plan.files.runLog, text ? parseRunLog(text) : []);
-    }
+    // Parsed once for the report and the kill switch, and once for every loop sharing the run log.
+    const runLog = (await files.readRunLog(join(project.root, plan.files.runLog))) ?? [];
     // The spend its configured backend is held to (mock rehearsal spend is not counted for a real backend),
     // everything including rehearsals, and the pause (through the report's snapshot of the run log and state file).
     const [spentToday, everythingElse, pause] = await Promise.all([
       stores.budgetLedger(plan, plan.backend.name).spentOn(day, id),
       plan.backend.name === 'mock' ? null : stores.budgetLedger(plan, 'mock').spentOn(day, id),
-      new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env, patternId: id, runLog: plan.files.runLog, readText: files.readText }).check(),
+      new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env, patternId: id, runLog: plan.files.runLog, readText: files.readText, readRunLog: files.readRunLog }).check(),
     ]);
     const recoveries = recoveriesIn(recoveryLog, id, 3);
     const everything = everythingElse ?? spentToday;
@@ -94,7 +91,7 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
       ...(pause.halt ? { halted: pause.halt } : {}),
       stateFile: plan.files.state,
       backend: backendOf(describeBackendChoice(plan, project.root, options.env)),
-      lastRuns: runLogs.get(plan.files.runLog)!.filter((entry) => entry.pattern === id).slice(-5).reverse(),
+      lastRuns: runLog.filter((entry) => entry.pattern === id).slice(-5).reverse(),
       recoveries,
       deliveryFailed: stranded.filter((item) => item.pattern === id).map((item) => ({ id: item.id, itemKey: item.itemKey, branch: item.branch, reason: item.reason })),
     });

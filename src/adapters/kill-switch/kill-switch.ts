@@ -15,7 +15,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { KillSwitch, LoopHalt, PauseStatus } from '../../core/ports/index.js';
 import { activeHalt, haltRunLogLine, resumeRunLogLine } from '../../core/state/halt-lines.js';
-import { appendRunLogLine, parseRunLog } from '../../core/state/run-log.js';
+import { appendRunLogLine, parseRunLog, type RunLogEntry } from '../../core/state/run-log.js';
 import { isoSecond } from '../../core/state/state-blocks.js';
 import { hasPauseLine } from '../../core/state/state-file.js';
 import { readTextOrNull, updateFileAtomically, withFileLock, writeTextAtomically } from '../fs/atomic-file.js';
@@ -44,6 +44,12 @@ export interface FileKillSwitchOptions {
    * report reads each file once; writes (`halt`, `clearHalt`) always read the file itself, under its lock.
    */
   readText?: (path: string) => Promise<string | null>;
+  /**
+   * How `check()` and `activeHalt()` read the run log's entries (absolute path; null when the file does not exist).
+   * Default: `readText`, then parsed. A report over many loops sharing one run log (the console's loop list) passes
+   * one that parses each run log once.
+   */
+  readRunLog?: (path: string) => Promise<readonly RunLogEntry[] | null>;
 }
 
 /** One form of the kill switch that is set now. */
@@ -96,6 +102,10 @@ export class FileKillSwitch implements KillSwitch {
   async activeHalt(): Promise<LoopHalt | null> {
     const path = this.runLogPath();
     if (!path || !this.patternId) return null;
+    if (this.options.readRunLog) {
+      const entries = await this.options.readRunLog(path);
+      return entries === null ? null : activeHalt(entries, this.patternId);
+    }
     const text = await this.readText(path);
     return text === null ? null : activeHalt(parseRunLog(text), this.patternId);
   }
