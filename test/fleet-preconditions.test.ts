@@ -4,13 +4,15 @@
  * a real repository whose loop pushes its changes to a remote the repository does not have. The tick is refused
  * before it reserves a token — no budget entry, no worktree branch — recorded as a failed tick in the run log and
  * STATE.md, and its workflow ends in error naming the fix. Before, the worker's tick called the model and made the
- * change, and only the push failed.
+ * change, and only the push failed. The same worker prints no pg deprecation warning: DBOS's idle-transaction
+ * timeout is set in the connection string, not by a query queued on each new connection.
  */
 import type { ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { systemDatabaseUrl } from '../src/fleet/system-database-url.js';
 import { makeLoopRepo, runLogLines } from './e2e-fixtures.js';
 import { GIT_ENV } from './git-fixtures.js';
 import { eventually, queryRows, type ReadyProcess, spawnUntilReady, usePgCluster } from './fleet-processes.js';
@@ -53,5 +55,13 @@ describe("a fleet worker's tick checks run's preconditions before any model call
     const refused = (await runLogLines(repo)).filter((line) => line['kind'] === 'precondition-failed');
     expect(refused).toEqual([expect.objectContaining({ pattern: 'daily-triage', outcome: 'failed', tokens_estimate: 0, backend: 'mock' })]);
     expect(await readFile(join(repo, 'STATE.md'), 'utf8')).toContain('no remote named "origin"');
+    // DBOS's own pool no longer queues a setting query behind pg's back (src/fleet/system-database-url.ts).
+    expect(worker.lines.filter((line) => line.includes('DeprecationWarning'))).toEqual([]);
+  });
+
+  it("the worker's system-database URL gives every session the idle-in-transaction timeout at connect", async () => {
+    const url = await cluster.createDatabase('session-options');
+    const [setting] = await queryRows<{ idle_in_transaction_session_timeout: string }>(systemDatabaseUrl(url), 'SHOW idle_in_transaction_session_timeout');
+    expect(setting?.idle_in_transaction_session_timeout).toBe('1min');
   });
 });

@@ -27,6 +27,7 @@ import { throughOutage } from './through-outage.js';
 import { durablePorts, workflowIds, type StepRunner } from './durable-ports.js';
 import { holdTickLease } from './tick-lease.js';
 import type { FleetTickInput, FleetTickResult, FleetWorkerOptions, TickWiring } from './fleet-tick-types.js';
+import { systemDatabaseUrl } from './system-database-url.js';
 
 export type { FleetTickInput, FleetTickResult, FleetWorkerOptions, TickSurround, TickSurroundContext, TickWiring, WiredTick } from './fleet-tick-types.js';
 
@@ -115,7 +116,7 @@ export class FleetWorker {
     wiring = options.wire;
     DBOS.setConfig({
       name: 'loop-runtime',
-      systemDatabaseUrl: options.databaseUrl,
+      systemDatabaseUrl: systemDatabaseUrl(options.databaseUrl),
       executorID: options.executorId,
       applicationVersion: options.applicationVersion ?? 'loop-runtime',
       logLevel: options.logLevel ?? 'warn',
