@@ -4,10 +4,11 @@
  * bounded poll (never a wall-clock assertion) and one-query reads.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
-import { cleanupTempDirs } from './git-fixtures.js';
+import { cleanupTempDirs, GIT_ENV } from './git-fixtures.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
 
 export interface ReadyProcess {
@@ -138,4 +139,16 @@ export async function queryRows<T extends pg.QueryResultRow>(url: string, text: 
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A `loop-runtime worker` process wired as the CLI wires it (`test/fleet-service-child.ts`, run with vite-node:
+ * `<url> <repo> <executorId> <run|die-after-proposal> <clock-start>`), started until it prints `ready`, with its
+ * stderr kept in `lines`.
+ */
+export function startServiceWorker(args: readonly string[], track: ChildProcess[]): Promise<ReadyProcess> {
+  const root = join(import.meta.dirname, '..');
+  const viteNode = join(root, 'node_modules', '.bin', 'vite-node');
+  const child = join(import.meta.dirname, 'fleet-service-child.ts');
+  return spawnUntilReady(viteNode, [child, ...args], { cwd: root, env: { ...process.env, ...GIT_ENV, NO_COLOR: '1', CI: '' }, track, stderrLines: true });
 }

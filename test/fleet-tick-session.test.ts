@@ -17,20 +17,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readTickEvents } from '../src/runtime/tick-events.js';
 import { makeLoopRepo, runCli } from './e2e-fixtures.js';
-import { GIT_ENV } from './git-fixtures.js';
-import { eventually, queryRows, type ReadyProcess, spawnUntilReady, usePgCluster } from './fleet-processes.js';
+import { eventually, queryRows, startServiceWorker, usePgCluster } from './fleet-processes.js';
 
-const ROOT = join(import.meta.dirname, '..');
-const VITE_NODE = join(ROOT, 'node_modules', '.bin', 'vite-node');
-const CHILD = join(import.meta.dirname, 'fleet-service-child.ts');
 const T0 = '2026-11-23T08:00:00Z';
 
 const children: ChildProcess[] = [];
 const cluster = usePgCluster(children);
 
-function startWorker(args: string[]): Promise<ReadyProcess> {
-  return spawnUntilReady(VITE_NODE, [CHILD, ...args], { cwd: ROOT, env: { ...process.env, ...GIT_ENV, NO_COLOR: '1', CI: '' }, track: children, stderrLines: true });
-}
+const startWorker = (args: string[]) => startServiceWorker(args, children);
 
 
 const tickWorkflows = (url: string) => queryRows<{ workflow_uuid: string; status: string; executor_id: string }>(url, `SELECT workflow_uuid, status, executor_id FROM dbos.workflow_status WHERE name = 'loop-runtime.tick'`);
