@@ -14,13 +14,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { scaffold } from './bench-cold.js';
+import { COLD_COMMANDS, scaffold } from './bench-cold.js';
 
 const run = promisify(execFile);
 const recorder = join(import.meta.dirname, 'module-loads', 'record.mjs');
 
-/** The commands whose loads make the everyday chunk: those `npm run bench` holds to 1.5× `node -e 0`. */
-export const EVERYDAY_COMMANDS = [['list'], ['plan', 'daily-triage'], ['status'], ['validate']];
+/** The commands whose loads make the everyday chunk: those `npm run bench` holds to 1.5× `node -e 0`, but `--version` (main.js alone). */
+export const EVERYDAY_COMMANDS = COLD_COMMANDS.filter((command) => command.target === 1.5 && command.args[0] !== '--version').map((command) => command.args);
 
 /**
  * Runs `commands` with the bundle in `outdir` (its `main.js`) in a fresh loop-init scaffold. Returns, per command,
