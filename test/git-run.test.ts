@@ -12,7 +12,7 @@ afterEach(() => {
   }
 });
 
-describe('git runner (node:child_process)', () => {
+describe('git runner (simple-git)', () => {
   it('returns stdout untrimmed and treats a silent non-zero exit as a failure', async () => {
     const root = await makeRepo();
     const head = sh(root, ['rev-parse', 'HEAD']);

@@ -3,14 +3,13 @@
  * failures turned into data (`GitFailure`) with the command and stderr tail,
  * so adapters never leak a library error.
  *
- * Git is spawned with node:child_process directly, not execa: a dry run
- * makes ~14 git calls, and execa's per-call stream plumbing cost ~1.5 ms of
- * main-thread time each plus ~4 ms to load its 186 KB (issue 15). What execa
- * gave here is reproduced: stdin ignored, output kept byte-exact (no final
- * newline stripped), an output cap that fails rather than cuts, and a
- * non-zero exit or a spawn error as a failure.
+ * Git runs through simple-git (the design's git library), loaded on the first
+ * call so commands that run no git pay nothing for it. What the adapters rely
+ * on is kept: stdin closed, output byte-exact (simple-git does not trim `raw`),
+ * a non-zero exit a failure even with empty stderr (`merge-base --is-ancestor`,
+ * which simple-git's default error detection would read as success), and a
+ * missing directory or binary a failure, not a crash.
  */
-import { spawn } from 'node:child_process';
 import type { Failure } from '../../core/ports/index.js';
 
 export interface GitRunner {
@@ -40,9 +39,6 @@ const QUIET_ENV: Record<string, string> = {
 
 /** The user's own transport settings, passed through so pushes authenticate as they do in a shell. */
 const TRANSPORT_KEYS = ['GIT_SSH_COMMAND', 'GIT_SSH', 'GIT_ASKPASS', 'SSH_ASKPASS'] as const;
-
-/** Output larger than this is an error, not a silent cut (patches are capped later, by file). */
-const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
 
 /**
  * The environment for git: the process's, minus GIT_* (a surrounding hook's
@@ -94,43 +90,54 @@ export function git(directory: string): GitRunner {
 interface GitOutput {
   stdout: string;
   stderr: string;
-  /** Null on exit code 0; otherwise what went wrong (`exit code 1`, `killed by SIGTERM`, the spawn error). */
+  /** Null on exit code 0; otherwise what went wrong (`exit code 1`, the spawn error). */
   failure: string | null;
   error?: Error;
 }
 
-/** Spawns git once: stdin ignored, stdout and stderr collected as UTF-8, never rejects. */
-function runGit(directory: string, args: readonly string[], env: Record<string, string>): Promise<GitOutput> {
-  return new Promise((resolve) => {
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    let bytes = 0;
-    let overflow = false;
-    let spawnError: Error | undefined;
-    const child = spawn('git', [...args], { cwd: directory, env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
-    const collect = (into: Buffer[]) => (chunk: Buffer) => {
-      bytes += chunk.length;
-      if (bytes > MAX_OUTPUT_BYTES) {
-        overflow = true;
-        child.kill();
-        return;
-      }
-      into.push(chunk);
-    };
-    child.stdout.on('data', collect(stdout));
-    child.stderr.on('data', collect(stderr));
-    child.on('error', (error) => {
-      spawnError = error;
-    });
-    // 'close' comes after 'error' (a spawn failure) and after both streams ended.
-    child.on('close', (code, signal) => {
-      const text = { stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') };
-      if (spawnError) return resolve({ ...text, failure: `could not run git: ${spawnError.message}`, error: spawnError });
-      if (overflow) return resolve({ ...text, failure: `its output exceeded ${MAX_OUTPUT_BYTES} bytes` });
-      if (code === 0) return resolve({ ...text, failure: null });
-      resolve({ ...text, failure: code === null ? `killed by ${signal ?? 'a signal'}` : `exit code ${code}` });
-    });
-  });
+type SimpleGitModule = typeof import('simple-git');
+let simpleGitModule: Promise<SimpleGitModule> | null = null;
+
+/**
+ * The categories of simple-git's argument guard our own calls need: `init --template=` (an empty template, for the
+ * dry run's object-borrowing copy) and the user's own transport settings when they have them. Every other guard
+ * stays on, so an item-derived value that reached an argument could not turn on a hook, pager or fsmonitor.
+ */
+function unsafeFor(env: Record<string, string>): Record<string, boolean> {
+  return {
+    allowUnsafeTemplateDir: true,
+    ...(env['GIT_SSH_COMMAND'] || env['GIT_SSH'] ? { allowUnsafeSshCommand: true } : {}),
+    ...(env['GIT_ASKPASS'] || env['SSH_ASKPASS'] ? { allowUnsafeAskPass: true } : {}),
+  };
+}
+
+/** Runs git once through simple-git; never rejects. */
+async function runGit(directory: string, args: readonly string[], env: Record<string, string>): Promise<GitOutput> {
+  const { simpleGit } = await (simpleGitModule ??= import('simple-git'));
+  const seen: { exit?: { exitCode: number; stdout: string; stderr: string } } = {};
+  try {
+    const client = simpleGit({
+      baseDir: directory,
+      // The environment is built here and passed whole: let simple-git pass the GIT_* keys we chose.
+      allowEnvironment: Object.keys(env),
+      unsafe: unsafeFor(env),
+      // Close stdin at once: a git command that reads input (hash-object --stdin) must end, not wait.
+      input: () => Buffer.alloc(0),
+      errors: (error, result) => {
+        const exit = { exitCode: result.exitCode, stdout: Buffer.concat(result.stdOut).toString('utf8'), stderr: Buffer.concat(result.stdErr).toString('utf8') };
+        seen.exit = exit;
+        if (result.exitCode === 0) return undefined;
+        return error ?? Buffer.from(exit.stderr || exit.stdout || `exit code ${result.exitCode}`);
+      },
+    }).env(env);
+    const stdout = await client.raw([...args]);
+    return { stdout, stderr: seen.exit?.stderr ?? '', failure: null };
+  } catch (error) {
+    const cause = error instanceof Error ? error : new Error(String(error));
+    const ran = seen.exit;
+    if (ran && ran.exitCode !== 0) return { stdout: ran.stdout, stderr: ran.stderr, failure: `exit code ${ran.exitCode}`, error: cause };
+    return { stdout: ran?.stdout ?? '', stderr: ran?.stderr ?? '', failure: `could not run git: ${cause.message}`, error: cause };
+  }
 }
 
 /** Turns an error from a git step into a port failure. */
