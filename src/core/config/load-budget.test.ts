@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findBudgetLimit, loadBudget, parseTokenAmount } from './load-budget.js';
+import { findBudgetLimit, loadBudget } from './load-budget.js';
+import { parseTokenAmount } from './token-amount.js';
 
 describe('parseTokenAmount', () => {
   it.each([
@@ -11,13 +12,19 @@ describe('parseTokenAmount', () => {
     ['~50k tokens', 50_000],
     ['`80k`', 80_000],
     ['96', 96],
+    ['100 000', 100_000],
+    ['100_000', 100_000],
+    ['100 thousand', 100_000],
+    ['2 million tokens', 2_000_000],
+    ['100k/day', 100_000],
+    ['1,000,000 tokens per day', 1_000_000],
   ])('%s → %d', (text, expected) => {
     expect(parseTokenAmount(text)).toBe(expected);
   });
 
-  it('returns null when there is no amount', () => {
-    expect(parseTokenAmount('unlimited')).toBeNull();
-    expect(parseTokenAmount('')).toBeNull();
+  // Each of these used to be read as its first number (a 100- or 50-token cap): now none is an amount.
+  it.each(['unlimited', '', '50%', '100 thousands of', '10k-20k', '1e5', '1.5', '100,00', '1,0000', '100 000,000', '-5', 'k'])('%j is not an amount', (text) => {
+    expect(parseTokenAmount(text)).toBeNull();
   });
 });
 
@@ -31,7 +38,7 @@ const budget = `# Loop Budget — YOUR_PROJECT
 |------|--------------|----------------|--------------------------|
 | CI Sweeper | 96 | 1M | 0 (L1) / 3 (L2) |
 | **Daily Triage** | 2 | 100,000 | 0 |
-| Issue Triage | 4 | lots | 0 |
+| Issue Triage | 4 | - | 0 |
 
 ## Kill switch
 
@@ -39,7 +46,7 @@ const budget = `# Loop Budget — YOUR_PROJECT
 `;
 
 describe('loadBudget', () => {
-  it('reads the primary loop and the daily limits table, warning about unreadable cells', () => {
+  it('reads the primary loop and the daily limits table; "-" is no limit', () => {
     const result = loadBudget(budget);
     expect(result.ok).toBe(true);
     if (!result.ok) return;
@@ -49,8 +56,17 @@ describe('loadBudget', () => {
       { loop: 'Daily Triage', maxRunsPerDay: 2, maxTokensPerDay: 100_000, line: 10 },
       { loop: 'Issue Triage', maxRunsPerDay: 4, maxTokensPerDay: null, line: 11 },
     ]);
-    expect(result.warnings).toHaveLength(1);
-    expect(result.warnings[0]).toMatchObject({ line: 11, column: 22, message: '"lots" is not an amount, so this limit is ignored.' });
+    expect(result.warnings).toEqual([]);
+  });
+
+  it.each(['lots', '100 thousands', '50%'])('a limit it cannot read exactly (%j) is an error naming the cell and the fix, never a smaller cap', (cell) => {
+    const result = loadBudget(budget.replace('| Issue Triage | 4 | - | 0 |', `| Issue Triage | 4 | ${cell} | 0 |`));
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.issues).toEqual([
+      expect.objectContaining({ severity: 'error', file: 'loop-budget.md', line: 11, column: 22, path: 'Daily limits.Issue Triage.Max tokens/day', message: `${JSON.stringify(cell)} is not an amount.` }),
+    ]);
+    expect(result.issues[0]?.fix).toContain('100k');
   });
 
   it('finds a loop\'s limit by display name or id', () => {

@@ -1,10 +1,12 @@
 /**
  * loop-budget.md reader: the "Daily limits" table (Loop | Max runs/day |
  * Max tokens/day | …) and the "Primary loop" line loop-init writes. The file
- * is prose written by people and other tools, so the reader is lenient: what
- * it cannot read becomes a warning, never an error.
+ * is prose written by people and other tools, so the reader skips what is not
+ * a limit (other tables, other columns); a limit cell it cannot read exactly is
+ * an error, because a cap read as something else is worse than no run.
  */
 import { toLoadResult } from './diagnostics.js';
+import { parseTokenAmount, TOKEN_AMOUNT_FIX } from './token-amount.js';
 import type { Diagnostic, LoadResult } from './diagnostics.js';
 
 export interface BudgetLimit {
@@ -20,26 +22,6 @@ export interface BudgetFile {
   /** The loop named by `> Primary loop: **Daily Triage**`, if any. */
   primaryLoop: string | null;
   limits: BudgetLimit[];
-}
-
-/**
- * Reads a token amount: `1M`, `100k`, `100,000`, `2,000,000`, `1.5M`, `~50k tokens`.
- * Returns null when the text holds no amount.
- *
- * @example
- * ```ts
- * parseTokenAmount('100k'); // → 100000
- * parseTokenAmount('2,000,000'); // → 2000000
- * ```
- */
-export function parseTokenAmount(text: string): number | null {
-  const match = /^[~≈]?\s*([0-9][0-9,_]*(?:\.[0-9]+)?)\s*([kKmM])?(?![A-Za-z0-9])/.exec(text.trim().replace(/`/g, ''));
-  if (!match) return null;
-  const number = Number((match[1] as string).replace(/[,_]/g, ''));
-  if (!Number.isFinite(number)) return null;
-  const unit = match[2]?.toLowerCase();
-  const factor = unit === 'k' ? 1_000 : unit === 'm' ? 1_000_000 : 1;
-  return Math.round(number * factor);
 }
 
 function cells(row: string): string[] {
@@ -95,16 +77,18 @@ export function loadBudget(text: string, file = 'loop-budget.md'): LoadResult<Bu
     for (const [column, key, label] of [[runsColumn, 'maxRunsPerDay', 'Max runs/day'], [tokensColumn, 'maxTokensPerDay', 'Max tokens/day']] as const) {
       if (column < 0) continue;
       const cell = row[column] ?? '';
-      const amount = parseTokenAmount(cell);
-      if (amount === null && cell !== '' && !/^[-–—]$|^n\/?a$/i.test(cell)) {
+      const blank = cell === '' || /^[-–—]$|^n\/?a$/i.test(cell);
+      const amount = blank ? null : parseTokenAmount(cell);
+      if (amount === null && !blank) {
+        // A cap the user wrote but we cannot read is an error: dropping it (or reading `100 thousand` as 100) would run the loop under a cap nobody chose.
         diagnostics.push({
-          severity: 'warning',
+          severity: 'error',
           file,
           line: index + 1,
           column: line.indexOf(cell) + 1,
           path: `Daily limits.${loop}.${label}`,
-          message: `${JSON.stringify(cell)} is not an amount, so this limit is ignored.`,
-          fix: 'write a number such as 100000, 100k, 1M or 2,000,000.',
+          message: `${JSON.stringify(cell)} is not an amount.`,
+          fix: `${TOKEN_AMOUNT_FIX} Leave the cell empty or write - for no limit.`,
         });
       }
       limit[key] = amount;

@@ -8,6 +8,7 @@
  */
 import * as z from 'zod';
 import { CADENCE_PATTERN, LEVELS } from './constants.js';
+import { parseTokenAmount } from './token-amount.js';
 
 export { CADENCE_PATTERN, KNOWN_TOOLS, LEVELS } from './constants.js';
 export const LevelSchema = z.enum(LEVELS);
@@ -74,7 +75,11 @@ export const LedgerSchema = z.looseObject({
 export type Ledger = z.infer<typeof LedgerSchema>;
 export type LedgerAttempt = z.infer<typeof LedgerAttemptSchema>;
 
-const positiveTokens = z.int().positive();
+/** A token amount: a positive integer, or text such as `100k`, `1.5M`, `100,000` (read exactly, never partly). */
+const positiveTokens = z.preprocess(
+  (value) => (typeof value === 'string' ? (parseTokenAmount(value) ?? value) : value),
+  z.int().positive(),
+);
 
 export const DeliverySchema = z.strictObject({
   mode: z.enum(['local', 'push', 'pull-request']).default('local'),

@@ -7,6 +7,7 @@ import type * as z from 'zod';
 import { CADENCE_FIX } from './cadence.js';
 import type { Diagnostic, DiagnosticSeverity } from './diagnostics.js';
 import { closestMatch } from './suggest.js';
+import { TOKEN_AMOUNT_FIX } from './token-amount.js';
 import { formatKeyPath, positionOf, valueAt } from './yaml-source.js';
 import type { KeyPath, YamlSource } from './yaml-source.js';
 
@@ -19,6 +20,7 @@ const FIELD_FIXES: Record<string, string> = {
   runLog: 'use a relative path ending in .md, e.g. "loop-run-log.md".',
   branchPrefix: 'use letters, digits, ".", "_", "-" and "/" only, e.g. "loop/daily-triage/".',
   version: 'set "version: 1".',
+  dailyTokenCap: TOKEN_AMOUNT_FIX,
 };
 
 const EXPECTED_NAMES: Record<string, string> = {
