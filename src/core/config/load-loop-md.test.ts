@@ -15,6 +15,27 @@ describe('loadLoopMd', () => {
     expect(result).toEqual({ ok: true, value: { settings: null, body: '# Loop Configuration\n\n| Pattern | Cadence |\n', hasFrontMatter: false }, warnings: [] });
   });
 
+  it('a loop-runtime block that lost its opening "---" is an error at its line, not a LOOP.md without settings', () => {
+    const result = loadLoopMd(['# Loops', 'loop-runtime:', '  level: L3', '  backend: codex', '---', '# Active loops', ''].join('\n'));
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.issues.map(formatDiagnostic)).toEqual([
+      'LOOP.md:2:1 loop-runtime: "loop-runtime:" is on line 2, but LOOP.md does not start with "---", so it is not front matter and these settings would be ignored. To fix: put a line "---" at the very top of LOOP.md and another after the last settings line (or remove the "loop-runtime:" block).',
+    ]);
+    // The allowed twins: the key quoted in prose or in a code fence is documentation, not settings.
+    expect(loadLoopMd('# Loops\n\nSettings go under `loop-runtime:` in front matter.\n').ok).toBe(true);
+    expect(loadLoopMd('# Loops\n\n```yaml\nloop-runtime:\n  level: L2\n```\n').ok).toBe(true);
+  });
+
+  it('reads token amounts as people write them, and names one it cannot read', () => {
+    const ok = loadLoopMd(['---', 'loop-runtime:', '  dailyTokenCap: 100k', '  loops:', '    ci-sweeper:', '      dailyTokenCap: "1,500,000"', '---', ''].join('\n'));
+    expect(ok.ok && ok.value.settings).toMatchObject({ dailyTokenCap: 100_000, loops: { 'ci-sweeper': { dailyTokenCap: 1_500_000 } } });
+    const bad = loadLoopMd(['---', 'loop-runtime:', '  dailyTokenCap: 50%', '---', ''].join('\n'));
+    expect(bad.ok).toBe(false);
+    if (bad.ok) return;
+    expect(bad.issues.map(formatDiagnostic)).toEqual(['LOOP.md:3:3 loop-runtime.dailyTokenCap: expected a number, found "50%". To fix: write a number such as 100000, 100,000, 100k or 1.5M.']);
+  });
+
   it('reads the loop-runtime block and ignores other tools\' keys', () => {
     const text = ['---', 'title: Our loops', 'owner: platform', 'loop-runtime:', '  level: L2', '  verify: ["npm test"]', '  loops:', '    ci-sweeper:', '      dailyTokenCap: 300000', '---', '# Loops', ''].join('\n');
     const result = loadLoopMd(text);

@@ -37,7 +37,20 @@ export interface LoopDocument {
  */
 export function loadLoopMd(text: string, file = 'LOOP.md'): LoadResult<LoopDocument> {
   const split = splitFrontMatter(text);
-  if (split.yaml === null) return { ok: true, value: { settings: null, body: split.body, hasFrontMatter: false }, warnings: [] };
+  if (split.yaml === null) {
+    const stray = straySettingsLine(split.body);
+    if (stray === 0) return { ok: true, value: { settings: null, body: split.body, hasFrontMatter: false }, warnings: [] };
+    // Settings that lost their opening "---" would be ignored, and the loop would silently run at another level.
+    return toLoadResult<LoopDocument>(undefined, [{
+      severity: 'error',
+      file,
+      line: stray,
+      column: 1,
+      path: SETTINGS_KEY,
+      message: `"${SETTINGS_KEY}:" is on line ${stray}, but LOOP.md does not start with "---", so it is not front matter and these settings would be ignored.`,
+      fix: `put a line "---" at the very top of LOOP.md and another after the last settings line (or remove the "${SETTINGS_KEY}:" block).`,
+    }]);
+  }
   const diagnostics: Diagnostic[] = [];
   if (split.closingLine === 0) {
     diagnostics.push({
@@ -99,4 +112,15 @@ function keepWrittenKeys(parsed: unknown, written: unknown): unknown {
     if (key in written) kept[key] = keepWrittenKeys(value, written[key]);
   }
   return kept;
+}
+
+/** The 1-based line of a top-level `loop-runtime:` key in markdown that has no front matter (outside code fences), or 0. */
+function straySettingsLine(markdown: string): number {
+  let fenced = false;
+  const lines = markdown.split(/\r?\n/);
+  for (const [index, line] of lines.entries()) {
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    else if (!fenced && new RegExp(`^${SETTINGS_KEY}:\\s*(#.*)?$`).test(line)) return index + 1;
+  }
+  return 0;
 }
