@@ -29,7 +29,8 @@ interface FleetTarget {
 async function openFleet(project: LoadedProject, env: Record<string, string | undefined>): Promise<FleetTarget | null> {
   const choice = chooseStore(project.settings, env);
   if (choice.kind !== 'postgres') return null;
-  const [{ projectScope, sharedDatabase }, { DBOSClient }] = await Promise.all([import('./stores/postgres-stores.js'), import('@dbos-inc/dbos-sdk')]);
+  const { loadFleetModule } = await import('../adapters/postgres/fleet-packages.js');
+  const [{ projectScope, sharedDatabase }, { DBOSClient }] = await loadFleetModule(() => Promise.all([import('./stores/postgres-stores.js'), import('@dbos-inc/dbos-sdk')]), 'the fleet store is configured');
   const database = await sharedDatabase(choice.url);
   const found = await database.query<{ table: string | null }>('STATE_FAILED', 'look for the fleet’s workflows', `SELECT to_regclass('dbos.workflow_status')::text AS table`);
   if (!found[0]?.table) return null;

@@ -42,8 +42,9 @@ export async function workerCommand(context: CommandContext): Promise<CommandOut
     });
   }
   const repos = await repositories(context);
+  const { loadFleetModule } = await import('../../adapters/postgres/fleet-packages.js');
   const [{ startFleetService }, { systemClock }, { fileClock }] = await Promise.all([
-    import('../../fleet/fleet-service.js'),
+    loadFleetModule(() => import('../../fleet/fleet-service.js'), 'a worker runs on Postgres'),
     import('../../adapters/clock/system-clock.js'),
     import('../../adapters/clock/file-clock.js'),
   ]);

@@ -65,5 +65,6 @@ export interface OpenStoresOptions {
 export async function openProjectStores(project: LoadedProject, options: OpenStoresOptions): Promise<ProjectStores> {
   const choice = chooseStore(project.settings, options.env);
   if (choice.kind === 'files') return (await import('./file-stores.js')).fileStores(project, options.clock);
-  return (await import('./postgres-stores.js')).postgresStores(project, choice, options.clock);
+  const { loadFleetModule } = await import('../../adapters/postgres/fleet-packages.js');
+  return (await loadFleetModule(() => import('./postgres-stores.js'), choice.reason)).postgresStores(project, choice, options.clock);
 }
