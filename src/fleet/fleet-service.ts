@@ -13,6 +13,7 @@ import type { Clock } from '../core/ports/index.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import { PostgresRunHistory } from '../adapters/postgres/index.js';
 import { loadProject, resolvePlan, type LoadedProject } from '../project/load-project.js';
+import { excludeRuntimeFiles } from '../adapters/git/exclude-runtime-files.js';
 import { createLoopRuntime } from '../runtime/create-runtime.js';
 import { refuseUnmetPreconditions, refusingWithoutSandbox } from '../runtime/refused-tick.js';
 import { evaluateDueLoops } from '../runtime/due-loops.js';
@@ -86,6 +87,8 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
         fix: 'remove store: from its LOOP.md (or point it at the same variable), or serve it with `loop-runtime run --due` instead.',
       });
     }
+    // The worker writes each repository's event journal under its checkout: keep it out of commits.
+    await excludeRuntimeFiles(project.root);
     served.push({ root: project.root, scope: await projectScope(project.root, choice.scope) });
   }
   const byScope = new Map(served.map((repository) => [repository.scope, repository]));

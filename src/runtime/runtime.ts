@@ -29,7 +29,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
   if (!loaded.ok) return { ok: false, issues: loaded.issues };
   const project = loaded.project;
   const tickOptions = async (request: RunRequest) => ({
-    stores: await stores(),
+    stores: request.dryRun ? await stores() : await writableStores(),
     dryRun: Boolean(request.dryRun),
     env: options.env,
     clock: options.clock,
@@ -45,6 +45,14 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
   let opening: Promise<ProjectStores> | null = null;
   const stores = () => (opening ??= import('./stores/project-stores.js').then(({ openProjectStores }) => openProjectStores(project, options)));
   const withStores = async () => ({ clock: options.clock, env: options.env, stores: await stores() });
+  // What a command writes under the checkout (.loop-runtime/: leases, journals, the console's token) stays out of the
+  // user's commits, through .git/info/exclude. A dry run writes nothing there, so it excludes nothing either.
+  let excluding: Promise<void> | null = null;
+  const excludeOnce = () => (excluding ??= import('../adapters/git/exclude-runtime-files.js').then(({ excludeRuntimeFiles }) => excludeRuntimeFiles(project.root)));
+  const writableStores = async () => {
+    await excludeOnce();
+    return stores();
+  };
 
   const runtime: Runtime = {
     project,
@@ -89,7 +97,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       const fleet = await (await import('./fleet-decision.js')).decideInFleet(project, options.env, idOrItemKey, { decision: 'approve', yes: Boolean(approval.yes) });
       if (fleet) return fleet;
       const { approveChange } = await import('./git-approval.js');
-      const result = await approveChange(project, idOrItemKey, { ...decisions, deliveryLedger: (await stores()).deliveryLedger(), yes: Boolean(approval.yes) });
+      const result = await approveChange(project, idOrItemKey, { ...decisions, deliveryLedger: (await writableStores()).deliveryLedger(), yes: Boolean(approval.yes) });
       if (result.status === 'applied') {
         // A human's approval delivers a change like a tick does: its fate counts for the loop.
         const resolved = await resolvePlan(project, result.pattern);
@@ -102,11 +110,11 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       const fleet = await (await import('./fleet-decision.js')).decideInFleet(project, options.env, idOrItemKey, { decision: 'reject', yes: false });
       if (fleet) return fleet;
       const { rejectChange } = await import('./git-approval.js');
-      return rejectChange(project, idOrItemKey, { ...decisions, deliveryLedger: (await stores()).deliveryLedger() });
+      return rejectChange(project, idOrItemKey, { ...decisions, deliveryLedger: (await writableStores()).deliveryLedger() });
     },
     async deliver(idOrItemKey) {
       const { retryDelivery } = await import('./stranded-delivery.js');
-      return retryDelivery(project, idOrItemKey, { ...decisions, deliveryLedger: (await stores()).deliveryLedger() });
+      return retryDelivery(project, idOrItemKey, { ...decisions, deliveryLedger: (await writableStores()).deliveryLedger() });
     },
     async status() {
       return loopStatus(project, await withStores());
@@ -157,9 +165,11 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       return (await import('./console-queries.js')).inboxDiff(project, idOrItemKey, options);
     },
     async pause(scope = {}) {
+      await excludeOnce();
       return (await import('./pause-control.js')).setPause(project, options.env, true, scope.loop);
     },
     async resume(scope = {}) {
+      await excludeOnce();
       return (await import('./pause-control.js')).setPause(project, options.env, false, scope.loop, options.clock);
     },
     async resumeLoop(id, request = {}) {

@@ -7,6 +7,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { excludeRuntimeFiles } from '../adapters/git/exclude-runtime-files.js';
 
 export const TOKEN_FILE = '.loop-runtime/serve-token';
 export const TOKEN_HEADER = 'x-loop-runtime-token';
@@ -15,6 +16,8 @@ export const TOKEN_HEADER = 'x-loop-runtime-token';
 export async function ensureToken(root: string): Promise<{ token: string; created: boolean; file: string }> {
   const file = join(root, TOKEN_FILE);
   await mkdir(join(root, '.loop-runtime'), { recursive: true });
+  // The token is a secret in the checkout: `git add -A` must never stage it.
+  await excludeRuntimeFiles(root);
   const token = randomBytes(24).toString('base64url');
   try {
     await writeFile(file, `${token}\n`, { flag: 'wx', mode: 0o600 });
