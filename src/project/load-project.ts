@@ -123,7 +123,8 @@ export async function loadProject(root: string, options: { packageRoot?: string 
   let projectPatterns: Pattern[] | null = null;
   if (registryText !== null) {
     files.registry = path('registry.yaml');
-    const loaded = (await configParsers()).loadRegistry(registryText, 'registry.yaml');
+    // A project entry with a catalogue id overrides only the fields it names (README: "overrides by id").
+    const loaded = (await configParsers()).loadRegistry(registryText, 'registry.yaml', { base: catalogue.registry.patterns });
     warnings.push(...loaded.warnings);
     if (loaded.ok) projectPatterns = loaded.value.patterns;
     else issues.push(...loaded.issues);

@@ -92,4 +92,21 @@ describe('loadRegistry', () => {
     const result = loadRegistry('# nothing here\n');
     expect(result.ok).toBe(false);
   });
+
+  it('an entry with a base id overrides only the fields it names (cost key by key); a new id must be whole', () => {
+    const base = loadRegistry(`patterns:\n${entry('daily-triage', '\n    cost: {tokens_noop: 5000, suggested_daily_cap: 100000}')}`);
+    if (!base.ok) throw new Error('base must load');
+    const result = loadRegistry('patterns:\n  - id: daily-triage\n    cadence: 6h\n    cost: {suggested_daily_cap: 500000}\n', 'registry.yaml', { base: base.value.patterns });
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.value.patterns[0]).toMatchObject({ id: 'daily-triage', name: 'Daily Triage', cadence: '6h', risk: 'low', cost: { tokens_noop: 5000, suggested_daily_cap: 500000 } });
+    // A bad value in the override is still reported at its own line; an unknown id gets every missing field named.
+    const bad = loadRegistry('patterns:\n  - id: daily-triage\n    risk: nothing\n  - id: brand-new\n    cadence: 6h\n', 'registry.yaml', { base: base.value.patterns });
+    expect(bad.ok).toBe(false);
+    if (bad.ok) return;
+    const lines = bad.issues.map(formatDiagnostic);
+    expect(lines).toContain('registry.yaml:3:5 patterns[0].risk: "nothing" is not one of low, medium, high. To fix: use one of: low, medium, high.');
+    expect(lines.filter((line) => line.startsWith('registry.yaml:4:5 patterns[1].'))).toHaveLength(9);
+    expect(lines.some((line) => line.includes('patterns[0].name'))).toBe(false);
+  });
 });

@@ -7,7 +7,7 @@ import { CADENCE_FIX, safeParseCadence } from './cadence.js';
 import { toLoadResult } from './diagnostics.js';
 import type { Diagnostic, LoadResult } from './diagnostics.js';
 import { CADENCE_PATTERN, CostSchema, KNOWN_TOOLS, PatternSchema, RegistrySchema } from './schemas.js';
-import type { Registry } from './schemas.js';
+import type { Pattern, Registry } from './schemas.js';
 import { closestMatch } from './suggest.js';
 import { parseYamlSource, positionOf, formatKeyPath } from './yaml-source.js';
 import type { KeyPath, YamlSource } from './yaml-source.js';
@@ -94,6 +94,27 @@ function crossFieldDiagnostics(source: YamlSource, root: unknown): Diagnostic[] 
   return diagnostics;
 }
 
+export interface RegistryLoadOptions {
+  /**
+   * Patterns an entry with the same id overrides field by field (a project's registry over our catalogue): such an
+   * entry may name only the fields it changes; `cost` is merged key by key. Entries with a new id are whole patterns.
+   */
+  base?: readonly Pattern[];
+}
+
+/** The registry with each entry whose id is in `base` completed from it; positions stay those of the written keys. */
+function overBase(root: Record<string, unknown>, base: readonly Pattern[]): Record<string, unknown> {
+  if (!Array.isArray(root.patterns)) return root;
+  const byId = new Map(base.map((pattern) => [pattern.id, pattern]));
+  const patterns = root.patterns.map((entry: unknown) => {
+    const under = isRecord(entry) && typeof entry.id === 'string' ? byId.get(entry.id) : undefined;
+    if (!under || !isRecord(entry)) return entry;
+    const cost = isRecord(entry.cost) && under.cost ? { ...under.cost, ...entry.cost } : (entry.cost ?? under.cost);
+    return { ...under, ...entry, ...(cost === undefined ? {} : { cost }) };
+  });
+  return { ...root, patterns };
+}
+
 /**
  * Loads a registry.yaml text.
  *
@@ -103,7 +124,7 @@ function crossFieldDiagnostics(source: YamlSource, root: unknown): Diagnostic[] 
  * if (!result.ok) console.error(result.issues.map(formatDiagnostic).join('\n'));
  * ```
  */
-export function loadRegistry(text: string, file = 'registry.yaml'): LoadResult<Registry> {
+export function loadRegistry(text: string, file = 'registry.yaml', options: RegistryLoadOptions = {}): LoadResult<Registry> {
   const source = parseYamlSource(text, file);
   if (source.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) return toLoadResult<Registry>(undefined, source.diagnostics);
   const diagnostics: Diagnostic[] = [...source.diagnostics];
@@ -119,7 +140,7 @@ export function loadRegistry(text: string, file = 'registry.yaml'): LoadResult<R
     });
     return toLoadResult<Registry>(undefined, diagnostics);
   }
-  const parsed = RegistrySchema.safeParse(source.value);
+  const parsed = RegistrySchema.safeParse(options.base ? overBase(source.value, options.base) : source.value);
   if (!parsed.success) {
     diagnostics.push(...diagnosticsFromZodIssues(parsed.error.issues, { source, schema: RegistrySchema, prefix: [], severity: 'error' }));
   }

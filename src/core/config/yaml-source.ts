@@ -96,8 +96,9 @@ function aliasDiagnostic(document: Document.Parsed, lineCounter: LineCounter, fi
   };
 }
 
+/** The yaml library's sentence without its own position (relative to the YAML text, not the file) or code frame. */
 function firstLine(message: string): string {
-  return (message.split('\n')[0] ?? message).trim();
+  return (message.split('\n')[0] ?? message).trim().replace(/\s*at line \d+, column \d+:?$/, '');
 }
 
 function keyText(key: unknown): string | undefined {
