@@ -61,6 +61,10 @@ describe('repositories scaffolded by loop-init', () => {
     expect(resolved.plan.files.state).toBe(PATTERNS[pattern]);
     expect(resolved.plan.pattern.id).toBe(pattern);
     expect(resolved.plan.level).not.toBe('L0');
+    // The agent loop-init scaffolded for comes first (it also drops one skill into the other agents' folders);
+    // thin-loop scaffolds a workflow and no agent folder, so nothing names its tool.
+    const first = { claude: 'claude-code', codex: 'codex', opencode: 'opencode', grok: undefined }[tool];
+    if (first && pattern !== 'thin-loop' && resolved.plan.backend.name === 'auto') expect(resolved.plan.backend.candidates?.[0]?.backend).toBe(first);
 
     const documents = await loadInstructions(loaded.project, pattern);
     const names = documents.map((document) => document.name);

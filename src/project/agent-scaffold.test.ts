@@ -27,4 +27,12 @@ describe('which agent a loop-init scaffold names', () => {
     expect(await scaffoldFolders(await project(['opencode.json'], []))).toEqual([]);
     expect(await scaffoldFolders(await project([], ['skills/loop-triage']))).toEqual([]);
   });
+
+  it('the folder loop-init wrote for its --tool (the most skills) comes first, whatever the table order', async () => {
+    // loop-init --tool codex: the full set in .codex/skills, one skill in .claude/skills and .grok/skills.
+    const codex = await project([], ['.codex/skills/ci-triage', '.codex/skills/minimal-fix', '.codex/skills/loop-budget', '.claude/skills/ci-triage', '.grok/skills/ci-triage']);
+    expect((await scaffoldFolders(codex))[0]).toBe('.codex');
+    const claude = await project([], ['.claude/skills/ci-triage', '.claude/skills/minimal-fix', '.codex/skills/ci-triage']);
+    expect(await scaffoldFolders(claude)).toEqual(['.claude', '.codex']);
+  });
 });

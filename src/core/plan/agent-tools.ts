@@ -96,8 +96,9 @@ export function agentCandidates(tools: readonly string[], scaffoldFolders: reado
     const agent = agentName === undefined ? undefined : AGENT_TOOLS[agentName];
     if (agent && !candidates.some((candidate) => candidate.backend === agent.backend)) candidates.push({ backend: agent.backend, tool, from });
   };
-  for (const folder of Object.keys(AGENT_SCAFFOLD_FOLDERS)) {
-    if (scaffoldFolders.includes(folder)) add(folder, 'scaffold', AGENT_SCAFFOLD_FOLDERS[folder]);
+  // In the scaffold's own order: the folder loop-init wrote for its --tool comes first (see scaffoldFolders).
+  for (const folder of scaffoldFolders) {
+    if (folder in AGENT_SCAFFOLD_FOLDERS) add(folder, 'scaffold', AGENT_SCAFFOLD_FOLDERS[folder]);
   }
   for (const tool of tools) add(tool, 'tools', tool);
   return candidates;
