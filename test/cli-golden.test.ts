@@ -96,6 +96,21 @@ describe('CLI golden output', () => {
     expect(result.stdout).toContain('halted (level-l0)');
   });
 
+  it('a failed or halted tick prints each reason once', async () => {
+    const small = await mkdtemp(join(tmpdir(), 'cli-small-cap-'));
+    await writeFile(join(small, 'LOOP.md'), '---\nloop-runtime:\n  backend: mock\n  dailyTokenCap: 1000\n  loops:\n    daily-triage: {}\n---\n# Loops\n');
+    await run('git', ['init', '--quiet', '--initial-branch=main'], { cwd: small });
+    await run('git', ['add', '-A'], { cwd: small });
+    await run('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', 'commit', '--quiet', '-m', 'initial'], { cwd: small });
+    const failed = await cli(small, ['run', 'daily-triage', '--level', 'L1']);
+    await expect(sanitize(failed.stdout, small)).toMatchFileSnapshot('__golden__/run-failed-reservation.txt');
+    const halted = await cli(repo, ['run', 'daily-triage', '--level', 'L0', '--dry-run']);
+    for (const output of [failed.stdout, halted.stdout]) {
+      const details = output.split('\n').filter((line) => line.trimStart().startsWith('·')).map((line) => line.replace(/^\s*·\s*(\w+ failed: )?/, ''));
+      expect(new Set(details).size).toBe(details.length);
+    }
+  });
+
   it('the kill switch file pauses the loop: exit 2', async () => {
     const paused = await mkdtemp(join(tmpdir(), 'cli-paused-'));
     await writeFile(join(paused, 'loop-pause-all'), '');

@@ -45,7 +45,7 @@ function details(tick: TickResult, dryRun: boolean): string[] {
     const where = dryRun ? 'a real run keeps the worktree for `loop-runtime inbox`' : 'see `loop-runtime inbox`';
     lines.push(shown(tick.reason) ? `waiting on a human (${where})` : `waiting on a human: ${tick.reason} (${where})`);
   }
-  if (tick.kind === 'failed' || tick.kind === 'halted') lines.push(tick.message);
+  if ((tick.kind === 'failed' || tick.kind === 'halted') && !shown(tick.message)) lines.push(tick.message);
   return lines;
 }
 
