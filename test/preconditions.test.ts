@@ -110,6 +110,30 @@ describe('preconditions before the first model call', () => {
     expect(JSON.parse(rehearsed.stdout).ticks[0].kind).not.toBe('failed');
   });
 
+  it('validate asks git once per repository, not once per loop: 40 acting loops, push delivery, a handful of git processes', async () => {
+    const ids = Array.from({ length: 40 }, (_, index) => `generated-${index}`);
+    const pattern = (id: string) => `  - { id: ${id}, name: Generated ${id}, file: ${id}.md, goal: A generated acting loop, cadence: 1d, risk: low, tools: [claude-code], skills: [loop-triage], state: STATE.md, phases: [report, act], human_gates: [design-decisions] }`;
+    const root = await makeRepo({
+      'registry.yaml': `patterns:\n${ids.map(pattern).join('\n')}\n`,
+      'LOOP.md': `---\nloop-runtime:\n  backend: mock\n  level: L2\n  verify: ["true"]\n  delivery: { mode: push }\n  loops:\n${ids.map((id) => `    ${id}: {}`).join('\n')}\n---\n# Loops\n`,
+    });
+    const wrapper = await tempDir('validate-git-path-');
+    const log = join(wrapper, 'calls.log');
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    await writeFile(join(wrapper, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realGit}' "$@"\n`, { mode: 0o755 });
+    // The git runner takes PATH from the process (as the dry-run test's counter does).
+    const previousPath = process.env.PATH;
+    process.env.PATH = `${wrapper}:${previousPath ?? ''}`;
+    const result = await cli(root, ['validate', '--json']).finally(() => {
+      process.env.PATH = previousPath;
+    });
+    const warnings = (JSON.parse(result.stdout) as { warnings: Array<{ message: string }> }).warnings;
+    // Every loop still gets its own precondition warning (no remote "origin"), from one answer.
+    expect(warnings.filter((warning) => warning.message.includes('no remote named "origin"'))).toHaveLength(40);
+    const calls = (await readFile(log, 'utf8')).trim().split('\n');
+    expect(calls.length).toBeLessThanOrEqual(4);
+  });
+
   it('validate reports the same problems, as warnings with their fix', async () => {
     const root = await makeRepo({ 'src/example.ts': 'export const answer = 42;\n', 'LOOP.md': LOOP_MD('pull-request').replace('  loops:\n', '  level: L2\n  loops:\n') });
     const result = await cli(root, ['validate', '--json']);

@@ -37,6 +37,49 @@ export interface PreconditionOptions {
   dryRun: boolean;
   /** The caller injected the backend (tests, embedding): its binary and credentials are the caller's business. */
   backendInjected?: boolean;
+  /**
+   * The repository's answers, shared by every loop checked in one pass (`validate`, `doctor`): git and gh are asked
+   * once per repository, not once per loop. Default: asked afresh.
+   */
+  repository?: RepositoryProbe;
+}
+
+/** What preconditions ask the repository and the machine; each question is asked once per probe. */
+export interface RepositoryProbe {
+  /** `git rev-parse --git-dir` and the HEAD commit (null when absent). */
+  gitState(): Promise<{ repository: string | null; head: string | null }>;
+  remoteUrl(remote: string): Promise<string | null>;
+  gitHubAuthenticated(): Promise<boolean>;
+}
+
+/**
+ * @example
+ * ```ts
+ * const repository = repositoryProbe('/repo', process.env);
+ * for (const plan of plans) await checkPreconditions('/repo', plan, { env: process.env, dryRun: false, repository });
+ * ```
+ */
+export function repositoryProbe(root: string, env: Record<string, string | undefined>): RepositoryProbe {
+  let state: Promise<{ repository: string | null; head: string | null }> | null = null;
+  const remotes = new Map<string, Promise<string | null>>();
+  let authenticated: Promise<boolean> | null = null;
+  // The git runner loads only for a loop that acts: `validate` of report-only loops spawns nothing.
+  const runner = async () => (await import('../adapters/git/git-run.js')).git(root);
+  return {
+    gitState: () =>
+      (state ??= (async () => {
+        const git = await runner();
+        // Both at once: outside a repository the second fails too, and is not read.
+        const [repository, head] = await Promise.all([git.tryRaw(['rev-parse', '--git-dir']), git.tryRaw(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'])]);
+        return { repository, head };
+      })()),
+    remoteUrl: (remote) => {
+      let url = remotes.get(remote);
+      if (!url) remotes.set(remote, (url = runner().then((git) => git.tryRaw(['remote', 'get-url', remote]))));
+      return url;
+    },
+    gitHubAuthenticated: () => (authenticated ??= gitHubAuthenticated(root, env)),
+  };
 }
 
 /** Backends that need a key but are not CLI agents. */
@@ -86,11 +129,9 @@ export function credentialsFix(variables: readonly string[]): string {
 export async function checkPreconditions(root: string, plan: ExecutionPlan, options: PreconditionOptions): Promise<PreconditionProblem[]> {
   const problems: PreconditionProblem[] = [];
   const acts = plan.phases.triage.enabled && plan.phases.workspace.enabled && plan.phases.implement.enabled;
+  const probe = options.repository ?? repositoryProbe(root, options.env);
   if (acts) {
-    // The git runner (execa) loads only for a loop that acts: `validate` of report-only loops spawns nothing.
-    const { git } = await import('../adapters/git/git-run.js');
-    // Both at once: outside a repository the second fails too, and is not read.
-    const [repository, head] = await Promise.all([git(root).tryRaw(['rev-parse', '--git-dir']), git(root).tryRaw(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'])]);
+    const { repository, head } = await probe.gitState();
     if (repository === null) {
       // A dry run outside a repository rehearses on an in-memory copy and says so; a real tick cannot make a worktree.
       if (!options.dryRun) {
@@ -99,21 +140,20 @@ export async function checkPreconditions(root: string, plan: ExecutionPlan, opti
     } else if (!head?.trim()) {
       problems.push({ check: 'git-commit', message: `${root} is a git repository with no commit, so there is no base for ${plan.pattern.id}'s worktree and nothing a change could be committed on.`, fix: 'make a first commit (`git add -A && git commit -m "initial"`), then run the loop again.' });
     }
-    if (plan.phases.commit.enabled && plan.delivery.mode !== 'local' && repository !== null) problems.push(...(await deliveryProblems(root, plan, options.env)));
+    if (plan.phases.commit.enabled && plan.delivery.mode !== 'local' && repository !== null) problems.push(...(await deliveryProblems(plan, probe)));
   }
   if (!options.dryRun && !options.backendInjected && plan.phases.triage.enabled) problems.push(...backendProblems(root, plan, options.env));
   return problems;
 }
 
-async function deliveryProblems(root: string, plan: ExecutionPlan, env: Record<string, string | undefined>): Promise<PreconditionProblem[]> {
+async function deliveryProblems(plan: ExecutionPlan, probe: RepositoryProbe): Promise<PreconditionProblem[]> {
   const { mode, remote } = plan.delivery;
   const problems: PreconditionProblem[] = [];
-  const { git } = await import('../adapters/git/git-run.js');
-  const url = await git(root).tryRaw(['remote', 'get-url', remote]);
+  const url = await probe.remoteUrl(remote);
   if (url === null) {
     problems.push({ check: 'delivery-remote', message: `${plan.pattern.id} delivers by ${mode}, but the repository has no remote named "${remote}".`, fix: `add it (\`git remote add ${remote} <url>\`), set delivery.remote to an existing remote, or use delivery.mode: local.` });
   }
-  if (mode === 'pull-request' && !(await gitHubAuthenticated(root, env))) {
+  if (mode === 'pull-request' && !(await probe.gitHubAuthenticated())) {
     problems.push({
       check: 'github-auth',
       message: `${plan.pattern.id} opens pull requests, but neither GITHUB_TOKEN nor GH_TOKEN is set and no authenticated gh CLI is on PATH.`,

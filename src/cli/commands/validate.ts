@@ -22,7 +22,9 @@ export async function validateCommand({ io }: CommandContext): Promise<CommandOu
   const configuredLoops = loaded.ok ? loaded.project.configuredLoops : [];
   const files = loaded.ok ? Object.keys(loaded.project.files) : [];
   if (loaded.ok) {
-    const { checkPreconditions, preconditionDiagnostics } = await import('../../runtime/preconditions.js');
+    const { checkPreconditions, preconditionDiagnostics, repositoryProbe } = await import('../../runtime/preconditions.js');
+    // One repository, many loops: git and gh are asked once, not once per loop.
+    const repository = repositoryProbe(loaded.project.root, io.env);
     let needsSandbox = false;
     for (const id of configuredLoops) {
       const resolved = await resolvePlan(loaded.project, id);
@@ -33,7 +35,7 @@ export async function validateCommand({ io }: CommandContext): Promise<CommandOu
       warnings.push(...resolved.warnings);
       // What a tick would stop on before its first model call, as warnings: this machine may not be where loops run.
       const { plan } = resolved;
-      warnings.push(...preconditionDiagnostics(`${id} (precondition)`, await checkPreconditions(loaded.project.root, plan, { env: io.env, dryRun: false })));
+      warnings.push(...preconditionDiagnostics(`${id} (precondition)`, await checkPreconditions(loaded.project.root, plan, { env: io.env, dryRun: false, repository })));
       needsSandbox ||= plan.phases.implement.enabled && plan.phases.verify.enabled && plan.phases.verify.commands.length > 0;
     }
     if (needsSandbox) {
