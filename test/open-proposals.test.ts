@@ -4,9 +4,10 @@
  * its next tick does not make the change again. Once outcome tracking sees it
  * merged, the item may be proposed again.
  */
+import { mkdir, rm } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
-import { cleanupTempDirs, makeRepo, sh } from './git-fixtures.js';
+import { cleanupTempDirs, makeRepo, sh, writeFiles } from './git-fixtures.js';
 
 afterAll(cleanupTempDirs);
 
@@ -32,5 +33,36 @@ describe('a local branch is an open proposal until it is merged', () => {
     sh(root, ['-c', 'user.name=T', '-c', 'user.email=t@example.invalid', 'merge', '--quiet', '--no-edit', first.commit!.branch]);
     const third = await run(root);
     expect(third.steps.map((step) => step.phase)).toContain('implement');
+  });
+});
+
+describe('a repository deleted and created again at the same path inherits nothing', () => {
+  const ESCALATING = '---\nloop-runtime:\n  backend: mock\n  backendOptions:\n    targetPath: .env\n  verify:\n    - "true"\n  loops:\n    daily-triage: {}\n---\n# Loops\n';
+  const files = { 'src/example.ts': 'export const answer = 42;\n', 'LOOP.md': ESCALATING };
+
+  async function inbox(cwd: string): Promise<Array<{ id: string }>> {
+    let stdout = '';
+    await main(['inbox', '--json'], { cwd, env: { ...process.env, NO_COLOR: '1', CI: '' }, isTTY: false, stdout: (text) => (stdout += text), stderr: () => undefined });
+    return (JSON.parse(stdout) as { items: Array<{ id: string }> }).items;
+  }
+
+  it('the old escalated change (kept outside the checkout, keyed by its path) blocks no tick and is not in the inbox', async () => {
+    const root = await makeRepo(files);
+    expect((await run(root)).kind).toBe('escalated');
+    // The twin: in the same repository the escalated change is open, so the item is not proposed again.
+    expect(await run(root)).toMatchObject({ kind: 'report', degradedReason: expect.stringContaining('open proposal') });
+    expect(await inbox(root)).toHaveLength(1);
+
+    await rm(root, { recursive: true, force: true });
+    await mkdir(root);
+    sh(root, ['init', '--quiet', '--initial-branch=main']);
+    await writeFiles(root, files);
+    sh(root, ['add', '--all']);
+    sh(root, ['-c', 'user.name=T', '-c', 'user.email=t@example.invalid', 'commit', '--quiet', '-m', 'initial']);
+    expect(await inbox(root)).toEqual([]);
+    const fresh = await run(root);
+    expect(fresh.steps.map((step) => step.phase)).toContain('implement');
+    expect(fresh.kind).toBe('escalated');
+    expect(await inbox(root)).toHaveLength(1);
   });
 });

@@ -45,7 +45,7 @@ export interface InboxItem {
  * commits whose delivery failed ("verified, delivery failed: <reason>").
  */
 export async function listInbox(root: string, now: number, worktreesDir: string | null = null, deliveryLedger?: DeliveryLedgerStore): Promise<InboxItem[]> {
-  const manifest = await new WorktreeStore(root, worktreesDir).read();
+  const waiting = await new WorktreeStore(root, worktreesDir).waiting();
   const { listStranded, strandedAgeMs } = await import('./stranded-delivery.js');
   const stranded: InboxItem[] = (await listStranded(root, undefined, deliveryLedger)).map((item) => ({
     kind: 'delivery-failed',
@@ -60,8 +60,7 @@ export async function listInbox(root: string, now: number, worktreesDir: string 
     createdAt: item.failedAt,
     ageMs: strandedAgeMs(item, now),
   }));
-  const escalated: InboxItem[] = manifest.worktrees
-    .filter((entry) => entry.status === 'escalated' && !entry.released)
+  const escalated: InboxItem[] = waiting
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
     .map((entry) => ({
       kind: 'escalated',

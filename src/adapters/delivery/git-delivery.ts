@@ -130,7 +130,8 @@ export class GitDelivery implements Delivery {
     const tracked = (await this.options.trackedProposals?.()) ?? { settledCommits: new Set<string>(), open: [] };
     const open = ledger.deliveries.filter((entry) => !(entry.commit && tracked.settledCommits.has(entry.commit)));
     const openTracked = tracked.open.filter((change) => change.pattern === patternId).map((change) => change.itemKey);
-    const escalated = (await this.worktrees.read()).worktrees.filter((entry) => entry.pattern === patternId && entry.status === 'escalated' && !entry.released && entry.itemKey);
+    // Only changes that really wait in this repository: a manifest entry git does not know blocks nothing.
+    const escalated = (await this.worktrees.waiting()).filter((entry) => entry.pattern === patternId && entry.itemKey);
     return [...new Set([...openProposalItems({ ...ledger, deliveries: open }, patternId), ...openTracked, ...escalated.map((entry) => entry.itemKey!)])];
   }
 

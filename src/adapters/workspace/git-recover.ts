@@ -24,7 +24,8 @@ export interface RecoverReport {
 /**
  * - `git worktree prune` (registrations whose directory is gone);
  * - active entries of a dead or earlier tick → stale (worktree recycled, branch deleted);
- * - escalated entries whose directory is gone → stale;
+ * - escalated entries whose directory is gone, or is no worktree of this repository (the repository was deleted and
+ *   created again at the same path, and the manifest outside the checkout outlived it) → stale;
  * - committed (merged) entries → their worktree is recycled into the pool, the branch stays;
  * - directories with no entry, and pool slots git no longer knows → removed.
  */
@@ -34,12 +35,19 @@ export async function recoverWorktrees(store: WorktreeStore, options: RecoverOpt
   await store.update(async (current) => {
     let manifest: WorktreeManifest = current;
     const stamp = new Date(options.now).toISOString();
+    const known = await store.registeredWorktrees();
     for (const entry of current.worktrees) {
       if (!holdsDirectory(entry)) continue;
       const path = store.absolutePath(entry.path);
       const exists = await isDirectory(path);
       const abandoned = entry.status === 'active' && isAbandoned(entry, options.now, options.maxActiveAgeMs);
-      if (abandoned || (entry.status === 'escalated' && !exists)) {
+      const foreign = entry.status === 'escalated' && exists && !known.has(path);
+      if (foreign) {
+        // Another repository's worktree (this path's earlier life): not ours to reuse, and its branch is not here.
+        await store.remove(path);
+        manifest = withEntry(manifest, entry.id, { status: 'stale', released: true, updatedAt: stamp, reason: 'not a worktree of this repository (it was created again at this path)' });
+        report.stale.push(entry.id);
+      } else if (abandoned || (entry.status === 'escalated' && !exists)) {
         if (exists) manifest = await store.recycle(manifest, path, options.poolSize);
         await store.deleteBranch(entry.branch);
         manifest = withEntry(manifest, entry.id, { status: 'stale', released: true, updatedAt: stamp, reason: abandoned ? 'abandoned by a crashed or stopped tick' : 'worktree directory missing' });

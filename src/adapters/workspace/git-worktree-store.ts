@@ -166,6 +166,17 @@ export class WorktreeStore {
     return (await Promise.all(pools.map((pool) => subdirectories(pool)))).flat();
   }
 
+  /**
+   * The escalated changes that still wait for a human: entries git knows as worktrees of this repository. A manifest
+   * outlives its repository (state lives outside the checkout, keyed by its path): after a repository is deleted
+   * and created again at the same path, the old entries name worktrees and branches the new one does not have, and
+   * must block nothing and list nothing.
+   */
+  async waiting(): Promise<WorktreeEntry[]> {
+    const [manifest, registered] = await Promise.all([this.read(), this.registeredWorktrees()]);
+    return manifest.worktrees.filter((entry) => entry.status === 'escalated' && !entry.released && registered.has(this.absolutePath(entry.path)));
+  }
+
   /** Absolute paths git knows as worktrees of this repository. */
   async registeredWorktrees(): Promise<Set<string>> {
     const output = (await this.rootGit.tryRaw(['worktree', 'list', '--porcelain'])) ?? '';
