@@ -1,0 +1,306 @@
+/**
+ * Every way a tick can be stopped settles like Ctrl-C. The built CLI runs a real tick on a temporary git repository
+ * with a scripted backend plugin that blocks at a chosen phase — triage, the implementer, the verification command,
+ * the checker — and says so on stderr (or, for the verification command, by a marker file the command writes in the
+ * worktree). Then the test sends SIGTERM, SIGHUP or SIGINT: every signal × every phase.
+ *
+ * Each case asserts: exit 128 + n; the blocked call's subprocess group gone; every reservation settled with what the
+ * backend counted (never the reservation) and nothing left for the next tick's reconcile; no lease file; one run-log
+ * line `interrupted` with the settled tokens; a state-file note naming the signal; the half-done change kept and
+ * listed by `inbox` when one existed (none when the tick stopped in triage); and no failed attempt in
+ * loop-ledger.json (an interrupted verification is unverified, never rejected). A second signal exits at once.
+ *
+ * No sleeps: every wait is on output, a file or an exit event, bounded only by the test's timeout.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readdir, readFile, readlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN, PACKAGE_ROOT } from './e2e-fixtures.js';
+import { cleanupTempDirs, GIT_ENV, makeRepo, sh } from './git-fixtures.js';
+
+afterAll(cleanupTempDirs);
+
+const CLI_PROCESS = join(PACKAGE_ROOT, 'dist', 'backends', 'shared', 'cli-process.js');
+
+/** What each call reports having spent when it is stopped or finishes: far below every reservation. */
+const SPENT = { triage: 100, triageBlocked: 300, implement: 500, implementBlocked: 700, check: 20, checkBlocked: 40 };
+
+/**
+ * The scripted backend: `SIGNALS_BLOCK_AT` (triage, implement, check) names the call that starts a subprocess that
+ * never ends, under the tick's signal, and reports how much it spent when stopped. `SIGNALS_IGNORE_STOP=1` blocks
+ * without listening to the signal (a backend that does not stop: only a second signal ends it).
+ * `SIGNALS_BLOCK_AT=noop` makes triage find nothing (the follow-up tick that proves nothing is left to reconcile).
+ */
+const BACKEND = `
+import { startCliProcess } from ${JSON.stringify(CLI_PROCESS)};
+const spent = ${JSON.stringify(SPENT)};
+const usage = (tokens) => ({ inputTokens: tokens, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 });
+const blockAt = process.env.SIGNALS_BLOCK_AT ?? 'none';
+async function block(request, role, tokens) {
+  if (process.env.SIGNALS_IGNORE_STOP === '1') {
+    process.stderr.write('signals-backend: blocked in ' + role + ', not listening\\n');
+    // Busy with something that keeps the process alive (a socket, a child) and never looks at the signal.
+    setInterval(() => {}, 1000);
+    return new Promise(() => {});
+  }
+  const child = startCliProcess({ binary: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'], cwd: request.workspace?.path ?? process.cwd(), env: { PATH: process.env.PATH ?? '' }, timeoutMs: 600000, killGraceMs: 200, signal: request.signal });
+  process.stderr.write('signals-backend: blocked in ' + role + ', subprocess ' + child.pid + '\\n');
+  const exit = await child.done;
+  return { ok: false, reason: 'aborted', message: 'stopped: ' + exit.killedFor, retryable: true, usage: usage(tokens) };
+}
+export function createBackend() {
+  return {
+    specificationVersion: 'agent-backend-v2',
+    name: 'signals',
+    async run(request) {
+      if (request.role === 'triage') {
+        if (blockAt === 'triage') return block(request, 'triage', spent.triageBlocked);
+        if (blockAt === 'noop') return { ok: true, role: 'triage', usage: usage(0), output: { decision: 'noop', summary: 'nothing', findings: [], items: [] } };
+        return { ok: true, role: 'triage', usage: usage(spent.triage), output: { decision: 'act', summary: 'work', findings: [], items: [{ key: 'signals#1', title: 'Tidy the example module', paths: ['src/example.ts'] }] } };
+      }
+      if (request.role === 'implement') {
+        await request.files.write('src/example.ts', 'export const answer = 43; // implemented\\n');
+        process.stderr.write('signals-backend: worktree ' + request.workspace.path + '\\n');
+        if (blockAt === 'implement') return block(request, 'implement', spent.implementBlocked);
+        return { ok: true, role: 'implement', usage: usage(spent.implement), output: { summary: 'changed the answer', completed: true } };
+      }
+      if (blockAt === 'check') return block(request, 'check', spent.checkBlocked);
+      return { ok: true, role: 'check', usage: usage(spent.check), output: { verdict: 'APPROVE', reasons: [] } };
+    },
+  };
+}
+`;
+
+/** The verification command: passes at the base; after the implementer, when asked to block, marks that it runs and never ends. */
+const VERIFY = `
+import { readFileSync, writeFileSync } from 'node:fs';
+const changed = readFileSync('src/example.ts', 'utf8').includes('implemented');
+if (changed && readFileSync('verify-mode.txt', 'utf8').trim() === 'block') {
+  writeFileSync('.verify-started', String(process.pid));
+  setInterval(() => {}, 1000);
+}
+`;
+
+type Phase = 'triage' | 'implement' | 'verify' | 'check';
+type StopSignal = 'SIGTERM' | 'SIGHUP' | 'SIGINT';
+const EXIT: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+
+interface SpendEntry {
+  kind?: string;
+  id: string;
+  phase: string;
+  tokens?: number;
+  reserved?: number;
+  tickId: string;
+}
+
+async function makeSignalsRepo(phase: Phase): Promise<string> {
+  const root = await makeRepo({
+    'src/example.ts': 'export const answer = 42;\n',
+    'verify.mjs': VERIFY,
+    'verify-mode.txt': phase === 'verify' ? 'block\n' : 'pass\n',
+    'signals-backend.mjs': BACKEND,
+    'LOOP.md': '---\nloop-runtime:\n  verify: ["node verify.mjs"]\n  loops: { daily-triage: {} }\n---\n# Loops\n',
+  });
+  return root;
+}
+
+interface Running {
+  child: ChildProcess;
+  stderr: () => string;
+  stdout: () => string;
+  exited: Promise<number | null>;
+  /** Resolves once stderr matches. */
+  waitFor(pattern: RegExp): Promise<RegExpExecArray>;
+}
+
+function startRun(root: string, env: Record<string, string>, args: string[] = []): Running {
+  const child = spawn(process.execPath, [BIN, 'run', 'daily-triage', '--level', 'L2', '--backend', './signals-backend.mjs', '--allow-unsandboxed', ...args], {
+    cwd: root,
+    env: { ...process.env, ...GIT_ENV, NO_COLOR: '1', CI: 'true', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const waiters: Array<{ pattern: RegExp; done: (match: RegExpExecArray) => void }> = [];
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    for (const waiter of waiters.splice(0)) {
+      const match = waiter.pattern.exec(stderr);
+      if (match) waiter.done(match);
+      else waiters.push(waiter);
+    }
+  });
+  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+  return {
+    child,
+    stderr: () => stderr,
+    stdout: () => stdout,
+    exited,
+    waitFor: (pattern) =>
+      new Promise((done, fail) => {
+        const match = pattern.exec(stderr);
+        if (match) return done(match);
+        waiters.push({ pattern, done });
+        void exited.then(() => {
+          const late = pattern.exec(stderr);
+          if (late) done(late);
+          else fail(new Error(`the CLI exited before ${pattern}: ${stderr}${stdout}`));
+        });
+      }),
+  };
+}
+
+/** Waits for a file a sandboxed command writes (no output reaches the CLI's stderr while it runs). */
+async function waitForFile(path: string, running: Running): Promise<void> {
+  let ended = false;
+  void running.exited.then(() => (ended = true));
+  while (!existsSync(path)) {
+    if (ended) throw new Error(`the CLI exited before ${path} appeared: ${running.stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** Host pids whose working directory is `dir` (a sandboxed command's own pid is its namespace's, not the host's). */
+async function processesIn(dir: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cwd = await readlink(join('/proc', entry, 'cwd')).catch(() => null);
+    if (cwd === dir) found.push(Number(entry));
+  }
+  return found;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function journal(root: string): Promise<SpendEntry[]> {
+  const text = await readFile(join(root, '.loop-runtime', 'spend.jsonl'), 'utf8');
+  return text.trim().split('\n').map((line) => JSON.parse(line) as SpendEntry);
+}
+
+async function runLogLines(root: string): Promise<Array<Record<string, unknown>>> {
+  const text = await readFile(join(root, 'loop-run-log.md'), 'utf8');
+  const entries = text.slice(text.indexOf('<!-- Loop appends below this line -->'));
+  return entries.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+async function cli(root: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: root, env: { ...process.env, ...GIT_ENV, NO_COLOR: '1', CI: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((done) => child.on('exit', done));
+  return { code, stdout, stderr };
+}
+
+/** What each phase's tick settles: the blocked call's count, the earlier calls' counts; never a reservation. */
+const SETTLED: Record<Phase, Record<string, number>> = {
+  triage: { triage: SPENT.triageBlocked },
+  implement: { triage: SPENT.triage, implement: SPENT.implementBlocked },
+  verify: { triage: SPENT.triage, implement: SPENT.implement },
+  check: { triage: SPENT.triage, implement: SPENT.implement, check: SPENT.checkBlocked },
+};
+
+const PHASES: Phase[] = ['triage', 'implement', 'verify', 'check'];
+const SIGNALS: StopSignal[] = ['SIGTERM', 'SIGHUP', 'SIGINT'];
+const CASES = PHASES.flatMap((phase) => SIGNALS.map((signal) => ({ phase, signal })));
+
+describe('a stop signal during run settles the tick like Ctrl-C', () => {
+  it.each(CASES)('$signal during $phase', async ({ phase, signal }) => {
+    const root = await makeSignalsRepo(phase);
+    const running = startRun(root, { SIGNALS_BLOCK_AT: phase === 'verify' ? 'none' : phase });
+    // The blocked call's processes: the backend's subprocess, or the sandboxed verification command (by its cwd).
+    let blocked: () => Promise<number[]>;
+    if (phase === 'verify') {
+      const [, worktree] = await running.waitFor(/signals-backend: worktree (\S+)\n/);
+      await waitForFile(join(worktree!, '.verify-started'), running);
+      blocked = () => processesIn(worktree!);
+    } else {
+      const [, pid] = await running.waitFor(new RegExp(`signals-backend: blocked in ${phase}, subprocess (\\d+)\\n`));
+      blocked = async () => (alive(Number(pid)) ? [Number(pid)] : []);
+    }
+    expect((await blocked()).length).toBeGreaterThan(0);
+    running.child.kill(signal);
+
+    expect(await running.exited, running.stderr()).toBe(EXIT[signal]);
+    expect(await blocked()).toEqual([]);
+    const stderr = running.stderr();
+    expect(stderr).toContain(`Interrupted (${signal === 'SIGINT' ? 'Ctrl-C' : signal})`);
+
+    // Spend: every reservation settled with what the call counted, none reconciled in full.
+    const entries = await journal(root);
+    const opened = entries.filter((entry) => entry.kind === 'open');
+    const settles = new Map(entries.filter((entry) => entry.kind === 'settle').map((entry) => [entry.id, entry]));
+    expect(Object.fromEntries(opened.map((entry) => [entry.phase, settles.get(entry.id)?.tokens]))).toEqual(SETTLED[phase]);
+    for (const entry of opened) expect(settles.get(entry.id)!.tokens!).toBeLessThan(entry.reserved!);
+    expect(entries.filter((entry) => entry.kind === 'reconcile')).toEqual([]);
+    const total = Object.values(SETTLED[phase]).reduce((sum, tokens) => sum + tokens, 0);
+
+    // No lease left behind.
+    const leases = existsSync(join(root, '.loop-runtime', 'leases')) ? await readdir(join(root, '.loop-runtime', 'leases'), { recursive: true }) : [];
+    expect(leases.filter((name) => String(name).endsWith('.lock'))).toEqual([]);
+
+    // One run-log line for the tick: interrupted, with what was settled.
+    const tickId = opened[0]!.tickId;
+    const lines = (await runLogLines(root)).filter((line) => line.tick_id === tickId);
+    expect(lines).toMatchObject([{ outcome: 'interrupted', kind: 'interrupted', tokens_estimate: total }]);
+    const state = await readFile(join(root, 'STATE.md'), 'utf8');
+    expect(state).toContain(`interrupted by ${signal === 'SIGINT' ? 'Ctrl-C (SIGINT)' : signal}`);
+
+    // Interrupted, never failed or rejected: no attempt is recorded against the item.
+    const ledgerPath = join(root, 'loop-ledger.json');
+    const ledger = existsSync(ledgerPath) ? (await readFile(ledgerPath, 'utf8')) : '';
+    expect(ledger).not.toContain('"failure"');
+
+    // The half-done change waits in the inbox when there was one.
+    const inbox = await cli(root, ['inbox', '--json']);
+    const items = (JSON.parse(inbox.stdout) as { items: Array<{ branch: string; path: string }> }).items;
+    if (phase === 'triage') {
+      expect(items).toEqual([]);
+      expect(stderr).toContain('Left: no worktree.');
+    } else {
+      const left = /Left: worktree (\S+) on branch (loop\/daily-triage\/\S+) \(unverified\)/.exec(stderr);
+      expect(left, stderr).not.toBeNull();
+      expect(items).toMatchObject([{ branch: left![2], path: left![1] }]);
+      expect(await readFile(join(left![1]!, 'src/example.ts'), 'utf8')).toContain('implemented');
+    }
+
+    if (signal === 'SIGTERM') {
+      // The next tick reconciles nothing (its triage finds no work), and metrics count what the budget counts.
+      const next = await cli(root, ['run', 'daily-triage', '--level', 'L2', '--backend', './signals-backend.mjs', '--allow-unsandboxed'], { SIGNALS_BLOCK_AT: 'noop' });
+      expect(next.code, next.stderr).toBe(0);
+      expect((await journal(root)).filter((entry) => entry.kind === 'reconcile')).toEqual([]);
+      const metrics = await cli(root, ['metrics', 'daily-triage', '--no-audit', '--json']);
+      expect(metrics.code, metrics.stderr).toBe(0);
+      const budget = (await journal(root)).filter((entry) => entry.kind === 'settle').reduce((sum, entry) => sum + entry.tokens!, 0);
+      expect(budget).toBe(total);
+      expect((JSON.parse(metrics.stdout) as { loops: Array<{ tokens: { total: number } }> }).loops[0]!.tokens.total).toBe(budget);
+    }
+  }, 180_000);
+});
+
+describe('a second stop signal', () => {
+  // Its twin is every case above: one signal alone settles the tick (spend, run log, inbox) before the exit.
+  it('exits at once with its own code while the first is still settling', async () => {
+    const root = await makeSignalsRepo('implement');
+    const running = startRun(root, { SIGNALS_BLOCK_AT: 'implement', SIGNALS_IGNORE_STOP: '1' });
+    await running.waitFor(/signals-backend: blocked in implement, not listening\n/);
+    running.child.kill('SIGTERM');
+    await running.waitFor(/SIGTERM: stopping; a second signal exits at once\./);
+    running.child.kill('SIGINT');
+    expect(await running.exited).toBe(130);
+  }, 120_000);
+
+});
