@@ -116,8 +116,8 @@ interface Running {
   waitFor(pattern: RegExp): Promise<RegExpExecArray>;
 }
 
-function startRun(root: string, env: Record<string, string>, args: string[] = []): Running {
-  const child = spawn(process.execPath, [BIN, 'run', 'daily-triage', '--level', 'L2', '--backend', './signals-backend.mjs', '--allow-unsandboxed', ...args], {
+function startRun(root: string, env: Record<string, string>, args: string[] = ['daily-triage']): Running {
+  const child = spawn(process.execPath, [BIN, 'run', ...args, '--level', 'L2', '--backend', './signals-backend.mjs', '--allow-unsandboxed'], {
     cwd: root,
     env: { ...process.env, ...GIT_ENV, NO_COLOR: '1', CI: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -289,6 +289,25 @@ describe('a stop signal during run settles the tick like Ctrl-C', () => {
       expect((JSON.parse(metrics.stdout) as { loops: Array<{ tokens: { total: number } }> }).loops[0]!.tokens.total).toBe(budget);
     }
   }, 180_000);
+});
+
+describe('a stop signal during run --due', () => {
+  it('settles the due loop\'s tick the same way and exits 143 for SIGTERM', async () => {
+    const root = await makeSignalsRepo('implement');
+    const running = startRun(root, { SIGNALS_BLOCK_AT: 'implement' }, ['--due']);
+    const [, pid] = await running.waitFor(/signals-backend: blocked in implement, subprocess (\d+)\n/);
+    running.child.kill('SIGTERM');
+    expect(await running.exited, running.stderr()).toBe(143);
+    expect(alive(Number(pid))).toBe(false);
+    expect(running.stderr()).toContain('Interrupted (SIGTERM)');
+    const entries = await journal(root);
+    expect(entries.filter((entry) => entry.kind === 'settle').map((entry) => entry.tokens)).toEqual([SPENT.triage, SPENT.implementBlocked]);
+    expect(entries.filter((entry) => entry.kind === 'reconcile')).toEqual([]);
+    expect((await runLogLines(root)).map((line) => line.outcome)).toEqual(['interrupted']);
+    expect(existsSync(join(root, '.loop-runtime', 'leases', 'daily-triage.lock'))).toBe(false);
+    const items = (JSON.parse((await cli(root, ['inbox', '--json'])).stdout) as { items: unknown[] }).items;
+    expect(items).toHaveLength(1);
+  }, 120_000);
 });
 
 describe('a second stop signal', () => {
