@@ -14,12 +14,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readdir, readFile, readlink } from 'node:fs/promises';
+import { readdir, readFile, readlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN } from './e2e-fixtures.js';
 import { BACKEND, SPENT, VERIFY } from './signals-fixtures.js';
-import { cleanupTempDirs, GIT_ENV, makeRepo, sh } from './git-fixtures.js';
+import { addBareRemote, cleanupTempDirs, GIT_ENV, makeRepo, sh, tempDir } from './git-fixtures.js';
 
 afterAll(cleanupTempDirs);
 
@@ -247,6 +247,36 @@ describe('a stop signal during run --due', () => {
     expect(existsSync(join(root, '.loop-runtime', 'leases', 'daily-triage.lock'))).toBe(false);
     const items = (JSON.parse((await cli(root, ['inbox', '--json'])).stdout) as { items: unknown[] }).items;
     expect(items).toHaveLength(1);
+  }, 120_000);
+});
+
+describe('a stop signal after the commit, during delivery', () => {
+  it('lets the verified change be delivered: the tick finishes as proposed, settled, recorded, lease released; exit 143', async () => {
+    const root = await makeRepo({
+      'src/example.ts': 'export const answer = 42;\n',
+      'verify.mjs': VERIFY,
+      'verify-mode.txt': 'pass\n',
+      'signals-backend.mjs': BACKEND,
+      'LOOP.md': '---\nloop-runtime:\n  verify: ["node verify.mjs"]\n  delivery: { mode: push, remote: origin }\n  loops: { daily-triage: {} }\n---\n# Loops\n',
+    });
+    const remote = await addBareRemote(root);
+    // The push waits in a pre-push hook (git runs it from the repository) until the test lets it go.
+    const marks = await tempDir('signals-push-');
+    await writeFile(join(root, '.git', 'hooks', 'pre-push'), `#!/bin/sh\ntouch ${marks}/pushing\nwhile [ ! -e ${marks}/release ]; do sleep 0.05; done\nexit 0\n`, { mode: 0o755 });
+    const running = startRun(root, { SIGNALS_BLOCK_AT: 'none' });
+    await waitForFile(join(marks, 'pushing'), running);
+    running.child.kill('SIGTERM');
+    await running.waitFor(/SIGTERM: stopping; a second signal exits at once\./);
+    await writeFile(join(marks, 'release'), '');
+
+    expect(await running.exited, running.stderr()).toBe(143);
+    expect(running.stderr()).toContain('it finished (fix-proposed)');
+    const entries = await journal(root);
+    expect(entries.filter((entry) => entry.kind === 'settle').map((entry) => entry.tokens)).toEqual([SPENT.triage, SPENT.implement, SPENT.check]);
+    expect(entries.filter((entry) => entry.kind === 'reconcile')).toEqual([]);
+    expect((await runLogLines(root)).map((line) => line.outcome)).toEqual(['fix-proposed']);
+    expect(existsSync(join(root, '.loop-runtime', 'leases', 'daily-triage.lock'))).toBe(false);
+    expect(sh(remote, ['branch', '--list', 'loop/daily-triage/*']).trim()).toMatch(/loop\/daily-triage\//);
   }, 120_000);
 });
 

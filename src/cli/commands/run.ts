@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { exitCodeForSignal, LoopRuntimeError } from '../../core/errors.js';
-import type { TickResult } from '../../core/engine/tick-result.js';
+import { isInterrupted, runLogOutcome, type TickResult } from '../../core/engine/tick-result.js';
 import { LEVELS, type Level } from '../../core/config/constants.js';
 import { formatDiagnostic } from '../../core/config/diagnostics.js';
 import type { CommandContext, CommandOutput } from '../command.js';
@@ -74,7 +74,14 @@ export async function runCommand({ args, options, io }: CommandContext): Promise
 export function interruptedNote(ticks: readonly TickResult[], signal: unknown = 'SIGINT'): string {
   const kept = ticks.flatMap((tick) => (tick.kind === 'paused' && tick.kept ? [tick.kept] : []));
   const name = signal === 'SIGINT' ? 'Ctrl-C' : typeof signal === 'string' ? signal : 'stopped';
-  const lines = [`Interrupted (${name}): the tick stopped; what it spent is recorded, the tick is in the run log, and the loop's lease is released.`];
+  const last = ticks[ticks.length - 1];
+  // A tick past verification (or done) is not stopped: it commits and delivers, and says so rather than "interrupted".
+  const finished = last !== undefined && !isInterrupted(last);
+  const lines = [
+    finished
+      ? `Interrupted (${name}) when the tick had nothing left to stop (a verified change is committed and delivered): it finished (${runLogOutcome(last)}); what it spent is recorded and the loop's lease is released.`
+      : `Interrupted (${name}): the tick stopped; what it spent is recorded, the tick is in the run log, and the loop's lease is released.`,
+  ];
   for (const worktree of kept) {
     lines.push(`Left: worktree ${worktree.path} on branch ${worktree.branch} (unverified). To fix: \`loop-runtime inbox\`, then \`approve\` or \`reject\` it.`);
   }
