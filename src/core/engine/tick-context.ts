@@ -11,7 +11,6 @@ import { formatCount } from '../text/format-count.js';
 
 /** Fields the context fills in for every call: the caller gives only what is specific to the role. */
 type Filled = 'tickId' | 'plan' | 'maxTokens' | 'instructions' | 'maxTurns';
-/** A role call as a phase asks for it, e.g. `{ role: 'check', item, workspace, evidence, changes, permissions }`. */
 
 export { INTERRUPT_SOURCE };
 
@@ -20,6 +19,7 @@ export function interruptedBy(reason: unknown): string {
   return typeof reason === 'string' && /^SIG[A-Z]+$/.test(reason) ? reason : 'the operator';
 }
 
+/** A role call as a phase asks for it, e.g. `{ role: 'check', item, workspace, evidence, changes, permissions }`. */
 export type RoleCall = { [R in AgentRole]: Omit<RequestFor<R>, Filled> }[AgentRole];
 
 /**
