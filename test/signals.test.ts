@@ -8,7 +8,9 @@
  * backend counted (never the reservation) and nothing left for the next tick's reconcile; no lease file; one run-log
  * line `interrupted` with the settled tokens; a state-file note naming the signal; the half-done change kept and
  * listed by `inbox` when one existed (none when the tick stopped in triage); and no failed attempt in
- * loop-ledger.json (an interrupted verification is unverified, never rejected). A second signal exits at once.
+ * loop-ledger.json (an interrupted verification is unverified, never rejected). Also: `run --due`; a stop during
+ * the push (after verification the tick commits and delivers, exit 143); `serve` closing on SIGHUP and SIGINT; and a
+ * second signal exiting at once. The worker's case is test/signals-worker.test.ts.
  *
  * No sleeps: every wait is on output, a file or an exit event, bounded only by the test's timeout.
  */
@@ -281,6 +283,25 @@ describe('a stop signal after the commit, during delivery', () => {
     expect(existsSync(join(root, '.loop-runtime', 'leases', 'daily-triage.lock'))).toBe(false);
     expect(sh(remote, ['branch', '--list', 'loop/daily-triage/*']).trim()).toMatch(/loop\/daily-triage\//);
   }, 120_000);
+});
+
+describe('serve', () => {
+  it.each(['SIGHUP', 'SIGINT'] as const)('closes the console on %s as on SIGTERM, and exits 0', async (signal) => {
+    const root = await makeSignalsRepo('implement');
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--cwd', root], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+    await new Promise<void>((ready, fail) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (/Token/.test(out)) ready();
+      });
+      void exited.then((code) => fail(new Error(`serve exited ${code} before it was ready: ${out}`)));
+    });
+    child.kill(signal);
+    expect(await exited).toBe(0);
+    expect(out).toContain(`stopped (${signal})`);
+  }, 60_000);
 });
 
 describe('a second stop signal', () => {
