@@ -8,7 +8,9 @@
  *   schedule that fired runs that job; `workflow_dispatch` runs them all, and
  *   ticks each now instead of asking whether it is due;
  * - a `concurrency` group per loop with `cancel-in-progress: false` (a
- *   running tick is never killed; the next one queues);
+ *   running tick is never killed; the next one queues); a run cancelled by
+ *   hand or by a timeout settles its tick (the step forwards the runner's
+ *   SIGINT/SIGTERM to loop-runtime, see `forwardingStopSignals`);
  * - least-privilege `permissions` (the workflow grants nothing by default);
  * - only the secrets its backend needs;
  * - installs: loop-runtime as the project pins it, the backend's agent CLI or
@@ -115,11 +117,13 @@ export function githubWorkflow(options: WorkflowOptions): string {
     steps.push({
       name: `Tick ${loop.id} (if due; now when run by hand)`,
       id: 'tick',
+      // Below the job's limit: a tick past its own time is cancelled while the state push and summary still have 5 min.
+      'timeout-minutes': tickStepMinutes(loop),
       run: [
         'set +e',
         'if [ "$GITHUB_EVENT_NAME" = schedule ]; then due=--due; else due=; fi',
-        `${command} run ${loop.id} $due --json > "$RUNNER_TEMP/loop-runtime.json"`,
-        'echo "exit-code=$?" >> "$GITHUB_OUTPUT"',
+        ...forwardingStopSignals(`${command} run ${loop.id} $due --json > "$RUNNER_TEMP/loop-runtime.json"`),
+        'echo "exit-code=$code" >> "$GITHUB_OUTPUT"',
       ].join('\n'),
     });
     if (stateBranch) steps.push({ name: 'Push loop state', if: 'always()', run: `${command} state push${stateFlag}` });
@@ -133,7 +137,7 @@ export function githubWorkflow(options: WorkflowOptions): string {
       name: `${loop.id} (${loop.cadence.text})`,
       if: `github.event_name != 'schedule' || github.event.schedule == '${cron}'`,
       'runs-on': 'ubuntu-latest',
-      'timeout-minutes': Math.ceil(loop.timeoutMs / 60_000) + 10,
+      'timeout-minutes': tickStepMinutes(loop) + 5,
       concurrency: { group: `loop-runtime-${loop.id}`, 'cancel-in-progress': false },
       permissions: permissionsFor(loop, stateBranch),
       ...(Object.keys(env).length ? { env } : {}),
@@ -167,4 +171,28 @@ export function githubWorkflow(options: WorkflowOptions): string {
     });
   }
   return document.toString({ lineWidth: 0 });
+}
+
+/** The tick step's limit: the loop's tick timeout and 5 minutes for its own setup and for settling when stopped. */
+function tickStepMinutes(loop: WorkflowLoop): number {
+  return Math.ceil(loop.timeoutMs / 60_000) + 5;
+}
+
+/**
+ * Runs `command` so that a cancelled run settles its tick. On cancel (and at a step's timeout) the runner sends
+ * SIGINT, then SIGTERM 7.5 s later, then kills the process tree 2.5 s after that, and it sends them to the step's
+ * shell only. The shell forwards each to loop-runtime, which stops its agent, settles what was spent, records the
+ * tick and releases the lease within the first 7.5 s (the SIGTERM that follows, a second signal, exits at once),
+ * before the `always()` steps push the state. `code` is the tick's exit code.
+ */
+function forwardingStopSignals(command: string): string[] {
+  return [
+    '# A cancel sends SIGINT, then SIGTERM, to this shell only: forward them, so the tick settles before the always() steps.',
+    `${command} &`,
+    'tick=$!',
+    "trap 'kill -INT $tick 2>/dev/null' INT",
+    "trap 'kill -TERM $tick 2>/dev/null' TERM",
+    'wait $tick; code=$?',
+    'while kill -0 $tick 2>/dev/null; do wait $tick; code=$?; done',
+  ];
 }

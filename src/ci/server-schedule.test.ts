@@ -58,6 +58,16 @@ describe('systemd units', () => {
     expect(success[0]).not.toMatch(/\b[135]\b/);
   });
 
+  it('stops with SIGTERM to loop-runtime alone and gives it time to settle the tick before anything is killed', () => {
+    const { service } = systemdUnits(options);
+    const lines = service.split('\n');
+    expect(lines).toContain('KillSignal=SIGTERM');
+    // mixed: SIGTERM to the main process only (it stops its own agent group), SIGKILL to every process left after the timeout.
+    expect(lines).toContain('KillMode=mixed');
+    const stop = Number(lines.find((line) => line.startsWith('TimeoutStopSec='))?.split('=')[1]);
+    expect(stop).toBeGreaterThanOrEqual(60);
+  });
+
   it('prints a persistent timer', () => {
     const { timer } = systemdUnits(options);
     expect(timer).toMatch(/OnCalendar=\*-\*-\* \*:\d\d\/5:00/);

@@ -22,6 +22,12 @@ export interface ServerScheduleOptions {
   timeoutMs: number;
 }
 
+/**
+ * How long a stopped `run --due` gets to settle before systemd kills what is left: the agent's process group is given
+ * a few seconds to exit after its stop, then the spend, the run log, the state file and the lease are written.
+ */
+export const STOP_SETTLE_SECONDS = 90;
+
 function shellQuote(text: string): string {
   return /^[A-Za-z0-9_./:@%+=-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
@@ -88,6 +94,12 @@ export function systemdUnits(options: ServerScheduleOptions): { service: string;
     '# 1 = a tick failed, 3 = config error, 5 = a loop could not run (backend missing/logged out, no sandbox, circuit open): the unit fails.',
     `SuccessExitStatus=${NOTICE_EXIT_CODES.join(' ')}`,
     `TimeoutStartSec=${Math.ceil(options.timeoutMs / 1000) + 600}`,
+    '# A stop (or the start timeout) sends SIGTERM to loop-runtime only, which stops its agent, settles the spend, keeps',
+    '# a half-done change in the inbox, records the tick and releases the lease, then exits 143; whatever is left is',
+    '# killed after TimeoutStopSec.',
+    'KillSignal=SIGTERM',
+    'KillMode=mixed',
+    `TimeoutStopSec=${STOP_SETTLE_SECONDS}`,
     '',
   ].join('\n');
   const timer = [

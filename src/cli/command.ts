@@ -20,8 +20,9 @@ export interface CliIO {
   /** Lines a long-running command (serve) prints on stdout as they happen, with or without --json. */
   announce: (line: string) => void;
   /**
-   * For interruptible work (`run`): a signal aborted by the operator's Ctrl-C (SIGINT) while the command runs.
-   * Only a command that asks for it changes what Ctrl-C does; a second Ctrl-C ends the process at once.
+   * For interruptible work (`run`, `worker`, `serve`): a signal aborted by the first SIGINT (Ctrl-C), SIGTERM or
+   * SIGHUP while the command runs, its `reason` the signal's name (`exitCodeForSignal` gives the exit code). Only a
+   * command that asks for it changes what those signals do; a second one ends the process at once.
    */
   stopSignal: () => AbortSignal;
 }

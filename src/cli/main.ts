@@ -10,6 +10,7 @@ import { ExitCode, exitCodeFor, isLoopRuntimeError } from '../core/errors.js';
 import type { CliIO, CommandDefinition } from './command.js';
 import { commands } from './commands/index.js';
 import { createProgress, isCi, progressMode, type ProgressClock } from './progress.js';
+import { listenForStop } from './stop-signals.js';
 
 const ANSI = /\x1b\[[0-9;]*m/g;
 
@@ -24,7 +25,7 @@ export interface MainOptions {
   stderrIsTTY?: boolean;
   /** Clock for progress times (tests inject one). Default Date.now. */
   clock?: ProgressClock;
-  /** The operator's stop for interruptible commands (`run`); default: this process's SIGINT (Ctrl-C). */
+  /** The operator's stop for interruptible commands (`run`, `worker`, `serve`); default: this process's SIGINT, SIGTERM and SIGHUP. */
   signal?: AbortSignal;
 }
 
@@ -67,7 +68,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     ...sections,
     {
       title: 'Exit codes',
-      body: '  0 ok · 1 a tick failed · 2 halted on purpose (budget, L0, kill switch) · 3 configuration, usage or precondition error (no commit, no remote, no GitHub token, agent CLI or key missing) · 4 lease held (a tick already runs) · 5 could not run, a human must act (backend logged out/out of quota, circuit open, no sandbox) · 6 replay/test: a recorded tick now ends differently (decision, verdict, gate, outcome or port calls) · 130 interrupted (Ctrl-C)',
+      body: '  0 ok · 1 a tick failed · 2 halted on purpose (budget, L0, kill switch) · 3 configuration, usage or precondition error (no commit, no remote, no GitHub token, agent CLI or key missing) · 4 lease held (a tick already runs) · 5 could not run, a human must act (backend logged out/out of quota, circuit open, no sandbox) · 6 replay/test: a recorded tick now ends differently (decision, verdict, gate, outcome or port calls) · 128+n stopped by a signal: 130 SIGINT (Ctrl-C), 143 SIGTERM, 129 SIGHUP (what was spent settled, the lease released, a half-done change kept in the inbox)',
     },
   ]);
   cli.version(await packageVersion());
@@ -101,18 +102,15 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   const json = Boolean(parsed.options.json);
   const progress = createProgress({ mode: progressMode({ json, ci, stderrIsTTY }), clock: options.clock ?? { now: () => Date.now() }, write: (text) => stderr(paint(text)) });
   let removeInterrupt: (() => void) | null = null;
+  let interruptSignal: AbortSignal | null = null;
   const stopSignal = (): AbortSignal => {
     if (options.signal) return options.signal;
-    const controller = new AbortController();
-    // One Ctrl-C stops the work cleanly; a second one ends the process at once. The listener stays registered
-    // until the command ends: a library's exit hook (execa's cleanup) re-raises SIGINT when it sees no other listener.
-    const onInterrupt = () => {
-      if (controller.signal.aborted) process.exit(ExitCode.interrupted);
-      controller.abort();
-    };
-    process.on('SIGINT', onInterrupt);
-    removeInterrupt = () => process.removeListener('SIGINT', onInterrupt);
-    return controller.signal;
+    // Every stop signal takes one path (stop-signals.ts); asked twice, the command gets the same signal.
+    if (interruptSignal) return interruptSignal;
+    const stop = listenForStop({ onStop: (name) => stderr(`${name === 'SIGINT' ? 'Ctrl-C (SIGINT)' : name}: stopping; a second signal exits at once.\n`) });
+    removeInterrupt = () => stop.dispose();
+    interruptSignal = stop.signal;
+    return stop.signal;
   };
   const io: CliIO = {
     cwd: typeof parsed.options.cwd === 'string' ? resolve(options.cwd ?? process.cwd(), parsed.options.cwd) : (options.cwd ?? process.cwd()),

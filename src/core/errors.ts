@@ -79,10 +79,38 @@ export const ExitCode = {
   needsHuman: 5,
   /** `replay` / `test`: a recorded tick now ends differently under the current engine and configuration. */
   replayDiffers: 6,
-  /** The operator stopped the command (Ctrl-C, SIGINT): 128 + 2, as shells report it. */
+  /** The operator stopped the command (Ctrl-C, SIGINT): 128 + 2, as shells report it. SIGTERM is 143, SIGHUP 129 (`exitCodeForSignal`). */
   interrupted: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/**
+ * The signals that stop a command the way Ctrl-C does, with their numbers: SIGINT (Ctrl-C, GitHub Actions' first
+ * step of a cancel), SIGTERM (systemd, `timeout`, `docker stop`, Kubernetes, a cancelled CI job), SIGHUP (a closed
+ * terminal). The same on Linux and macOS.
+ */
+export const STOP_SIGNALS = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const;
+export type StopSignalName = keyof typeof STOP_SIGNALS;
+
+/** True for the name of a signal that stops a command like Ctrl-C. */
+export function isStopSignal(value: unknown): value is StopSignalName {
+  return typeof value === 'string' && Object.hasOwn(STOP_SIGNALS, value);
+}
+
+/**
+ * The exit code of a command a signal stopped: 128 + the signal's number, as shells report a process the signal
+ * killed, so a scheduler reads the same code whether the process settled first or not. Anything else (an abort
+ * without a signal) is SIGINT's 130.
+ *
+ * @example
+ * ```ts
+ * exitCodeForSignal('SIGTERM'); // → 143
+ * exitCodeForSignal('SIGHUP');  // → 129
+ * ```
+ */
+export function exitCodeForSignal(signal: unknown): number {
+  return 128 + (isStopSignal(signal) ? STOP_SIGNALS[signal] : STOP_SIGNALS.SIGINT);
+}
 
 /** Exit codes a scheduled run may end with without failing (systemd SuccessExitStatus, cron wrapper, `ci summary`). */
 export const NOTICE_EXIT_CODES: readonly number[] = [ExitCode.halted, ExitCode.leaseHeld];

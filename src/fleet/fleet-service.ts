@@ -23,6 +23,7 @@ import { postgresStores, projectScope, sharedDatabase } from '../runtime/stores/
 import { awaitApproval, serveApprovals } from './approval-workflow.js';
 import { FleetWorker, tickWorkflowId, type FleetTickInput } from './fleet-worker.js';
 import { postgresTickLease } from './tick-lease.js';
+import { isInterrupted } from '../core/engine/tick-result.js';
 
 export interface FleetServiceOptions {
   repositories: readonly string[];
@@ -48,8 +49,20 @@ export interface FleetService {
   readonly repositories: readonly ServedRepository[];
   /** Enqueues the due loops now (what each poll does); returns the workflow ids enqueued. */
   enqueueDue(): Promise<string[]>;
-  /** Stops polling, lets the running ticks finish (up to `drainMs`), and leaves the fleet. */
-  stop(options?: { drainMs?: number }): Promise<void>;
+  /**
+   * Stops polling, lets the running ticks finish (up to `drainMs`), then interrupts the ticks still running — each
+   * settles like a `run` stopped by Ctrl-C (spend settled, change kept, run-log line) within `settleMs` — and leaves
+   * the fleet. `signal` names the stop for the ticks' notes. Returns how many ticks were interrupted.
+   */
+  stop(options?: FleetStopOptions): Promise<{ interrupted: number }>;
+}
+
+export interface FleetStopOptions {
+  drainMs?: number;
+  /** After the drain, how long an interrupted tick gets to settle (default 60 s); DBOS waits drain + settle. */
+  settleMs?: number;
+  /** The stop signal's name (`SIGTERM`), the abort's reason. */
+  signal?: string;
 }
 
 /** The schedule slot of `now` for a loop: its cadence's minimum interval, aligned to the epoch. */
@@ -72,7 +85,7 @@ async function load(root: string): Promise<LoadedProject> {
  * @example
  * ```ts
  * const service = await startFleetService({ repositories: ['/srv/api'], databaseUrl, executorId: `${hostname()}-${process.pid}`, env: process.env, clock: systemClock });
- * process.once('SIGTERM', () => void service.stop({ drainMs: 600_000 }));
+ * process.once('SIGTERM', () => void service.stop({ drainMs: 600_000, settleMs: 60_000, signal: 'SIGTERM' }));
  * ```
  */
 export async function startFleetService(options: FleetServiceOptions): Promise<FleetService> {
@@ -118,6 +131,9 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
     };
   });
 
+  // Aborted when a stop outlasts its drain: every running tick stops its call, settles and records itself as `run` does.
+  const ticksStop = new AbortController();
+  let interrupted = 0;
   const worker = await FleetWorker.start({
     databaseUrl: options.databaseUrl,
     executorId: options.executorId,
@@ -141,6 +157,7 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
           clock: options.clock,
           stores,
           allowUnsandboxed: options.allowUnsandboxed ?? false,
+          signal: ticksStop.signal,
           log: (line) => report(`${input.patternId}: ${line}`),
         }),
       );
@@ -172,6 +189,11 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
           return {
             observer: session.observer,
             async finish(ticks) {
+              for (const tick of ticks) {
+                if (!isInterrupted(tick)) continue;
+                interrupted++;
+                report(`tick ${tickId} interrupted past the drain: settled (${tick.tokens} tokens) and recorded`);
+              }
               const { proposals } = await session.finish(ticks);
               if (proposals > 0) report(`${input.patternId}: outcomes: following ${proposals} delivered change(s) of ${tickId}`);
             },
@@ -224,10 +246,19 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
     async stop(stopOptions = {}) {
       stopped = true;
       if (polling) clearTimeout(polling);
+      const { drainMs, settleMs = 60_000 } = stopOptions;
+      // Past the drain, the ticks still running are interrupted and get `settleMs` to settle: a tick cut off by the
+      // shutdown instead would leave its reservation open (charged in full) until another worker resumed it.
+      const interruptAt = drainMs === undefined ? null : setTimeout(() => ticksStop.abort(stopOptions.signal ?? 'SIGTERM'), drainMs);
       // Approval waits hold the drain up only until recv's next poll (≤ 10 s): DBOS then abandons them, unrecorded, and
       // another worker's sweep resumes them (test/fleet-approval.test.ts stops two workers with a wait pending).
-      await worker.stop(stopOptions);
+      try {
+        await worker.stop(drainMs === undefined ? {} : { drainMs: drainMs + settleMs });
+      } finally {
+        if (interruptAt) clearTimeout(interruptAt);
+      }
       serveApprovals(null);
+      return { interrupted };
     },
   };
 }

@@ -210,12 +210,13 @@ export const commands: CommandDefinition[] = [
   },
   {
     name: 'worker',
-    description: 'A long-lived fleet worker on LOOP_RUNTIME_DATABASE_URL: enqueues due ticks of the repositories given and runs them, one tick per loop fleet-wide; SIGTERM drains',
+    description: 'A long-lived fleet worker on LOOP_RUNTIME_DATABASE_URL: enqueues due ticks of the repositories given and runs them, one tick per loop fleet-wide; SIGTERM, SIGINT or SIGHUP drains',
     options: [
       { flags: '--repo <path>', description: 'A repository to serve (repeatable)' },
       { flags: '--repos-file <file>', description: 'A file listing repositories, one path a line' },
       { flags: '--poll <seconds>', description: 'How often to look for due loops (default 30)' },
-      { flags: '--drain <seconds>', description: 'On SIGTERM, how long running ticks may take to finish (default 600)' },
+      { flags: '--drain <seconds>', description: 'On SIGTERM, SIGINT or SIGHUP, how long running ticks may take to finish (default 600)' },
+      { flags: '--settle <seconds>', description: 'After the drain, how long an interrupted tick may take to settle its spend and keep its change (default 60)' },
       { flags: '--executor-id <id>', description: 'This worker\'s name in the fleet (default <host>-<pid>; unique per process)' },
       { flags: '--clock-file <file>', description: 'Rehearsals and tests: read the time from this file (an ISO time, advancing in real time)' },
       { flags: '--allow-unsandboxed', description: 'Below L3, run verification commands without isolation when no sandbox is available (logged)' },

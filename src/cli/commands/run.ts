@@ -4,8 +4,8 @@
  * state and an in-memory overlay of the repository: nothing on disk changes.
  */
 import { resolve } from 'node:path';
-import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
-import type { TickResult } from '../../core/engine/tick-result.js';
+import { exitCodeForSignal, LoopRuntimeError } from '../../core/errors.js';
+import { isInterrupted, runLogOutcome, type TickResult } from '../../core/engine/tick-result.js';
 import { LEVELS, type Level } from '../../core/config/constants.js';
 import { formatDiagnostic } from '../../core/config/diagnostics.js';
 import type { CommandContext, CommandOutput } from '../command.js';
@@ -42,18 +42,20 @@ export async function runCommand({ args, options, io }: CommandContext): Promise
   };
   if (!options.due && !id) throw new LoopRuntimeError('USAGE', 'run needs a loop id.', { fix: 'run `loop-runtime list` to see the loops, then `loop-runtime run <id>`, or `loop-runtime run --due`.' });
   const ticks = options.due ? 1 : parseTicks(options.ticks);
+  // SIGINT (Ctrl-C), SIGTERM or SIGHUP stops the running call (its spend settled), keeps a half-done change in the
+  // inbox, records the tick, releases the lease and exits 128 + n. Listened for before anything is opened.
+  const signal = io.stopSignal();
   const opened = await openCliRuntime(io);
   if (!opened.ok) return opened.output;
-  // Ctrl-C stops the running call (its spend settled), releases the lease and exits 130.
-  const signal = io.stopSignal();
   if (options.due) {
     const due = await opened.runtime.runDue({ ...request, ...(id ? { id } : {}), signal });
     if (!due.ok) return configErrorOutput(due.issues);
     const warnings = due.warnings.length > 0 ? due.warnings.map(formatDiagnostic).join('\n') : undefined;
     if (signal.aborted) {
       const ticks = due.value.decisions.flatMap((report) => (report.tick ? [report.tick] : []));
-      const stderr = [warnings, interruptedNote(ticks)].filter(Boolean).join('\n');
-      return { exitCode: ExitCode.interrupted, json: { ...due.value, exitCode: ExitCode.interrupted, interrupted: true }, text: renderDue(due.value), stderr };
+      const stderr = [warnings, interruptedNote(ticks, signal.reason)].filter(Boolean).join('\n');
+      const exitCode = exitCodeForSignal(signal.reason);
+      return { exitCode, json: { ...due.value, exitCode, interrupted: true, signal: String(signal.reason) }, text: renderDue(due.value), stderr };
     }
     return { exitCode: due.value.exitCode, json: due.value, text: renderDue(due.value), ...(warnings ? { stderr: warnings } : {}) };
   }
@@ -61,16 +63,25 @@ export async function runCommand({ args, options, io }: CommandContext): Promise
   const result = await opened.runtime.run(id!, { ...request, ticks, signal });
   if (!result.ok) return configErrorOutput(result.issues);
   if (signal.aborted) {
-    const left = interruptedNote(result.value.ticks);
-    return { exitCode: ExitCode.interrupted, json: { ...result.value, exitCode: ExitCode.interrupted, interrupted: true }, text: renderRun(result.value), stderr: left };
+    const left = interruptedNote(result.value.ticks, signal.reason);
+    const exitCode = exitCodeForSignal(signal.reason);
+    return { exitCode, json: { ...result.value, exitCode, interrupted: true, signal: String(signal.reason) }, text: renderRun(result.value), stderr: left };
   }
   return { exitCode: result.value.exitCode, json: result.value, text: renderRun(result.value) };
 }
 
 /** What a stopped tick left behind, for the operator. */
-export function interruptedNote(ticks: readonly TickResult[]): string {
+export function interruptedNote(ticks: readonly TickResult[], signal: unknown = 'SIGINT'): string {
   const kept = ticks.flatMap((tick) => (tick.kind === 'paused' && tick.kept ? [tick.kept] : []));
-  const lines = ['Interrupted (Ctrl-C): the tick stopped; what it spent is recorded and the loop\'s lease is released.'];
+  const name = signal === 'SIGINT' ? 'Ctrl-C' : typeof signal === 'string' ? signal : 'stopped';
+  const last = ticks[ticks.length - 1];
+  // A tick past verification (or done) is not stopped: it commits and delivers, and says so rather than "interrupted".
+  const finished = last !== undefined && !isInterrupted(last);
+  const lines = [
+    finished
+      ? `Interrupted (${name}) when the tick had nothing left to stop (a verified change is committed and delivered): it finished (${runLogOutcome(last)}); what it spent is recorded and the loop's lease is released.`
+      : `Interrupted (${name}): the tick stopped; what it spent is recorded, the tick is in the run log, and the loop's lease is released.`,
+  ];
   for (const worktree of kept) {
     lines.push(`Left: worktree ${worktree.path} on branch ${worktree.branch} (unverified). To fix: \`loop-runtime inbox\`, then \`approve\` or \`reject\` it.`);
   }

@@ -1,6 +1,6 @@
 /**
  * `loop-runtime serve`: the operator console (a local web page and a JSON/SSE
- * API) over one or more repositories. Runs until SIGINT/SIGTERM. Prints the
+ * API) over one or more repositories. Runs until SIGINT, SIGTERM or SIGHUP (a second one exits at once). Prints the
  * address once, with the token the first time it is created.
  */
 import { resolve } from 'node:path';
@@ -8,6 +8,7 @@ import { ExitCode } from '../../core/errors.js';
 import { LoopRuntimeError } from '../../core/errors.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 import { loadLockLibrary } from '../../adapters/fs/lock-library.js';
+import { stopped } from '../stop-signals.js';
 
 function parsePort(value: unknown): number {
   if (value === undefined) return 4317;
@@ -52,10 +53,8 @@ export async function serveCommand(context: CommandContext): Promise<CommandOutp
   } else if (!server.readOnly) {
     io.announce(`Token: in ${server.tokenFile} (paste it into the page once, or open ${server.url}#token=<token>)`);
   }
-  const signal = await new Promise<string>((done) => {
-    process.once('SIGINT', () => done('SIGINT'));
-    process.once('SIGTERM', () => done('SIGTERM'));
-  });
+  // The one stop path (stop-signals.ts): SIGINT, SIGTERM and SIGHUP close the console; a second signal exits at once.
+  const signal = await stopped(io.stopSignal());
   await server.close();
   return { exitCode: ExitCode.ok, json: { stopped: signal, url: server.url }, text: `stopped (${signal})` };
 }

@@ -2,15 +2,19 @@
  * `loop-runtime worker`: a long-lived fleet worker. Serves every repository
  * given (`--repo`, repeatable, and/or `--repos-file` with one path a line),
  * enqueues their due loops' ticks, and runs ticks from the fleet's queue —
- * one tick per loop fleet-wide. Needs LOOP_RUNTIME_DATABASE_URL. SIGTERM or
- * SIGINT: takes no new tick, lets running ones finish (`--drain`), exits 0.
+ * one tick per loop fleet-wide. Needs LOOP_RUNTIME_DATABASE_URL. SIGTERM,
+ * SIGINT or SIGHUP: takes no new tick, lets running ones finish (`--drain`),
+ * then interrupts what still runs so it settles like Ctrl-C (`--settle`), and
+ * exits 0 — or 128 + n when a tick had to be interrupted. A second signal
+ * exits at once (another worker's sweep resumes the tick).
  */
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
+import { ExitCode, exitCodeForSignal, LoopRuntimeError } from '../../core/errors.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 import { loadLockLibrary } from '../../adapters/fs/lock-library.js';
+import { stopped } from '../stop-signals.js';
 
 function seconds(value: unknown, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -64,12 +68,15 @@ export async function workerCommand(context: CommandContext): Promise<CommandOut
     report: (line) => io.announce(line),
   });
   io.announce(`worker ${executorId}: serving ${service.repositories.length} repositories from ${service.worker.database}`);
+  // The one stop path (stop-signals.ts): SIGTERM, SIGINT and SIGHUP alike; a second signal exits at once.
+  const stop = io.stopSignal();
   io.announce('ready');
-  const signal = await new Promise<string>((done) => {
-    process.once('SIGINT', () => done('SIGINT'));
-    process.once('SIGTERM', () => done('SIGTERM'));
-  });
+  const signal = await stopped(stop);
   const drainMs = seconds(options.drain, '--drain', 600);
-  await service.stop({ drainMs });
-  return { exitCode: ExitCode.ok, json: { stopped: signal, executorId }, text: `worker ${executorId} stopped (${signal})` };
+  const settleMs = seconds(options.settle, '--settle', 60);
+  io.announce(`worker ${executorId}: ${signal}: taking no new tick; running ticks have ${drainMs / 1000} s to finish, then ${settleMs / 1000} s to settle`);
+  const { interrupted } = await service.stop({ drainMs, settleMs, signal });
+  const exitCode = interrupted > 0 ? exitCodeForSignal(signal) : ExitCode.ok;
+  const text = `worker ${executorId} stopped (${signal})${interrupted > 0 ? `: ${interrupted} tick(s) interrupted past the drain, settled and recorded` : ''}`;
+  return { exitCode, json: { stopped: signal, executorId, interrupted }, text };
 }

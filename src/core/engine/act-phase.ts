@@ -7,7 +7,7 @@ import { checkGate, type GateAction } from '../gate/check-gate.js';
 import { failedAttemptsOn, lastFailureOn } from './circuit-breaker.js';
 import type { EnginePorts } from './engine-ports.js';
 import { changedPaths, type AttemptRecord, type ChangedFile, type DeliveryRecord, type WorkItem, type WorkspaceHandle } from '../ports/index.js';
-import { overrunHalt, type TickContext } from './tick-context.js';
+import { INTERRUPT_SOURCE, overrunHalt, type TickContext } from './tick-context.js';
 import type { TickBase, TickResult, VerificationSummary } from './tick-result.js';
 import { runBaseline, verifyChange } from './verify-phase.js';
 import { formatCount } from '../text/format-count.js';
@@ -79,6 +79,11 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
   const previousFailure = lastFailureOn(input.history, target);
   // Fail-to-pass evidence: which verification commands fail at the base, before the implementer touches it.
   const baseline = await runBaseline(context, ports, handle);
+  if (context.interrupted) {
+    // Stopped before the implementer wrote anything: nothing to keep for a human.
+    await ports.workspace.discard(handle);
+    return { kind: 'paused', source: INTERRUPT_SOURCE };
+  }
 
   const implemented = await context.callBackend({
     role: 'implement',
@@ -91,8 +96,8 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
   });
   if (implemented.kind === 'paused' && context.interrupted) {
     // The operator stopped it: the half-done work stays for a look (inbox: approve or reject), unverified.
-    await ports.workspace.keep(handle, 'interrupted by the operator during the implementer; unverified');
-    return { kind: 'paused', source: implemented.source, kept: { path: handle.path, branch: handle.branch } };
+    await ports.workspace.keep(handle, `interrupted by ${context.interruptedBy} during the implementer; unverified`);
+    return { kind: 'paused', source: implemented.source, kept: { path: handle.path, branch: handle.branch, itemKey: item.key, title: item.title } };
   }
   if (implemented.kind === 'paused') {
     await ports.workspace.discard(handle);
@@ -136,8 +141,9 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
     return overrunHalt(verified);
   }
   if (verified.kind === 'paused' && context.interrupted) {
-    await ports.workspace.keep(handle, 'interrupted by the operator during verification; unverified');
-    return { kind: 'paused', source: verified.source, kept: { path: handle.path, branch: handle.branch } };
+    // Not a failed attempt and no verdict: a killed command says nothing about the change (the circuit breaker never sees it).
+    await ports.workspace.keep(handle, `interrupted by ${context.interruptedBy} during verification; unverified`);
+    return { kind: 'paused', source: verified.source, kept: { path: handle.path, branch: handle.branch, itemKey: item.key, title: item.title } };
   }
   if (verified.kind === 'paused' || verified.kind === 'unaffordable') {
     await ports.workspace.discard(handle);

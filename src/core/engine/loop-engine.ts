@@ -13,9 +13,9 @@ import { circuitState, failedAttemptsOn } from './circuit-breaker.js';
 import { checkPorts } from './check-ports.js';
 import type { EnginePorts } from './engine-ports.js';
 import type { AttemptRecord, WorkItem } from '../ports/index.js';
-import { INTERRUPT_SOURCE, overrunHalt, TickContext } from './tick-context.js';
+import { interruptedBy, overrunHalt, TickContext } from './tick-context.js';
 import { toTickRecord } from './tick-record.js';
-import { isStickyHalt, type TickBase, type TickResult } from './tick-result.js';
+import { isInterrupted, isStickyHalt, type TickBase, type TickResult } from './tick-result.js';
 import { isoSecond } from '../state/state-blocks.js';
 import { formatCount } from '../text/format-count.js';
 
@@ -62,7 +62,12 @@ export class LoopEngine {
       const { patternId, tickId: haltedTick, startedAt: haltedAt, finishedAt: at, tokens } = result;
       await this.ports.killSwitch.halt({ patternId, reason: result.reason, message: result.message, tickId: haltedTick, startedAt: haltedAt, at, tokens });
     }
-    if (result.kind === 'paused' || result.kind === 'halted') {
+    if (result.kind === 'paused' && isInterrupted(result)) {
+      // A stop signal is not a halt: the tick ran and spent, so it has its run-log line (`interrupted`, with what was
+      // settled, so `metrics` agrees with the budget) and the note says what it left.
+      await this.ports.state.recordTick(toTickRecord(result));
+      await this.ports.state.note(this.plan.pattern.id, result.finishedAt, haltNote(result, interruptedBy(this.ports.signal?.reason)));
+    } else if (result.kind === 'paused' || result.kind === 'halted') {
       if (!(result.kind === 'halted' && result.reason === 'level-l0')) await this.ports.state.note(this.plan.pattern.id, result.finishedAt, haltNote(result));
     } else {
       await this.ports.state.recordTick(toTickRecord(result));
@@ -219,9 +224,10 @@ export class LoopEngine {
   }
 }
 
-function haltNote(result: Extract<TickResult, { kind: 'paused' | 'halted' }>): string {
-  if (result.kind === 'paused' && result.source === INTERRUPT_SOURCE) {
-    return `Tick stopped by the operator (Ctrl-C)${result.kept ? `; the unverified change waits in ${result.kept.branch} for approve or reject` : ''}.`;
+function haltNote(result: Extract<TickResult, { kind: 'paused' | 'halted' }>, by = 'the operator'): string {
+  if (result.kind === 'paused' && isInterrupted(result)) {
+    const who = by === 'SIGINT' ? 'Ctrl-C (SIGINT)' : by;
+    return `Tick ${result.tickId} interrupted by ${who}; what it spent is settled${result.kept ? `; the unverified change waits in ${result.kept.branch} for approve or reject` : ''}.`;
   }
   return result.kind === 'paused' ? `Loop paused by ${result.source}; no backend was called.` : `Loop halted: ${result.message}`;
 }

@@ -6,16 +6,20 @@ import type { BudgetBreaker } from '../budget/budget-breaker.js';
 import type { ExecutionPlan } from '../plan/execution-plan.js';
 import type { EnginePorts } from './engine-ports.js';
 import { resultForRole, type AgentRequest, type AgentRole, type Clock, type EngineObserver, type RequestFor, type ResultFor } from '../ports/index.js';
-import type { TickBase, TickStep } from './tick-result.js';
+import { INTERRUPT_SOURCE, type TickBase, type TickStep } from './tick-result.js';
 import { formatCount } from '../text/format-count.js';
 
 /** Fields the context fills in for every call: the caller gives only what is specific to the role. */
 type Filled = 'tickId' | 'plan' | 'maxTokens' | 'instructions' | 'maxTurns';
+
+export { INTERRUPT_SOURCE };
+
+/** `SIGTERM` for an abort whose reason is a signal's name, else "the operator". */
+export function interruptedBy(reason: unknown): string {
+  return typeof reason === 'string' && /^SIG[A-Z]+$/.test(reason) ? reason : 'the operator';
+}
+
 /** A role call as a phase asks for it, e.g. `{ role: 'check', item, workspace, evidence, changes, permissions }`. */
-
-/** The pause source of a tick the operator stopped (Ctrl-C). */
-export const INTERRUPT_SOURCE = 'interrupt';
-
 export type RoleCall = { [R in AgentRole]: Omit<RequestFor<R>, Filled> }[AgentRole];
 
 /**
@@ -55,9 +59,14 @@ export class TickContext {
     return this.clock.now();
   }
 
-  /** True once the operator stopped the tick (Ctrl-C): nothing new starts. */
+  /** True once a stop signal interrupted the tick (Ctrl-C, SIGTERM, SIGHUP): nothing new starts. */
   get interrupted(): boolean {
     return this.ports.signal?.aborted === true;
+  }
+
+  /** Who stopped the tick, for notes: the signal's name when the abort carries one (`SIGTERM`), else "the operator". */
+  get interruptedBy(): string {
+    return interruptedBy(this.ports.signal?.reason);
   }
 
   /** Announces a phase that is not a backend call (a verification command); the clock is read only when observed. */
@@ -134,7 +143,7 @@ export class TickContext {
     }
     if (this.interrupted) {
       // Stopped mid-call: what it spent is settled above; whatever it answered is not acted on.
-      this.step(request.role, `interrupted: the ${request.role} call was stopped by the operator`, settled.tokens);
+      this.step(request.role, `interrupted: the ${request.role} call was stopped by ${this.interruptedBy}; what it spent is settled`, settled.tokens);
       return { kind: 'paused', source: INTERRUPT_SOURCE };
     }
     return { kind: 'done', result, tokens: settled.tokens };

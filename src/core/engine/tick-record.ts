@@ -1,6 +1,6 @@
 /** Maps a TickResult onto what the state file and run log record. */
 import type { TickRecord } from '../ports/index.js';
-import { runLogOutcome, type TickResult } from './tick-result.js';
+import { isInterrupted, runLogOutcome, type TickResult } from './tick-result.js';
 
 export function toTickRecord(result: TickResult): TickRecord {
   const base = {
@@ -85,8 +85,31 @@ export function toTickRecord(result: TickResult): TickRecord {
         };
       }
       return { ...base, itemsFound: 0, actionsTaken: 0, escalations: 0, summary: `Tick failed in ${result.phase}: ${result.message}`, findings: [], waiting: [] };
-    case 'halted':
     case 'paused':
-      return { ...base, itemsFound: 0, actionsTaken: 0, escalations: 0, summary: result.kind === 'halted' ? result.message : `paused by ${result.source}`, findings: [], waiting: [] };
+      if (isInterrupted(result)) {
+        const kept = result.kept;
+        return {
+          ...base,
+          kind: 'interrupted',
+          itemsFound: kept ? 1 : 0,
+          actionsTaken: 0,
+          escalations: 0,
+          summary: `Interrupted by a stop signal after ${result.steps.length} step(s)${kept ? `; the unverified change is kept in ${kept.branch}` : ''}.`,
+          findings: [],
+          waiting: kept
+            ? [
+                {
+                  itemKey: kept.itemKey ?? kept.branch,
+                  title: kept.title ?? `unverified change on ${kept.branch}`,
+                  loopAction: `interrupted before verification finished; the unverified change is kept in ${kept.branch}`,
+                  humanDecision: `Review the kept change (\`loop-runtime inbox\`), then run \`loop-runtime approve ${kept.itemKey ?? kept.branch}\` or \`loop-runtime reject ${kept.itemKey ?? kept.branch}\`.`,
+                },
+              ]
+            : [],
+        };
+      }
+      return { ...base, itemsFound: 0, actionsTaken: 0, escalations: 0, summary: `paused by ${result.source}`, findings: [], waiting: [] };
+    case 'halted':
+      return { ...base, itemsFound: 0, actionsTaken: 0, escalations: 0, summary: result.message, findings: [], waiting: [] };
   }
 }

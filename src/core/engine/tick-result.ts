@@ -77,8 +77,8 @@ export function isStickyHalt(reason: string): reason is StickyHaltReason {
 }
 
 export type TickResult =
-  /** `kept`: the worktree a stopped (interrupted) attempt left for a human, listed in the inbox. */
-  | (TickBase & { kind: 'paused'; source: string; kept?: { path: string; branch: string } })
+  /** `kept`: the worktree a stopped (interrupted) attempt left for a human, listed in the inbox, and its item. */
+  | (TickBase & { kind: 'paused'; source: string; kept?: { path: string; branch: string; itemKey?: string; title?: string } })
   | (TickBase & { kind: 'halted'; reason: HaltReason; message: string; /** `awaiting-resume`: the persisted halt. */ halt?: LoopHalt })
   | (TickBase & { kind: 'noop'; summary: string })
   | (TickBase & { kind: 'report'; summary: string; findings: Finding[]; items: WorkItem[]; degraded: boolean; degradedReason?: string })
@@ -140,11 +140,20 @@ export function runLogOutcome(result: TickResult): TickRecord['outcome'] {
       return 'report-only';
     case 'failed':
       return 'failed';
+    case 'paused':
+      return isInterrupted(result) ? 'interrupted' : 'no-op';
     case 'noop':
     case 'halted':
-    case 'paused':
       return 'no-op';
   }
+}
+
+/** The pause source of a tick a stop signal (SIGINT/Ctrl-C, SIGTERM, SIGHUP) interrupted. */
+export const INTERRUPT_SOURCE = 'interrupt';
+
+/** True for a tick a stop signal (SIGINT, SIGTERM, SIGHUP) interrupted: settled, recorded `interrupted`, never a failure. */
+export function isInterrupted(result: TickResult): boolean {
+  return result.kind === 'paused' && result.source === INTERRUPT_SOURCE;
 }
 
 /** True for results that call for a non-zero exit: the tick could not do its job. */

@@ -17,7 +17,7 @@ import { combineVerdict } from '../verify/combine-verdict.js';
 import { verificationEdits, type VerificationEdit } from '../verify/verification-paths.js';
 import type { EnginePorts } from './engine-ports.js';
 import type { ChangeSet, CheckOutput, CommandEvidence, ReadOnlyBind, Verdict, WorkItem, WorkspaceHandle } from '../ports/index.js';
-import type { TickContext } from './tick-context.js';
+import { INTERRUPT_SOURCE, type TickContext } from './tick-context.js';
 import type { BaselineSummary } from './tick-result.js';
 
 /** Why a change with no verification command is escalated, and the exact setting that fixes it. */
@@ -37,6 +37,8 @@ const failed = (entry: CommandEvidence) => entry.exitCode !== 0 || entry.timedOu
 async function runAll(context: TickContext, ports: EnginePorts, handle: WorkspaceHandle, commands: TickContext['plan']['phases']['verify']['commands'], binds: ReadOnlyBind[]): Promise<CommandEvidence[]> {
   const evidence: CommandEvidence[] = [];
   for (const command of commands) {
+    // Stopped by a signal: no further command starts (the one it killed is not evidence; see `interruptedVerification`).
+    if (context.interrupted) break;
     context.phaseStart('verify', command.command);
     const result = await ports.commands!.run(command, { cwd: handle.path, timeoutMs: command.timeoutMs, ...(binds.length ? { readOnlyBinds: binds } : {}), ...(ports.signal ? { signal: ports.signal } : {}) });
     // Identity is the plan's command: a runner may redact the text it reports, and two commands that redact
@@ -55,6 +57,10 @@ export async function runBaseline(context: TickContext, ports: EnginePorts, hand
   const planned = context.plan.phases.verify;
   if (!planned.enabled || planned.commands.length === 0 || !ports.commands) return null;
   const evidence = await runAll(context, ports, handle, planned.commands, (await ports.workspace.dependencyDirs?.(handle)) ?? []);
+  if (context.interrupted) {
+    context.step('verify', `base ${handle.baseCommit.slice(0, 12)}: interrupted by ${context.interruptedBy} before the implementer`);
+    return null;
+  }
   const failing = evidence.filter(failed).map((entry) => entry.command);
   const base = handle.baseCommit.slice(0, 12);
   context.step(
@@ -83,6 +89,7 @@ export async function verifyChange(
   }
   const binds = verify.commands.length > 0 ? ((await ports.workspace.dependencyDirs?.(handle)) ?? []) : [];
   const evidence = await runAll(context, ports, handle, verify.commands, binds);
+  if (context.interrupted) return interruptedVerification(context);
   const files = ports.workspace.files?.(handle);
   const edits = await verificationEdits(changes, async (path) => ({
     before: (await ports.workspace.readBase?.(handle, path)) ?? null,
@@ -97,6 +104,7 @@ export async function verifyChange(
       baseTestsUnavailable = `the change edits tests or what runs them (${paths.join(', ')}), and this workspace cannot put the base's versions back to verify without those edits`;
     } else {
       const ran = await ports.workspace.withBaseFiles(handle, paths, () => runAll(context, ports, handle, verify.commands, binds));
+      if (context.interrupted) return interruptedVerification(context);
       if (ran.ok) baseTests = ran.value;
       else baseTestsUnavailable = `the base's tests could not be put in place to verify the change without its test edits: ${ran.message}`;
     }
@@ -173,6 +181,15 @@ export async function verifyChange(
     );
   }
   return { kind: 'verdict', ...combined, evidence, ...(baseTests ? { baseTests } : {}), ...(edits.length ? { verificationEdits: edits } : {}) };
+}
+
+/**
+ * A stop signal killed a verification command: its exit is the signal's, not the change's, so it is no evidence
+ * either way. The change is not verified — kept for a human by the act phase, no failed attempt — never rejected.
+ */
+function interruptedVerification(context: TickContext): VerifyOutcome {
+  context.step('verify', `verification interrupted by ${context.interruptedBy}: the change is not verified (no verdict, not a failed attempt)`);
+  return { kind: 'paused', source: INTERRUPT_SOURCE };
 }
 
 function baselineNote(baseline: BaselineSummary): string {

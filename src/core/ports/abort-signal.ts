@@ -11,6 +11,8 @@
  */
 export interface AbortSignalLike {
   readonly aborted: boolean;
+  /** Why it was aborted; the CLI aborts with the stop signal's name (`'SIGTERM'`). */
+  readonly reason?: unknown;
   addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
   removeEventListener(type: 'abort', listener: () => void): void;
 }

@@ -10,9 +10,10 @@ export interface TickRecord {
    * Run-log outcome: the methodology's four (`no-op`, `report-only`,
    * `fix-proposed`, `escalated`), plus `failed` for a tick that failed — the
    * methodology has no word for it, and a failure must never read as a quiet
-   * no-op (`kind` says which failure).
+   * no-op (`kind` says which failure), and `interrupted` for a tick a stop
+   * signal ended (settled, neither a failure nor a quiet tick).
    */
-  outcome: 'no-op' | 'report-only' | 'fix-proposed' | 'escalated' | 'failed';
+  outcome: 'no-op' | 'report-only' | 'fix-proposed' | 'escalated' | 'failed' | 'interrupted';
   /** Our finer-grained kind (TickResult.kind). */
   kind: string;
   level: string;

@@ -24,8 +24,8 @@ export interface RunLogLine {
   actions_taken: number;
   escalations: number;
   tokens_estimate: number;
-  /** One of the methodology's RUN_LOG_OUTCOMES, or `failed` (no methodology word; never logged as a no-op). */
-  outcome: (typeof RUN_LOG_OUTCOMES)[number] | 'failed';
+  /** One of the methodology's RUN_LOG_OUTCOMES, or `failed` / `interrupted` (no methodology word; never logged as a no-op). */
+  outcome: (typeof RUN_LOG_OUTCOMES)[number] | 'failed' | 'interrupted';
   tick_id?: string;
   level?: string;
   kind?: string;

@@ -87,7 +87,9 @@ export function updateStateFile(text: string | null, update: StateUpdate, option
     result = upsertBlock(result, 'waiting', tick.patternId, (existing) => mergeWaitingItems(existing ?? [], tick.waiting));
     // A failed tick learned nothing new: the watch list stays, and the failure is the loop's note.
     const failed = tick.outcome === 'failed';
-    result = upsertBlock(result, 'watch', tick.patternId, (existing) => (failed ? (existing ?? []) : tick.findings.map(renderFinding)));
+    // An interrupted tick did not finish looking either: the watch list stays too (its note follows).
+    const learnedNothing = failed || tick.outcome === 'interrupted';
+    result = upsertBlock(result, 'watch', tick.patternId, (existing) => (learnedNothing ? (existing ?? []) : tick.findings.map(renderFinding)));
     result = upsertBlock(result, 'note', tick.patternId, (existing) => {
       if (failed) return [renderNote(tick.patternId, tick.startedAt, `tick ${tick.tickId} failed (${tick.kind}): ${tick.summary}`)];
       const at = existing ? noteTime(existing) : null;
