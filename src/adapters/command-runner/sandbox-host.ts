@@ -6,9 +6,9 @@ import { access, constants, lstat, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import type { Clock, CommandRunOptions } from '../../core/ports/index.js';
-import { defaultProfile, type SandboxProfile } from '../../core/sandbox/sandbox-profile.js';
+import type { SandboxProfile } from '../../core/sandbox/sandbox-profile.js';
 import type { HostPathKind } from '../../core/sandbox/to-bwrap-args.js';
-import { verificationProfile } from '../../core/sandbox/verification-profile.js';
+import { denylistVerificationProfile, verificationProfile } from '../../core/sandbox/verification-profile.js';
 import { DEFAULT_OUTPUT_LIMIT } from './process-runner.js';
 import { checkoutOfWorktree, type RepositorySettings } from './repository-secrets.js';
 
@@ -123,9 +123,9 @@ export async function profileFor(
     profile = verificationProfile({ ...common, hiddenExtra, readable });
   } else {
     const { findSecretFiles } = await import('../agent-sandbox/find-secret-files.js');
-    const secrets = checkout && checkout !== worktree ? await findSecretFiles(checkout, { skip: [worktree, ...hiddenExtra] }) : null;
-    const checkoutHidden = secrets && checkout ? [...secrets.files, ...secrets.directories, `${checkout}/.git/config`, `${checkout}/.git/hooks`] : [];
-    profile = defaultProfile({ ...common, hiddenExtra: [...hiddenExtra, ...checkoutHidden] });
+    const outside = checkout && checkout !== worktree ? checkout : null;
+    const secrets = outside ? await findSecretFiles(outside, { skip: [worktree, ...hiddenExtra] }) : null;
+    profile = denylistVerificationProfile({ ...common, hiddenExtra, checkout: outside, checkoutSecrets: secrets ? [...secrets.files, ...secrets.directories] : [] });
   }
   return settings.adjustProfile ? settings.adjustProfile(profile) : profile;
 }

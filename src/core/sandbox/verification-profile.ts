@@ -113,3 +113,35 @@ export function verificationProfile(options: VerificationProfileOptions): Sandbo
     envAllowlist: [...base.envAllowlist, ...TOOLCHAIN_ENV],
   });
 }
+
+export interface DenylistVerificationOptions extends DefaultProfileOptions {
+  /** The user's checkout, when the worktree is not the checkout itself. */
+  checkout: string | null;
+  /** The checkout's secret files and directories (`findSecretFiles`). */
+  checkoutSecrets: readonly string[];
+}
+
+/**
+ * The fallback where reads cannot be an allowlist (Seatbelt: `toSeatbeltProfile` refuses
+ * `readableRoots`): the host stays readable, but besides the home's credentials and the other
+ * worktrees, the checkout's secret files, its `.git/config` and its hooks are hidden, and the
+ * worktree's `.git` file. Weaker than `verificationProfile` — a file that is secret but not named
+ * like one stays readable — and documented as such.
+ *
+ * @example
+ * ```ts
+ * denylistVerificationProfile({ worktree: '/state/wt/a1', home: '/Users/me', checkout: '/Users/me/app',
+ *   checkoutSecrets: ['/Users/me/app/.env'] }).hiddenPaths; // […, '/Users/me/app/.env', '/Users/me/app/.git/config', …]
+ * ```
+ */
+export function denylistVerificationProfile(options: DenylistVerificationOptions): SandboxProfile {
+  const checkout = options.checkout ? normalizePath(options.checkout) : null;
+  const hiddenExtra = [
+    ...(options.hiddenExtra ?? []),
+    ...options.checkoutSecrets,
+    ...(checkout ? [`${checkout}/.git/config`, `${checkout}/.git/hooks`] : []),
+    `${normalizePath(options.worktree)}/.git`,
+  ];
+  const base = defaultProfile({ ...options, hiddenExtra });
+  return SandboxProfileSchema.parse({ ...base, envAllowlist: [...base.envAllowlist, ...TOOLCHAIN_ENV] });
+}
