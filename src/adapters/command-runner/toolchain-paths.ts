@@ -38,6 +38,15 @@ function prefixOf(executable: string): string {
   return ['bin', 'sbin', 'shims'].includes(basename(directory)) ? dirname(directory) : directory;
 }
 
+/** Directories right under the home that are a toolchain's own; any other (`~/.local`, `~/.config`) is never a prefix. */
+const HOME_TOOLCHAIN_DIRECTORIES = new Set(['.cargo', '.rustup', '.pyenv', '.nvm', '.volta', '.bun', '.deno', '.rbenv', '.asdf', '.sdkman', '.go']);
+
+/** A toolchain prefix, unless it is a shared directory of the home (`~/.local/bin/node` → only `~/.local/bin`). */
+function toolchainPrefix(executable: string, home: string): string | null {
+  const prefix = prefixOf(executable);
+  return dirname(prefix) === home && !HOME_TOOLCHAIN_DIRECTORIES.has(basename(prefix)) ? null : prefix;
+}
+
 export interface ToolchainPathsInput {
   env: Record<string, string | undefined>;
   home: string;
@@ -63,9 +72,8 @@ export async function toolchainPaths(input: ToolchainPathsInput): Promise<string
   for (const tool of PREFIX_TOOLS) {
     const found = await findExecutable(tool, env);
     if (!found) continue;
-    candidates.push(prefixOf(found));
     const resolved = await real(found);
-    if (resolved) candidates.push(prefixOf(resolved));
+    for (const prefix of [toolchainPrefix(found, home), resolved ? toolchainPrefix(resolved, home) : null]) if (prefix) candidates.push(prefix);
   }
   const rustFound = (await findExecutable('cargo', env)) ?? (await findExecutable('rustup', env));
   const goFound = await findExecutable('go', env);
@@ -90,9 +98,8 @@ export async function dependencyPaths(binds: readonly ReadOnlyBind[], input: Too
     candidates.push(bind.source);
     const base = /^\s*home\s*=\s*(.+?)\s*$/m.exec(config)?.[1];
     if (base && isAbsolute(base)) {
-      candidates.push(prefixOf(join(base, 'python')));
       const resolved = (await real(join(base, 'python3'))) ?? (await real(join(base, 'python')));
-      if (resolved) candidates.push(prefixOf(resolved));
+      for (const prefix of [toolchainPrefix(join(base, 'python'), input.home), resolved ? toolchainPrefix(resolved, input.home) : null]) if (prefix) candidates.push(prefix);
     }
   }
   // The venv lives in the checkout: allowed as itself, not as an ancestor of it.
