@@ -35,6 +35,12 @@ export async function checkoutOfWorktree(worktree: string): Promise<string | nul
   return dirname(commonDir);
 }
 
+/** Remote URLs in the checkout's `.git/config`: one with a token in it (`https://user:token@host/…`) gives its password. */
+async function remoteUrls(checkout: string): Promise<string[]> {
+  const config = await readFile(join(checkout, '.git', 'config'), 'utf8').catch(() => '');
+  return [...config.matchAll(/^\s*(?:push)?url\s*=\s*(\S+)\s*$/gim)].map((match) => match[1] ?? '').filter((url) => /:\/\/[^/@\s]*:[^@\s]+@/.test(url));
+}
+
 /** A URL's password is a secret on its own: a command may print just that part of `DATABASE_URL`. */
 function withUrlPasswords(values: readonly string[]): string[] {
   const result = new Set(values);
@@ -76,7 +82,7 @@ export function createRepositorySecrets(settings?: RepositorySettings) {
           found = findSecretFiles(root, { skip: [...(settings?.skip ?? []), worktree] });
           checkouts.set(root, found);
         }
-        values.push(...(await found).values);
+        values.push(...(await found).values, ...(await remoteUrls(root)));
       }
       if (root !== worktree) values.push(...(await findSecretFiles(worktree)).values);
       return withUrlPasswords(values);
