@@ -20,6 +20,7 @@ import type { CommandRunOptions, ReadOnlyBind } from '../src/core/ports/index.js
 import { BwrapRunner } from '../src/adapters/command-runner/bwrap-runner.js';
 import { createProcessRunner } from '../src/adapters/command-runner/process-runner.js';
 import { findExecutable } from '../src/adapters/command-runner/sandbox-host.js';
+import { runCommandTool } from '../backends/shared/write-tools.js';
 
 const bwrapPath = await findExecutable('bwrap');
 const hostPath = process.env.PATH ?? '/usr/bin:/bin';
@@ -138,6 +139,20 @@ describe.skipIf(bwrapPath === null)('verification commands see the worktree, not
       expect(evidence.output).not.toContain(secret);
       expect(evidence.output).not.toContain(reversed(secret));
     }
+  });
+
+  it("the openai/ollama run_command tool goes through the same runner: git's common dir leads nowhere", async () => {
+    const context = (commands: ReturnType<typeof sandboxed> | ReturnType<typeof unsandboxed>) => ({
+      root: worktree,
+      permissions: { write: true, execute: true },
+      commands,
+      commandTimeoutMs: 60_000,
+    });
+    const attack = { command: 'cat "$(git rev-parse --git-common-dir)/../.env" | rev' };
+    expect((await runCommandTool.run(attack, context(unsandboxed()))).content).toContain(reversed(CANARY));
+    const outcome = await runCommandTool.run(attack, context(sandboxed()));
+    expect(outcome.content).toMatch(/not a git repository/);
+    for (const secret of LEAKS) expect(outcome.content).not.toContain(reversed(secret));
   });
 
   it("git inside finds no repository, cannot rewrite the worktree's .git file, and the host's git still works", async () => {
