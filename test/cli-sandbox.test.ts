@@ -3,7 +3,8 @@
  * bubblewrap (skipped only when bwrap is not installed; the availability
  * check in sandbox-escape.test.ts fails under CI instead).
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -70,6 +71,39 @@ describe.skipIf(bwrapPath === null)('loop-runtime sandbox run (real bwrap)', () 
     expect(json).toMatchObject({ isolation: 'bwrap', network: 'loopback', evidence: { exitCode: 0 } });
     expect(json.evidence.output).toBe('\n[REDACTED]\n');
     expect(result.stdout).not.toContain(CANARY);
+  });
+});
+
+describe.skipIf(bwrapPath === null)('loop-runtime sandbox run in a linked worktree (real bwrap)', () => {
+  it("shows what a loop's commands see: the worktree, not the checkout behind its .git file (the twin: the worktree's own file)", async () => {
+    // Outside /tmp, so the sandbox's private /tmp is not what hides the checkout.
+    const base = await mkdtemp(join('/var/tmp', 'loop-cli-sandbox-wt-'));
+    try {
+      const checkout = join(base, 'checkout');
+      const git = (...args: string[]) => execFileSync('git', args, { cwd: checkout, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
+      await mkdir(checkout);
+      await writeFile(join(checkout, 'own.txt'), 'own-file\n');
+      git('init', '-q', '-b', 'main');
+      git('-c', 'user.name=T', '-c', 'user.email=t@example.com', 'add', '.');
+      git('-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-qm', 'init');
+      await writeFile(join(checkout, '.env'), `API_TOKEN=${CANARY}\n`);
+      const worktree = join(base, 'state', 'a1');
+      git('worktree', 'add', '--quiet', '-b', 'loop/a1', worktree, 'HEAD');
+      let stdout = '';
+      const code = await main(['sandbox', 'run', '--', 'sh', '-c', 'cat own.txt; cat "$(sed -n \'s/^gitdir: //p\' .git)/../../../.env" | rev; cat ../../checkout/.env | rev'], {
+        cwd: worktree,
+        env: { PATH: process.env.PATH, HOME: process.env.HOME },
+        isTTY: false,
+        stdout: (text) => (stdout += text),
+        stderr: () => {},
+      });
+      expect(code).toBe(0);
+      expect(stdout).toContain('own-file');
+      expect(stdout).not.toContain([...CANARY].reverse().join(''));
+      expect(stdout).toMatch(/No such file or directory/);
+    } finally {
+      await rm(base, { recursive: true, force: true });
+    }
   });
 });
 

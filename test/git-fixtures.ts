@@ -23,8 +23,8 @@ export function sh(cwd: string, args: string[]): string {
 
 const created: string[] = [];
 
-export async function tempDir(prefix = 'loop-git-'): Promise<string> {
-  const directory = await mkdtemp(join(tmpdir(), prefix));
+export async function tempDir(prefix = 'loop-git-', parent = tmpdir()): Promise<string> {
+  const directory = await mkdtemp(join(parent, prefix));
   created.push(directory);
   return directory;
 }

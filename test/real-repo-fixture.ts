@@ -65,8 +65,9 @@ function fakeGh(log: string): string {
  * (ci-sweeper enrolled, delivery local, one attempt per item so a failed attempt is kept for a
  * human), upstream's tree committed, then the bug. `injection` is appended to the CI log.
  */
-export async function makeRealRepo(settings: Record<string, unknown>, options: { injection?: string } = {}): Promise<RealRepo> {
-  const root = await tempDir('real-repo-');
+export async function makeRealRepo(settings: Record<string, unknown>, options: { injection?: string; parent?: string } = {}): Promise<RealRepo> {
+  // `parent`: a checkout outside /tmp, which a sandbox's private /tmp would hide anyway (as users' checkouts are).
+  const root = await tempDir('real-repo-', options.parent);
   await cp(REAL_REPO_FIXTURE, root, { recursive: true });
   await writeFile(join(root, 'LOOP.md'), loopMarkdown({ loops: { 'ci-sweeper': {} }, delivery: { mode: 'local' }, maxAttempts: 1, ...settings }));
   await appendFile(join(root, '.gitignore'), '.env\n');

@@ -75,13 +75,14 @@ describe.skipIf(bwrapPath === null)('sandbox escape suite (real bwrap)', () => {
    * escape is the read-only root, the hidden paths and the namespaces — not
    * the fact that our temp fixtures live under /tmp.
    */
-  function runner(privateTmp = false): BwrapRunner {
+  function runner(privateTmp = false, readableExtra: string[] = []): BwrapRunner {
     return new BwrapRunner({
       home,
       hiddenExtra: [join(root, 'worktrees')],
       env: { PATH: process.env.PATH, HOME: home, LANG: 'C', CANARY_TOKEN: CANARY },
       killGraceMs: 200,
-      adjustProfile: (profile) => ({ ...profile, privateTmp }),
+      // readableExtra: a host path shown read-only on purpose, for the twins of the write escapes.
+      adjustProfile: (profile) => ({ ...profile, privateTmp, readableRoots: [...(profile.readableRoots ?? []), ...readableExtra] }),
     });
   }
   const options = (extra: Partial<CommandRunOptions> = {}): CommandRunOptions => ({ cwd: worktree, timeoutMs: 20_000, ...extra });
@@ -92,10 +93,10 @@ describe.skipIf(bwrapPath === null)('sandbox escape suite (real bwrap)', () => {
   });
 
   it('cannot write outside the worktree (and can write inside it)', async () => {
-    const evidence = await runner().run(
-      sh(`echo ok > inside.txt; echo pwned > ${outside}/new.txt; echo pwned >> ${outside}/file.txt; echo pwned > ${home}/dropped; exit 0`),
-      options(),
-    );
+    const command = sh(`echo ok > inside.txt; echo pwned > ${outside}/new.txt; echo pwned >> ${outside}/file.txt; echo pwned > ${home}/dropped; exit 0`);
+    // Host paths outside the allowlist are absent; shown on purpose, they are read-only.
+    expect((await runner().run(command, options())).output).toMatch(/Directory nonexistent/);
+    const evidence = await runner(false, [outside]).run(command, options());
     expect(evidence.exitCode).toBe(0);
     expect(evidence.output).toMatch(/Read-only file system/);
     expect(await readFile(join(worktree, 'inside.txt'), 'utf8')).toBe('ok\n');
@@ -111,11 +112,12 @@ describe.skipIf(bwrapPath === null)('sandbox escape suite (real bwrap)', () => {
     expect(await readFile(join(outside, 'file.txt'), 'utf8')).toBe('original\n');
   });
 
-  it('cannot read hidden paths even though they exist (but can read the rest of home)', async () => {
-    const evidence = await runner().run(
-      sh(`cat ${home}/readme.txt; cat ${home}/.ssh/id_x; ls -A ${home}/.ssh; cat ${home}/.netrc; cat ${otherWorktree}/notes.txt; exit 0`),
-      options(),
-    );
+  it('cannot read the home, nor hidden paths even when home is made writable (but can read the rest of it then)', async () => {
+    const command = sh(`cat ${home}/readme.txt; cat ${home}/.ssh/id_x; ls -A ${home}/.ssh; cat ${home}/.netrc; cat ${otherWorktree}/notes.txt; exit 0`);
+    const absent = await runner().run(command, options());
+    expect(absent.output).toMatch(/readme\.txt: No such file or directory/);
+    expect(absent.output).not.toContain(KEY_CANARY);
+    const evidence = await runner().run(command, options({ writableRoots: [home] }));
     expect(evidence.output).toContain('visible');
     expect(evidence.output).not.toContain(KEY_CANARY);
     expect(evidence.output).toMatch(/id_x: No such file or directory/);
@@ -148,7 +150,11 @@ describe.skipIf(bwrapPath === null)('sandbox escape suite (real bwrap)', () => {
   it('cannot write through a symlink that leads out of the worktree', async () => {
     await symlink(join(outside, 'file.txt'), join(worktree, 'link.txt'));
     await symlink(outside, join(worktree, 'linkdir'));
-    const evidence = await runner().run(sh('echo pwned > link.txt; echo pwned > linkdir/new.txt; cat link.txt; exit 0'), options());
+    const command = sh('echo pwned > link.txt; echo pwned > linkdir/new.txt; cat link.txt; exit 0');
+    // The link's target is absent from the sandbox…
+    expect((await runner().run(command, options())).output).toMatch(/cat: link\.txt: No such file or directory/);
+    // …and read-only where it is shown on purpose.
+    const evidence = await runner(false, [outside]).run(command, options());
     expect(evidence.output).toContain('original');
     expect(evidence.output).toMatch(/Read-only file system/);
     expect(await readFile(join(outside, 'file.txt'), 'utf8')).toBe('original\n');

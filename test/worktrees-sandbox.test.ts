@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BwrapRunner } from '../src/adapters/command-runner/bwrap-runner.js';
+import { createProcessRunner } from '../src/adapters/command-runner/process-runner.js';
 import { findExecutable } from '../src/adapters/command-runner/sandbox-host.js';
 import { worktreeHidingPaths, worktreesDirFor } from '../src/adapters/workspace/worktrees-location.js';
 
@@ -36,8 +37,9 @@ describe.skipIf(bwrapPath === null)('worktrees in the state directory, sandboxed
     const runner = (hiddenExtra: string[]) =>
       new BwrapRunner({ home: join(base, 'home'), hiddenExtra, env: { PATH: process.env.PATH, LANG: 'C' }, killGraceMs: 200, adjustProfile: (profile) => ({ ...profile, privateTmp: false }) });
     const command = { command: `cat own.txt; echo written > made.txt; cat ${sibling}/notes.txt; cat ${foreign}/notes.txt; ls ${worktreesDirFor(repo)}; exit 0`, timeoutMs: 20_000 };
-    // The twin: without the hiding list the other worktrees are readable (host /tmp is visible here).
-    expect((await runner([]).run(command, { cwd: own, timeoutMs: 20_000 })).output).toContain(CANARY);
+    // The twin: unsandboxed, the other worktrees are readable. In bwrap they are absent even without the hiding list.
+    expect((await createProcessRunner({ env: { PATH: process.env.PATH } }).run(command, { cwd: own, timeoutMs: 20_000 })).output).toContain(CANARY);
+    expect((await runner([]).run(command, { cwd: own, timeoutMs: 20_000 })).output).not.toContain(CANARY);
     const evidence = await runner(worktreeHidingPaths(repo, null)).run(command, { cwd: own, timeoutMs: 20_000 });
     expect(evidence.exitCode).toBe(0);
     expect(evidence.output).toContain('mine');

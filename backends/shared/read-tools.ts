@@ -2,7 +2,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { minimatch } from 'minimatch';
-import { resolveInside } from './path-guard.js';
+import { resolveInside, secretPathReason } from './path-guard.js';
 import { failure, numberArgument, stringArgument, type WorkspaceTool } from './tool-types.js';
 
 const SKIPPED_DIRECTORIES = new Set(['.git', 'node_modules']);
@@ -27,10 +27,13 @@ export async function walkFiles(root: string, start: string): Promise<{ files: s
     for (const entry of entries) {
       if (++seen > MAX_WALK_ENTRIES) return { files, truncated: true };
       const absolute = path.join(directory, entry.name);
+      const relative = path.relative(root, absolute).split(path.sep).join('/');
+      // Secret files and directories are never walked: grep would print their values.
+      if (secretPathReason(relative)) continue;
       if (entry.isDirectory()) {
         if (!SKIPPED_DIRECTORIES.has(entry.name)) queue.push(absolute);
       } else if (entry.isFile()) {
-        files.push(path.relative(root, absolute).split(path.sep).join('/'));
+        files.push(relative);
       }
     }
   }
@@ -61,6 +64,8 @@ export const readFileTool: WorkspaceTool = {
     if (!requested) return failure('"path" is required.');
     const guarded = await resolveInside(context.root, requested);
     if (!guarded.ok) return failure(guarded.message);
+    const secret = secretPathReason(guarded.relative) ?? secretPathReason(guarded.real);
+    if (secret) return failure(secret);
     let buffer: Buffer;
     try {
       buffer = await readFile(guarded.absolute);
@@ -161,6 +166,8 @@ export const grepTool: WorkspaceTool = {
     }
     const guarded = await resolveInside(context.root, stringArgument(args, 'path') ?? '.');
     if (!guarded.ok) return failure(guarded.message);
+    const secret = secretPathReason(guarded.relative) ?? secretPathReason(guarded.real);
+    if (secret) return failure(secret);
     const info = await stat(guarded.absolute).catch(() => null);
     if (!info) return failure(`${guarded.relative} does not exist.`);
     const files = info.isFile() ? [guarded.relative] : (await walkFiles(context.root, guarded.absolute)).files;

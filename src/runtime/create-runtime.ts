@@ -189,6 +189,8 @@ async function commandRunnerFor(plan: ExecutionPlan, root: string, options: Runt
       // Other worktrees (this repository's and others') stay out of sight; the command's own is bound back writable.
       // Computed from this process's environment, like the worktrees' own location (WorktreeStore).
       hiddenExtra: worktreeHidingPaths(root, worktreesDir),
+      // The checkout is never readable by a command, and its secret-file values are redacted from every output.
+      repository: { root, skip: worktreeHidingPaths(root, worktreesDir) },
     });
   } catch (error) {
     if (isLoopRuntimeError(error) && error.code === 'SANDBOX_UNAVAILABLE' && plan.phases.verify.commands.length === 0) {

@@ -14,6 +14,7 @@ import { denyInetSeccompProgram, seccompArchFor } from '../../core/sandbox/secco
 import { toBwrapArgs } from '../../core/sandbox/to-bwrap-args.js';
 import { scrubEnv } from '../../core/security/scrub-env.js';
 import { withDependencyBinds } from './dependency-binds.js';
+import { createRepositorySecrets, type RepositorySecrets } from './repository-secrets.js';
 import { createProcessRunner, effectiveTimeout, runProcess, secretsFor, toEvidence } from './process-runner.js';
 import { findExecutable, profileFor, resolveHiddenPaths, systemClock, type SandboxRunnerSettings } from './sandbox-host.js';
 import { SeatbeltRunner } from './seatbelt-runner.js';
@@ -26,10 +27,13 @@ export interface BwrapRunnerSettings extends SandboxRunnerSettings {
 }
 
 /**
- * Runs commands under bubblewrap: the worktree writable, the rest read-only,
- * credentials and other worktrees hidden, own network namespace (no IP
- * sockets at all for network "none"), own pid namespace, a private /tmp,
- * a scrubbed environment.
+ * Runs commands under bubblewrap: the worktree writable; readable only the
+ * system and toolchain directories and the dependency directories (an
+ * allowlist: the checkout, the home and every other host path are absent);
+ * the worktree's `.git` masked; own network namespace (no IP sockets at all
+ * for network "none"), own pid namespace, a private /tmp, a scrubbed
+ * environment; output redacted with the environment's and the repository's
+ * secret-file values.
  *
  * @example
  * ```ts
@@ -41,9 +45,11 @@ export class BwrapRunner implements CommandRunner {
   readonly specificationVersion = 'command-runner-v1' as const;
   readonly isolation = 'bwrap';
   private readonly settings: BwrapRunnerSettings;
+  private readonly repositorySecrets: RepositorySecrets;
 
   constructor(settings: BwrapRunnerSettings = {}) {
     this.settings = settings;
+    this.repositorySecrets = createRepositorySecrets(settings.repository);
   }
 
   async run(command: CommandSpec, options: CommandRunOptions): Promise<CommandEvidence> {
@@ -51,7 +57,7 @@ export class BwrapRunner implements CommandRunner {
     const hostEnv = this.settings.env ?? process.env;
     const timeoutMs = effectiveTimeout(command.timeoutMs, options.timeoutMs);
     const startedAt = clock.now();
-    const base = await profileFor(options, this.settings, timeoutMs);
+    const base = await profileFor(options, this.settings, timeoutMs, 'allowlist', hostEnv);
     const { hiddenPaths, pathKinds } = await resolveHiddenPaths(base.hiddenPaths);
     return withDependencyBinds(options.readOnlyBinds ?? [], 'mount-point', (readOnlyBinds) =>
       this.runIn({ ...base, hiddenPaths, ...(readOnlyBinds.length ? { readOnlyBinds } : {}) }, pathKinds, command, options, { startedAt, timeoutMs, hostEnv, clock }),
@@ -65,7 +71,9 @@ export class BwrapRunner implements CommandRunner {
     options: CommandRunOptions,
     { startedAt, timeoutMs, hostEnv, clock }: { startedAt: number; timeoutMs: number; hostEnv: Record<string, string | undefined>; clock: { now(): number } },
   ): Promise<CommandEvidence> {
-    const env = { ...scrubEnv(hostEnv, profile.envAllowlist), ...(profile.privateTmp ? { TMPDIR: '/tmp' } : {}), ...options.env };
+    // The home is absent: tools that keep a cache (go, pip, npm) get a per-run one in the private /tmp.
+    const caches: Record<string, string> = profile.privateTmp ? { TMPDIR: '/tmp', XDG_CACHE_HOME: '/tmp/.cache', GOCACHE: '/tmp/.cache/go-build', npm_config_cache: '/tmp/.cache/npm' } : {};
+    const env = { ...scrubEnv(hostEnv, profile.envAllowlist), ...caches, ...options.env };
     const bwrap = this.settings.bwrapPath ?? (await findExecutable('bwrap', hostEnv)) ?? 'bwrap';
     const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 
@@ -95,7 +103,8 @@ export class BwrapRunner implements CommandRunner {
         ...(options.signal ? { signal: options.signal } : {}),
         ...(seccompFile ? { extraFds: [seccompFile.fd] } : {}),
       });
-      return toEvidence(command.command, result, { startedAt, finishedAt: clock.now() }, profile.outputLimitBytes, secretsFor(hostEnv, options.env));
+      const secrets = [...secretsFor(hostEnv, options.env), ...(await this.repositorySecrets.valuesFor(profile.writableRoots[0] ?? options.cwd))];
+      return toEvidence(command.command, result, { startedAt, finishedAt: clock.now() }, profile.outputLimitBytes, secrets);
     } finally {
       await seccompFile?.close();
       if (seccompDir) await rm(seccompDir, { recursive: true, force: true });
@@ -192,5 +201,6 @@ export async function createSandboxedRunner(options: CreateSandboxedRunnerOption
     ...(options.env ? { env: options.env } : {}),
     ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
     ...(options.outputLimitBytes !== undefined ? { outputLimitBytes: options.outputLimitBytes } : {}),
+    ...(options.repository ? { repository: options.repository } : {}),
   });
 }

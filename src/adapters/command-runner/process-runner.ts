@@ -7,14 +7,16 @@
  *   is killed on timeout (SIGTERM, then SIGKILL after a grace period) and
  *   again when the command exits, so no background grandchild outlives it;
  * - output is the tail of stdout+stderr, capped, with a truncation marker,
- *   and redacted (secret values from the environment and token shapes);
+ *   and redacted (secret values from the environment and the repository's
+ *   secret files, and token shapes);
  * - exit code, signal and timeout are data; a failing command never throws.
  */
 import type { CommandSpec } from '../../core/plan/execution-plan.js';
 import type { AbortSignalLike, Clock, CommandEvidence, CommandRunner, CommandRunOptions } from '../../core/ports/index.js';
-import { redactSecrets } from '../../core/security/redact-secrets.js';
+import { createRedactor } from '../../core/security/redact-secrets.js';
 import { DEFAULT_ENV_ALLOWLIST, scrubEnv, secretValuesFromEnv } from '../../core/security/scrub-env.js';
 import { withDependencyBinds } from './dependency-binds.js';
+import { createRepositorySecrets, type RepositorySettings } from './repository-secrets.js';
 
 export const DEFAULT_OUTPUT_LIMIT = 64 * 1024;
 export const DEFAULT_KILL_GRACE_MS = 2_000;
@@ -157,12 +159,12 @@ export function toEvidence(
   limit: number,
   secrets: readonly string[],
 ): CommandEvidence {
-  const redacted = redactSecrets(result.rawTail, { secrets });
-  let output = formatOutput(redacted, result.totalBytes, limit);
-  if (result.spawnError) output = `${output}${output ? '\n' : ''}[could not start: ${redactSecrets(result.spawnError, { secrets })}]`;
+  const redact = createRedactor(secrets);
+  let output = formatOutput(redact(result.rawTail), result.totalBytes, limit);
+  if (result.spawnError) output = `${output}${output ? '\n' : ''}[could not start: ${redact(result.spawnError)}]`;
   return {
     // A command line can carry a secret too (`curl -H "Authorization: Bearer …"`).
-    command: redactSecrets(command, { secrets }),
+    command: redact(command),
     exitCode: result.spawnError && result.exitCode === null ? 127 : result.exitCode,
     signal: result.signal,
     timedOut: result.timedOut,
@@ -188,6 +190,8 @@ export interface ProcessRunnerSettings {
   inheritEnv?: boolean;
   killGraceMs?: number;
   outputLimitBytes?: number;
+  /** The user's checkout, whose secret-file values are redacted. Default: found from the worktree's `.git` file. */
+  repository?: RepositorySettings;
 }
 
 const systemClock: Clock = { now: () => Date.now() };
@@ -210,6 +214,7 @@ export function secretsFor(hostEnv: Record<string, string | undefined>, extra: R
  */
 export function createProcessRunner(settings: ProcessRunnerSettings = {}): CommandRunner {
   const clock = settings.clock ?? systemClock;
+  const repositorySecrets = createRepositorySecrets(settings.repository);
   return {
     specificationVersion: 'command-runner-v1',
     isolation: 'none',
@@ -231,7 +236,8 @@ export function createProcessRunner(settings: ProcessRunnerSettings = {}): Comma
         ...(settings.killGraceMs !== undefined ? { killGraceMs: settings.killGraceMs } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       }));
-      return toEvidence(command.command, result, { startedAt, finishedAt: clock.now() }, limit, secretsFor(hostEnv, options.env));
+      const secrets = [...secretsFor(hostEnv, options.env), ...(await repositorySecrets.valuesFor(options.cwd))];
+      return toEvidence(command.command, result, { startedAt, finishedAt: clock.now() }, limit, secrets);
     },
   };
 }

@@ -11,19 +11,24 @@ import type { CommandSpec } from '../../core/plan/execution-plan.js';
 import { toSeatbeltProfile } from '../../core/sandbox/to-seatbelt-profile.js';
 import { scrubEnv } from '../../core/security/scrub-env.js';
 import { effectiveTimeout, runProcess, secretsFor, toEvidence } from './process-runner.js';
+import { createRepositorySecrets, type RepositorySecrets } from './repository-secrets.js';
 import { profileFor, systemClock, type SandboxRunnerSettings } from './sandbox-host.js';
 
 export class SeatbeltRunner implements CommandRunner {
   readonly specificationVersion = 'command-runner-v1' as const;
   readonly isolation = 'seatbelt';
-  constructor(private readonly settings: SandboxRunnerSettings = {}) {}
+  private readonly repositorySecrets: RepositorySecrets;
+  constructor(private readonly settings: SandboxRunnerSettings = {}) {
+    this.repositorySecrets = createRepositorySecrets(settings.repository);
+  }
 
   async run(command: CommandSpec, options: CommandRunOptions): Promise<CommandEvidence> {
     const clock = this.settings.clock ?? systemClock;
     const hostEnv = this.settings.env ?? process.env;
     const timeoutMs = effectiveTimeout(command.timeoutMs, options.timeoutMs);
     const startedAt = clock.now();
-    const profile = await profileFor(options, this.settings, timeoutMs);
+    // Seatbelt cannot compile a read allowlist yet: the host stays readable, the checkout's secrets hidden.
+    const profile = await profileFor(options, this.settings, timeoutMs, 'host', hostEnv);
     // Seatbelt matches real paths; a private per-command temp dir stands in for /tmp.
     const tmp = profile.privateTmp ? await realpath(await mkdtemp(join(tmpdir(), 'loop-runtime-tmp-'))) : null;
     try {
@@ -39,7 +44,8 @@ export class SeatbeltRunner implements CommandRunner {
         ...(this.settings.killGraceMs !== undefined ? { killGraceMs: this.settings.killGraceMs } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       });
-      return toEvidence(command.command, result, { startedAt, finishedAt: clock.now() }, profile.outputLimitBytes, secretsFor(hostEnv, options.env));
+      const secrets = [...secretsFor(hostEnv, options.env), ...(await this.repositorySecrets.valuesFor(profile.writableRoots[0] ?? options.cwd))];
+      return toEvidence(command.command, result, { startedAt, finishedAt: clock.now() }, profile.outputLimitBytes, secrets);
     } finally {
       if (tmp) await rm(tmp, { recursive: true, force: true });
     }

@@ -10,6 +10,14 @@ export {
   SandboxProfileSchema,
 } from './sandbox-profile.js';
 export type { DefaultProfileOptions, NetworkMode, SandboxProfile } from './sandbox-profile.js';
+export {
+  denylistVerificationProfile,
+  isSafeReadableRoot,
+  TOOLCHAIN_ENV,
+  VERIFY_SYSTEM_PATHS,
+  verificationProfile,
+} from './verification-profile.js';
+export type { DenylistVerificationOptions, VerificationProfileOptions } from './verification-profile.js';
 export { toBwrapArgs } from './to-bwrap-args.js';
 export type { BwrapHostFacts, HostPathKind, SandboxCommand } from './to-bwrap-args.js';
 export { toSeatbeltProfile } from './to-seatbelt-profile.js';

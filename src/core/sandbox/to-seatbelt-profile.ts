@@ -64,6 +64,15 @@ export function toSeatbeltProfile(profile: SandboxProfile, options: SeatbeltOpti
     for (const path of profile.hiddenPaths) lines.push(`  (subpath ${quote(path)})`);
     lines.push(')');
   }
+  // A worktree inside a hidden directory (the state root) is readable again: the later rule wins in Seatbelt.
+  const writableInsideHidden = profile.writableRoots.filter((root) =>
+    profile.hiddenPaths.some((hidden) => normalizePath(root).startsWith(`${normalizePath(hidden)}/`)),
+  );
+  if (writableInsideHidden.length > 0) {
+    lines.push('(allow file-read*');
+    for (const path of writableInsideHidden) lines.push(`  (subpath ${quote(path)})`);
+    lines.push(')');
+  }
   lines.push('', ';; write only the writable roots', '(allow file-write*');
   for (const path of profile.writableRoots) lines.push(`  (subpath ${quote(path)})`);
   if (profile.privateTmp && options.tmpDir) lines.push(`  (subpath ${quote(options.tmpDir)})`);
