@@ -66,3 +66,15 @@ describe('a repository deleted and created again at the same path inherits nothi
     expect(await inbox(root)).toHaveLength(1);
   });
 });
+
+describe('run --ticks N proposes an item once', () => {
+  it('the second and third tick of one run see the first one\'s change as open: one branch, not three', async () => {
+    const root = await makeRepo({ 'src/example.ts': 'export const answer = 42;\n', 'LOOP.md': LOOP_MD });
+    let stdout = '';
+    await main(['run', 'daily-triage', '--level', 'L2', '--ticks', '3', '--json'], { cwd: root, env: { ...process.env, NO_COLOR: '1', CI: '' }, isTTY: false, stdout: (text) => (stdout += text), stderr: () => undefined });
+    const ticks = (JSON.parse(stdout) as { ticks: Array<{ kind: string; degradedReason?: string }> }).ticks;
+    expect(ticks.map((tick) => tick.kind)).toEqual(['proposed', 'report', 'report']);
+    expect(ticks[1]?.degradedReason).toContain('open proposal');
+    expect(sh(root, ['branch', '--list', 'loop/*']).trim().split('\n')).toHaveLength(1);
+  });
+});

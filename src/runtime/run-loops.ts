@@ -152,7 +152,7 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
     );
     const recording = options.record ? (await import('./replay/record-tick.js')).startRecording(runtime) : null;
     try {
-      ticks = await (recording?.engine ?? runtime.engine).ticks(count);
+      ticks = await (recording?.engine ?? runtime.engine).ticks(count, (tick) => session.afterTick(tick));
     } finally {
       await runtime.close();
     }

@@ -60,6 +60,8 @@ export interface TickSession {
   readonly recovery: RecoveryRecord | null;
   /** Hand to the engine (`createLoopRuntime({ observer })`, or `ports.observer`). */
   readonly observer: EngineObserver;
+  /** Hand to `engine.ticks(count, afterTick)`: records a delivered change before the next tick triages. */
+  afterTick(tick: TickResult): Promise<void>;
   /** After the ticks (and after the run history has them): returns how many delivered changes were newly recorded. */
   finish(ticks: readonly TickResult[]): Promise<{ proposals: number }>;
 }
@@ -145,9 +147,21 @@ export async function openTickSession(options: TickSessionOptions): Promise<Tick
     telemetry(event, replayed);
     options.onEvent?.(event);
   };
+  // Every delivered change is followed from here on (outcomes sync, metrics, autonomy); once per tick id. Recorded
+  // after each tick, not after the run: the one-open-proposal rule of the next tick of `run --ticks N` reads it.
+  let proposals = 0;
+  const recordDelivered = async (ticks: readonly TickResult[]) => {
+    if (dryRun) return;
+    const { recordProposals } = await import('./outcomes/record-proposals.js');
+    proposals += await recordProposals(project.root, plan, ticks).catch((error: unknown) => {
+      note(`outcomes: the delivered change was not recorded for outcome tracking: ${error instanceof Error ? error.message : String(error)}`, false);
+      return 0;
+    });
+  };
   return {
     recovery,
     observer,
+    afterTick: (tick) => recordDelivered([tick]),
     async finish(ticks) {
       if (dryRun || ticks.length === 0) return { proposals: 0 };
       if (recovery?.recoveredTicks.length) {
@@ -155,12 +169,8 @@ export async function openTickSession(options: TickSessionOptions): Promise<Tick
         const { noteRecoveredTicks } = await import('./recovery/unrecorded-commits.js');
         await noteRecoveredTicks(project.root, plan, recovery.recoveredTicks, { now: clock.now(), redact });
       }
-      // Every delivered change is followed from here on (outcomes sync, metrics, autonomy); once per tick id.
-      const { recordProposals } = await import('./outcomes/record-proposals.js');
-      const proposals = await recordProposals(project.root, plan, ticks).catch((error: unknown) => {
-        note(`outcomes: the delivered change was not recorded for outcome tracking: ${error instanceof Error ? error.message : String(error)}`, false);
-        return 0;
-      });
+      // Ticks whose caller did not call afterTick (a resumed fleet tick) are recorded here; a tick id is recorded once.
+      await recordDelivered(ticks);
       for (const tick of ticks) journal({ v: 1, type: 'tick-result', loop: plan.pattern.id, pid: process.pid, tickId: tick.tickId, at: tick.finishedAt, result: redactStrings(tick, redact) });
       return { proposals };
     },

@@ -77,11 +77,13 @@ export class LoopEngine {
   }
 
   /** Runs up to `count` ticks, stopping early at a halt or pause. */
-  async ticks(count: number): Promise<TickResult[]> {
+  async ticks(count: number, afterEach?: (result: TickResult) => Promise<void>): Promise<TickResult[]> {
     const results: TickResult[] = [];
     for (let index = 0; index < count; index++) {
       const result = await this.tick();
       results.push(result);
+      // What the next tick must know (a change it delivered is an open proposal) is written before it triages.
+      await afterEach?.(result);
       if (result.kind === 'halted' || result.kind === 'paused') break;
     }
     return results;
