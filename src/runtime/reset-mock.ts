@@ -9,7 +9,12 @@
  * - the mock's run-log lines,
  * - this loop's owned blocks in its state file, when its last run was a mock run
  *   (the blocks show the last tick; a real tick since then owns them),
+ * - the mock's proposals in outcomes.jsonl (and their observations),
  * - `loop/<id>/mock-*` branches and their worktrees (and manifest entries).
+ *
+ * The state file, run log and ledger are first given back byte for byte when nothing but the rehearsal wrote them
+ * since its first tick (`rehearsal-preimages.ts`); the line-by-line removal is for a file a real tick or a human
+ * wrote since.
  *
  * It runs under the loop's lease, so no tick of the loop writes meanwhile.
  */
@@ -23,10 +28,16 @@ import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import { parseRunLogLine } from '../core/state/run-log.js';
 import { joinLines, scanLines, splitLines } from '../core/state/markdown-lines.js';
 import { FileLeases, LEASE_MARGIN_MS } from './lease.js';
+import { OUTCOMES_FILE } from './outcomes/outcome-store.js';
+import { restorePreImages } from './rehearsal-preimages.js';
 
 /** What `reset --mock` removed. */
 export interface ResetMockResult {
   loop: string;
+  /** Methodology files given back byte for byte as they were before the first mock tick. */
+  restored: string[];
+  /** The mock's proposals (and what was observed of them) removed from outcomes.jsonl. */
+  outcomes: number;
   spendLines: number;
   attempts: number;
   runLogLines: number;
@@ -48,12 +59,17 @@ export async function resetMock(root: string, plan: ExecutionPlan, worktreesDir:
   const id = plan.pattern.id;
   const lease = await new FileLeases({ root }).acquireLoopLease(id, { staleMs: plan.timeoutMs + LEASE_MARGIN_MS });
   try {
+    // Files still exactly as the rehearsal left them get their pre-image back, byte for byte; the others (a real
+    // tick or a human wrote them since) lose only the mock's own lines and blocks.
+    const restored = await restorePreImages(root, [plan.files.state, plan.files.runLog, plan.files.ledger]);
+    const kept = (file: string) => !restored.includes(file);
     const spendLines = await dropJournalLines(resolve(root, '.loop-runtime', 'spend.jsonl'), id);
-    const attempts = await dropAttempts(resolve(root, plan.files.ledger), id);
-    const { removed: runLogLines, lastWasMock } = await dropRunLogLines(resolve(root, plan.files.runLog), id);
-    const stateBlocks = lastWasMock ? await dropOwnedBlocks(resolve(root, plan.files.state), id) : false;
+    const attempts = kept(plan.files.ledger) ? await dropAttempts(resolve(root, plan.files.ledger), id) : 0;
+    const { removed: runLogLines, lastWasMock } = kept(plan.files.runLog) ? await dropRunLogLines(resolve(root, plan.files.runLog), id) : { removed: 0, lastWasMock: true };
+    const stateBlocks = lastWasMock && kept(plan.files.state) ? await dropOwnedBlocks(resolve(root, plan.files.state), id) : false;
+    const outcomes = await dropOutcomeLines(resolve(root, OUTCOMES_FILE), id);
     const { branches, worktrees } = await dropMockBranches(root, id, worktreesDir);
-    return { loop: id, spendLines, attempts, runLogLines, stateBlocks, branches, worktrees };
+    return { loop: id, restored, spendLines, attempts, runLogLines, stateBlocks, outcomes, branches, worktrees };
   } finally {
     await lease.release();
   }
@@ -79,6 +95,28 @@ async function dropJournalLines(path: string, id: string): Promise<number> {
     const kept = lines.filter((line) => {
       const parsed = parseJournalLine(line);
       return !(parsed.kind === 'entry' && isMockOf(parsed, parsed.entry.patternId === id));
+    });
+    removed = lines.length - kept.length;
+    return kept.join('\n');
+  });
+  return removed;
+}
+
+async function dropOutcomeLines(path: string, id: string): Promise<number> {
+  let removed = 0;
+  await rewriteIfPresent(path, (text) => {
+    const lines = text.split('\n');
+    const parsed = lines.map((line) => {
+      try {
+        return JSON.parse(line) as { type?: unknown; pattern?: unknown; backend?: unknown; commit?: unknown };
+      } catch {
+        return null;
+      }
+    });
+    const mockCommits = new Set(parsed.filter((line) => line?.type === 'proposal' && line.pattern === id && line.backend === MOCK_BACKEND).map((line) => line!.commit));
+    const kept = lines.filter((_, index) => {
+      const line = parsed[index];
+      return !(line && line.pattern === id && (line.type === 'proposal' || line.type === 'observation') && mockCommits.has(line.commit));
     });
     removed = lines.length - kept.length;
     return kept.join('\n');

@@ -20,6 +20,8 @@
  * proposal is recorded once per tick id; and a resumed tick does not write
  * again the journal lines it already wrote (nor count their telemetry again).
  */
+import { afterRehearsal, beforeTickWrites } from './rehearsal-preimages.js';
+import { REHEARSAL_BACKEND } from '../core/outcomes/outcome-record.js';
 import type { TickResult } from '../core/engine/tick-result.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import type { Clock, EngineEvent, EngineObserver } from '../core/ports/index.js';
@@ -101,6 +103,10 @@ export async function openTickSession(options: TickSessionOptions): Promise<Tick
   const note = options.note ?? (() => undefined);
   const step = options.step ?? plainStep;
   let recovery: RecoveryRecord | null = null;
+  // The methodology's files this tick may write; a rehearsal's pre-images of them are kept for `reset --mock`.
+  const methodologyFiles = [plan.files.state, plan.files.runLog, plan.files.ledger];
+  const rehearsal = plan.backend.name === REHEARSAL_BACKEND;
+  if (!dryRun) await beforeTickWrites(project.root, methodologyFiles, rehearsal);
   if (!dryRun) {
     // Under the lease, before any model call: what a process killed mid-tick left behind (on this machine's disk, so
     // not a durable step: a worker that resumes a tick recovers its own disk).
@@ -164,6 +170,7 @@ export async function openTickSession(options: TickSessionOptions): Promise<Tick
     afterTick: (tick) => recordDelivered([tick]),
     async finish(ticks) {
       if (dryRun || ticks.length === 0) return { proposals: 0 };
+      if (rehearsal) await afterRehearsal(project.root, methodologyFiles);
       if (recovery?.recoveredTicks.length) {
         // The tick just cleared notes older than its start, the recovery's among them: the note stands for this run.
         const { noteRecoveredTicks } = await import('./recovery/unrecorded-commits.js');

@@ -1,4 +1,4 @@
-/** `loop-runtime reset <id> --mock`: remove what mock runs of a loop wrote (spend, attempts, run log, state blocks, mock branches). */
+/** `loop-runtime reset <id> --mock`: remove what mock runs of a loop wrote (spend, attempts, run log, state blocks, outcomes, mock branches); the methodology's files come back byte for byte when only the rehearsal wrote them. */
 import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 import { configErrorOutput, openCliRuntime } from '../open.js';
@@ -19,8 +19,9 @@ export async function resetCommand({ args, options, io }: CommandContext): Promi
   const removed = result.value;
   const text = [
     `Removed the mock's records of ${removed.loop}:`,
-    `  ${removed.spendLines} spend journal line(s), ${removed.attempts} attempt(s), ${removed.runLogLines} run-log line(s)`,
-    `  state file blocks: ${removed.stateBlocks ? 'removed (the last run was a mock run)' : 'kept (none, or a real run wrote them)'}`,
+    ...(removed.restored.length > 0 ? [`  restored byte for byte as before the first mock run: ${removed.restored.join(', ')}`] : []),
+    `  ${removed.spendLines} spend journal line(s), ${removed.attempts} attempt(s), ${removed.runLogLines} run-log line(s), ${removed.outcomes} outcome line(s)`,
+    `  state file blocks: ${removed.restored.length > 0 || removed.stateBlocks ? 'removed (the last run was a mock run)' : 'kept (none, or a real run wrote them)'}`,
     `  ${removed.branches.length} mock branch(es)${removed.branches.length > 0 ? `: ${removed.branches.join(', ')}` : ''}; ${removed.worktrees} worktree(s)`,
   ].join('\n');
   return { exitCode: ExitCode.ok, json: { ok: true, ...removed }, text };

@@ -37,8 +37,26 @@ export const ProposalLineSchema = z.looseObject({
   /** Tokens the delivering tick spent (0 for a human's approve). */
   tokens: z.number().min(0),
   source: z.enum(['tick', 'human-approved']),
+  /** The backend of the delivering tick; `mock` marks a rehearsal (see `withoutRehearsals`). Absent on older lines. */
+  backend: z.string().optional(),
 });
 export type ProposalLine = z.infer<typeof ProposalLineSchema>;
+
+/** The backend whose ticks are rehearsals: followed for the one-open-proposal rule, never counted as results. */
+export const REHEARSAL_BACKEND = 'mock';
+
+/**
+ * The history as results count it: a rehearsal's changes (`--backend mock` outside a dry run) are left out, so they
+ * feed no metric and no autonomy decision. The one-open-proposal rule reads the whole history instead.
+ *
+ * @example
+ * ```ts
+ * const history = withoutRehearsals(await store.history());
+ * ```
+ */
+export function withoutRehearsals(history: OutcomeHistory): OutcomeHistory {
+  return { ...history, changes: history.changes.filter((change) => change.proposal.backend !== REHEARSAL_BACKEND) };
+}
 
 export const CHANGE_STATES = ['open', 'merged', 'closed', 'reverted'] as const;
 export type ChangeState = (typeof CHANGE_STATES)[number];

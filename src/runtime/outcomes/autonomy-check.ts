@@ -5,13 +5,12 @@
  * reported, and unknown outcomes are not evidence either way.
  */
 import { join } from 'node:path';
-import { changesSince, decideDemotion, type DemotionDecision } from '../../core/outcomes/index.js';
-import { parseRunLog } from '../../core/state/run-log.js';
+import { changesSince, decideDemotion, withoutRehearsals, type DemotionDecision } from '../../core/outcomes/index.js';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
 import type { Clock } from '../../core/ports/index.js';
 import { readTextOrNull } from '../../adapters/fs/atomic-file.js';
 import { redactorFor } from '../wiring.js';
-import { levelSince } from './gather-metrics.js';
+import { levelSince, realRunLog } from './gather-metrics.js';
 import { changeLevel, type LevelChangeReport } from './level-change.js';
 import { OutcomeStore } from './outcome-store.js';
 import { syncOutcomes, type SyncReport } from './sync-outcomes.js';
@@ -35,8 +34,9 @@ export async function checkAutonomy(root: string, plan: ExecutionPlan, options: 
     return check;
   }
   if (!plan.autonomy) return check;
-  const history = await new OutcomeStore(root).history();
-  const entries = parseRunLog((await readTextOrNull(join(root, plan.files.runLog))) ?? '');
+  // A rehearsal's changes (`--backend mock`) never demote or promote the real loop.
+  const history = withoutRehearsals(await new OutcomeStore(root).history());
+  const entries = realRunLog((await readTextOrNull(join(root, plan.files.runLog))) ?? '');
   const since = levelSince(history, entries, plan);
   const decision = decideDemotion(plan.level, plan.autonomy, changesSince(history.changes, plan.pattern.id, Number.isNaN(since) ? 0 : since));
   check.decision = decision;

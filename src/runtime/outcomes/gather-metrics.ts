@@ -11,6 +11,8 @@ import {
   DEFAULT_AUTONOMY,
   lastLevelChange,
   recommendPromotion,
+  REHEARSAL_BACKEND,
+  withoutRehearsals,
   type HumanDecisionFact,
   type LoopMetrics,
   type OutcomeHistory,
@@ -44,6 +46,11 @@ export async function spendByTick(root: string): Promise<Map<string, { tokens: n
     spend.set(entry.tickId, { tokens: previous.tokens + entry.tokens, costUsd: cost === null ? previous.costUsd : (previous.costUsd ?? 0) + cost });
   }
   return spend;
+}
+
+/** The run log's entries that are results: a mock tick's line is a rehearsal. */
+export function realRunLog(text: string): RunLogEntry[] {
+  return parseRunLog(text).filter((entry) => entry.backend !== REHEARSAL_BACKEND);
 }
 
 const NOT_TICKS = new Set(['human-approved', 'human-rejected', 'level-change', 'resumed', 'delivery-retried']);
@@ -88,13 +95,14 @@ export interface GatherOptions {
 
 /** Metrics and a promotion recommendation for each plan. */
 export async function gatherMetrics(root: string, plans: readonly ExecutionPlan[], options: GatherOptions): Promise<LoopMetricsReport[]> {
-  const history = await new OutcomeStore(root).history();
+  // Results only: a rehearsal's ticks and changes (`--backend mock`) count for nothing.
+  const history = withoutRehearsals(await new OutcomeStore(root).history());
   const spend = await spendByTick(root);
   const runLogs = new Map<string, RunLogEntry[]>();
   let audit: AuditResult | null = null;
   const reports: LoopMetricsReport[] = [];
   for (const plan of plans) {
-    if (!runLogs.has(plan.files.runLog)) runLogs.set(plan.files.runLog, parseRunLog((await readTextOrNull(join(root, plan.files.runLog))) ?? ''));
+    if (!runLogs.has(plan.files.runLog)) runLogs.set(plan.files.runLog, realRunLog((await readTextOrNull(join(root, plan.files.runLog))) ?? ''));
     const entries = runLogs.get(plan.files.runLog)!;
     const id = plan.pattern.id;
     const metrics = computeLoopMetrics({ pattern: id, since: options.since, until: options.now, ticks: tickFacts(entries, id, spend), changes: history.changes, human: humanFacts(entries, id) });

@@ -30,6 +30,7 @@ export function proposalsFromTicks(ticks: readonly TickResult[], plan: Execution
       level: plan.level,
       tokens: tick.tokens,
       source: 'tick',
+      backend: plan.backend.name,
     });
   }
   return lines;
