@@ -112,7 +112,7 @@ describe('Gemini CLI backend (real CLI, fake Gemini API)', () => {
   });
 
   it('says not-installed when the binary is missing', async () => {
-    const backend = createGeminiCliBackend({ binary: path.join(home, 'no-such-gemini'), meter: false });
+    const backend = createGeminiCliBackend({ binary: path.join(home, 'no-such-gemini') });
     const result = await backend.run(agentRequest('check', worktree));
     expect(result).toMatchObject({ ok: false, reason: 'not-installed', retryable: false });
   });
