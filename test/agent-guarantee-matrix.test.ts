@@ -91,7 +91,7 @@ const ROWS: Row[] = [
     backend: (url, extra) =>
       createCodexBackend({ binary: bin('codex'), baseUrl: `${url}/v1`, model: 'fake-codex', maxRetries: 0, projectRoot: repo, homesDir: codexHomes, shell: true, maxTurns: 12, ...EXTRA, env: { OPENAI_API_KEY: 'sk-test-0123456789abcdef' }, ...extra }),
     // Codex reads through its shell tool (our sandbox confines it).
-    read: (file, relative) => [{ call: 'shell_command', arguments: { command: `cat ${file} ${relative}` } }],
+    read: (file, relative) => [{ call: 'exec_command', arguments: { cmd: `cat ${file} ${relative}`, yield_time_ms: 2000 } }],
     done: (role) => ({ text: finalText(role) }),
     refusal: { error: { status: 401, message: 'Incorrect API key provided.', code: 'invalid_api_key' } },
     runaway: { runaway: { chunk: 400 } },
