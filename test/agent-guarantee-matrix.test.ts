@@ -14,6 +14,8 @@
  * (e) at L3 without bubblewrap the CLI is refused before any model call,
  *     and below L3 with the opt-out it runs (logged), still metered;
  * (f) a 120-character TMPDIR does not break the contained run.
+ *
+ * The in-process API backends (openai, ollama) run no CLI, so only (b) and (c) apply to them.
  */
 import { execa } from 'execa';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -24,6 +26,8 @@ import { createClaudeCodeBackend } from '../backends/claude-code/index.js';
 import { createCodexBackend } from '../backends/codex/index.js';
 import { createGeminiCliBackend } from '../backends/gemini-cli/index.js';
 import { createOpenCodeBackend } from '../backends/opencode/index.js';
+import { createOllamaBackend } from '../backends/ollama/index.js';
+import { createOpenAIBackend } from '../backends/openai/index.js';
 import type { ContainmentSettings } from '../backends/shared/contained-cli.js';
 import { detectSandbox } from '../src/adapters/command-runner/bwrap-runner.js';
 import { worktreesDirFor } from '../src/adapters/workspace/worktrees-location.js';
@@ -31,6 +35,7 @@ import { totalTokens, type AgentBackend, type AgentRole } from '../src/core/port
 import { agentRequest, tempWorkspace } from './fakes/agent-request.js';
 import { startFakeAnthropicServer, text, toolUse } from './fakes/fake-anthropic-server.js';
 import { geminiCall, geminiErrors, geminiText, startFakeGeminiServer } from './fakes/fake-gemini-server.js';
+import { startFakeOllamaServer } from './fakes/fake-ollama-server.js';
 import { startFakeOpenAIServer } from './fakes/fake-openai-server.js';
 import { startFakeResponsesServer } from './fakes/fake-responses-server.js';
 import type { FakeServer, RecordedRequest } from './fakes/http-fake.js';
@@ -245,5 +250,41 @@ describe.each(ROWS)('$name', (row) => {
       if (saved === undefined) delete process.env['TMPDIR'];
       else process.env['TMPDIR'] = saved;
     }
+  });
+});
+
+/** The in-process API backends: no CLI to contain, but an outage and a refusal must cost 0 there too. */
+const API_ROWS: { name: string; start(steps: Step[]): Promise<FakeServer>; backend(url: string): AgentBackend; refusal: Step }[] = [
+  {
+    name: 'openai',
+    start: (steps) => startFakeOpenAIServer(steps as never),
+    backend: (url) => createOpenAIBackend({ model: 'gpt-4o-mini', apiKey: 'k', baseURL: `${url}/v1`, projectRoot: repo, sleep: async () => {}, random: () => 0.5, maxAttempts: 1 }),
+    refusal: { error: { status: 401, message: 'Incorrect API key provided: k.', type: 'invalid_request_error', code: 'invalid_api_key' } },
+  },
+  {
+    name: 'ollama',
+    start: (steps) => startFakeOllamaServer(steps as never),
+    backend: (url) => createOllamaBackend({ host: url, model: 'qwen2.5-coder:7b', projectRoot: repo, sleep: async () => {}, random: () => 0.5, maxAttempts: 1 }),
+    refusal: { error: { status: 401, message: 'unauthorized' } },
+  },
+];
+
+describe.each(API_ROWS)('$name (API backend)', (row) => {
+  it('(b) an unreachable endpoint costs 0', async () => {
+    const server = await row.start([]);
+    await server.close();
+    const result = await row.backend(server.url).run(agentRequest('check', worktree));
+    expect(result.ok).toBe(false);
+    expect(totalTokens(result.usage)).toBe(0);
+    // Not asserted here yet: openai's message says "Connection error." without the endpoint (backends/openai).
+  });
+
+  it('(c) a refused (≥ 400) request costs 0', async () => {
+    const server = await row.start([row.refusal]);
+    closers.push(() => server.close());
+    const result = await row.backend(server.url).run(agentRequest('check', worktree));
+    expect(result.ok).toBe(false);
+    expect(server.requests.length).toBeGreaterThan(0);
+    expect(totalTokens(result.usage)).toBe(0);
   });
 });
