@@ -1,7 +1,7 @@
 /**
  * The REAL `gemini` CLI against a local fake Gemini API. Its home
- * (GEMINI_CLI_HOME) is an isolated temp dir with our settings.json, the usage
- * meter sits between the CLI and the fake, nothing leaves 127.0.0.1.
+ * (GEMINI_CLI_HOME) is an isolated temp dir with our settings.json; it runs in
+ * bubblewrap behind the shared metering proxy, nothing leaves 127.0.0.1.
  */
 import { execa } from 'execa';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
