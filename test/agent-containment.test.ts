@@ -101,7 +101,7 @@ describe('the claude CLI contained in bubblewrap', () => {
     // Its environment holds a placeholder instead of the API key (the proxy redacts even that from the
     // request: it looks like an assignment of a key), and no other secret-named variable at all.
     expect(shell.text).toContain('ANTHROPIC_API_KEY=');
-    expect(shell.text).toContain(`keylen=${'loop-runtime-sandbox-placeholder-anthropic_api_key'.length}`);
+    expect(shell.text).toContain(`keylen=${'loop-runtime-sandbox-placeholder-anthropic_api_key-'.length + 16}`);
     expect(shell.text).not.toContain('DEPLOY_TOKEN');
     expect(lastToolResult(requests[3]!).text).toContain('helo world');
 

@@ -6,6 +6,7 @@
  * base URL the CLI must use; `command()` wraps the CLI; `close()` stops the
  * proxy and removes the run directory.
  */
+import { randomBytes } from 'node:crypto';
 import { access, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -101,16 +102,17 @@ async function existing(paths: readonly string[]): Promise<string[]> {
   return found.filter((path): path is string => path !== null);
 }
 
-const placeholderOf = (name: string) => `loop-runtime-sandbox-placeholder-${name.toLowerCase()}`;
+// A per-run nonce: the uncontained proxy listens on 127.0.0.1, so a fixed placeholder would let any local process use the key.
+const placeholderOf = (name: string, nonce: string) => `loop-runtime-sandbox-placeholder-${name.toLowerCase()}${nonce ? `-${nonce}` : ''}`;
 
 /** The agent's environment: nothing secret-named passes; model credentials become placeholders. */
-export function sandboxEnv(env: Record<string, string>, credentialVariables: readonly string[] = CREDENTIAL_VARIABLES): { env: Record<string, string>; credentials: Record<string, string> } {
+export function sandboxEnv(env: Record<string, string>, credentialVariables: readonly string[] = CREDENTIAL_VARIABLES, nonce = ''): { env: Record<string, string>; credentials: Record<string, string> } {
   const inside: Record<string, string> = {};
   const credentials: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (credentialVariables.includes(name) || CREDENTIAL_VARIABLES.includes(name)) {
-      credentials[placeholderOf(name)] = value;
-      inside[name] = placeholderOf(name);
+      credentials[placeholderOf(name, nonce)] = value;
+      inside[name] = placeholderOf(name, nonce);
     } else if (!isSecretName(name)) inside[name] = value;
   }
   inside['CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC'] ??= '1';
@@ -148,7 +150,8 @@ export function createAgentSandbox(settings: AgentSandboxSettings) {
     const visible = workDir === repoRoot ? await repoSecrets : await findSecretFiles(workDir);
     const secrets = [...new Set([...secretValuesFromEnv(hostEnv), ...secretValuesFromEnv(request.env), ...(await repoSecrets).values, ...visible.values])];
     const credentialVariables = [...CREDENTIAL_VARIABLES, ...(request.credentialVariables ?? [])];
-    const { credentials } = sandboxEnv(request.env, credentialVariables);
+    const nonce = randomBytes(8).toString('hex');
+    const { credentials } = sandboxEnv(request.env, credentialVariables, nonce);
     const proxySettings = { upstream: request.upstream, redact: createRedactor(secrets), credentials, ...(request.onUsage ? { onUsage: request.onUsage } : {}), ...(request.allowCall ? { allowCall: request.allowCall } : {}) };
     const basePath = request.upstream.pathname.replace(/\/+$/, '');
 
@@ -156,7 +159,7 @@ export function createAgentSandbox(settings: AgentSandboxSettings) {
       const proxy = await startModelProxy(proxySettings);
       return {
         contained, baseUrl: proxy.url ?? '', proxy, secrets,
-        command: async (command) => ({ file: command.binary, args: [...command.args], env: sandboxEnv(command.env, credentialVariables).env }),
+        command: async (command) => ({ file: command.binary, args: [...command.args], env: sandboxEnv(command.env, credentialVariables, nonce).env }),
         close: async () => {
           const stats = proxy.stats();
           await proxy.close();
@@ -204,7 +207,7 @@ export function createAgentSandbox(settings: AgentSandboxSettings) {
           );
           const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
           const binary = await realpath(command.binary).catch(() => command.binary);
-          const inside = { ...sandboxEnv(command.env, credentialVariables).env, TMPDIR: '/tmp' };
+          const inside = { ...sandboxEnv(command.env, credentialVariables, nonce).env, TMPDIR: '/tmp' };
           const args = toBwrapArgs(profile, { argv: [node, bridge, socketPath, String(BRIDGE_PORT), '--', binary, ...command.args], cwd: workDir, env: inside }, { isRoot, pathKinds });
           return { file: settings.bwrapPath ?? 'bwrap', args, env: { PATH: hostEnv['PATH'] ?? '/usr/bin:/bin' } };
         },
