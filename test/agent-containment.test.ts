@@ -101,7 +101,7 @@ describe('the claude CLI contained in bubblewrap', () => {
     // Its environment holds a placeholder instead of the API key (the proxy redacts even that from the
     // request: it looks like an assignment of a key), and no other secret-named variable at all.
     expect(shell.text).toContain('ANTHROPIC_API_KEY=');
-    expect(shell.text).toContain(`keylen=${'loop-runtime-sandbox-placeholder-anthropic_api_key'.length}`);
+    expect(shell.text).toContain(`keylen=${'loop-runtime-sandbox-placeholder-anthropic_api_key-'.length + 16}`);
     expect(shell.text).not.toContain('DEPLOY_TOKEN');
     expect(lastToolResult(requests[3]!).text).toContain('helo world');
 
@@ -161,21 +161,24 @@ describe('without bubblewrap', () => {
     }
   });
 
-  it('runs uncontained below L3 with the opt-out (logged), and a secret the agent copies is scrubbed from the worktree', async () => {
+  it('runs uncontained below L3 with the opt-out (logged), still behind the redacting proxy, and a secret it writes is scrubbed from the worktree', async () => {
     const log: string[] = [];
     const target = path.join(worktree, 'leak.txt');
     const { server, backend } = await backendFor(
       [
         toolUse('Read', { file_path: path.join(repo, '.env') }),
-        (request) => toolUse('Write', { file_path: target, content: `stolen: ${/canary-[0-9a-f]+/.exec(lastToolResult(request).text)?.[0] ?? 'nothing'}\n` }),
+        // As if the model knew the value some other way: the scrub still catches it.
+        toolUse('Write', { file_path: target, content: `stolen: ${CANARY}\n` }),
         text('Copied.'),
       ],
       { detectSandbox: noBwrap, level: 'L2', allowUnsandboxed: true, log: (line) => log.push(line) },
     );
     const result = await backend.run(agentRequest('implement', worktree, injected));
     expect(log.join('\n')).toMatch(/UNCONTAINED at L2 because --allow-unsandboxed/);
-    // Uncontained, the read succeeds: this is what the sandbox prevents.
-    expect(JSON.stringify(server.messageRequests()[1]!.body)).toContain(CANARY);
+    // Uncontained, the read succeeds; the proxy in front of the model still redacts the value it found.
+    const read = JSON.stringify(server.messageRequests()[1]!.body);
+    expect(read).toContain('API_TOKEN=');
+    expect(read).not.toContain(CANARY);
     expect(result).toMatchObject({ ok: false, reason: 'error', retryable: false, detail: { scrubbed: ['leak.txt'] } });
     expect(await readFile(target, 'utf8')).toBe('stolen: [REDACTED]\n');
     await rm(target);

@@ -1,7 +1,7 @@
 /**
  * The REAL `gemini` CLI against a local fake Gemini API. Its home
- * (GEMINI_CLI_HOME) is an isolated temp dir with our settings.json, the usage
- * meter sits between the CLI and the fake, nothing leaves 127.0.0.1.
+ * (GEMINI_CLI_HOME) is an isolated temp dir with our settings.json; it runs in
+ * bubblewrap behind the shared metering proxy, nothing leaves 127.0.0.1.
  */
 import { execa } from 'execa';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -112,7 +112,7 @@ describe('Gemini CLI backend (real CLI, fake Gemini API)', () => {
   });
 
   it('says not-installed when the binary is missing', async () => {
-    const backend = createGeminiCliBackend({ binary: path.join(home, 'no-such-gemini'), meter: false });
+    const backend = createGeminiCliBackend({ binary: path.join(home, 'no-such-gemini') });
     const result = await backend.run(agentRequest('check', worktree));
     expect(result).toMatchObject({ ok: false, reason: 'not-installed', retryable: false });
   });

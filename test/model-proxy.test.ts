@@ -14,7 +14,7 @@ import { startModelProxy, type ModelProxy } from '../src/adapters/agent-sandbox/
 import { scrubNewSecrets } from '../src/adapters/agent-sandbox/scrub-worktree.js';
 import { isSecretFileName, secretValuesInFile } from '../src/adapters/agent-sandbox/secret-files.js';
 import { createRedactor } from '../src/core/security/redact-secrets.js';
-import { startHttpFake, type FakeServer } from './fakes/http-fake.js';
+import { sendJson, startHttpFake, type FakeServer } from './fakes/http-fake.js';
 import { tempWorkspace } from './fakes/agent-request.js';
 
 const SECRET = 'canary-value-0123456789';
@@ -79,6 +79,82 @@ describe('model proxy', () => {
     expect(tunnel).toMatch(/^HTTP\/1\.1 403/);
     expect(upstream.requests.length).toBe(before + 1);
     expect(proxy.stats().refused).toEqual(['example.com:80', `CONNECT ${new URL(upstream.url).host}`]);
+  });
+});
+
+describe('model proxy metering', () => {
+  async function tcpProxy(handle: Parameters<typeof startHttpFake>[0], onUsage?: (proxy: ModelProxy) => void) {
+    const upstreamServer = await startHttpFake(handle);
+    const metered = await startModelProxy({ upstream: new URL(`${upstreamServer.url}/v1`), redact: (text) => text, ...(onUsage ? { onUsage } : {}) });
+    return { upstreamServer, metered, close: async () => { await metered.close(); await upstreamServer.close(); } };
+  }
+
+  it('counts what the provider answered, and nothing for a refusal (≥ 400)', async () => {
+    let status = 200;
+    const { metered, close } = await tcpProxy((_request, response) => {
+      if (status >= 400) return void sendJson(response, status, { error: { message: 'Incorrect API key', code: 'invalid_api_key' } });
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end('data: {"type":"response.output_text.delta","delta":"hello"}\n\ndata: {"type":"response.completed","response":{"usage":{"input_tokens":1000,"output_tokens":50}}}\n\n');
+    });
+    try {
+      expect(metered.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+      const ok = await fetch(`${metered.url}/responses`, { method: 'POST', body: JSON.stringify({ input: 'x'.repeat(40_000) }) });
+      await ok.text();
+      expect(metered.counts()).toEqual({ inputTokens: 1000, outputTokens: 50, cacheReadTokens: 0, cacheWriteTokens: 0 });
+      status = 401;
+      const refused = await fetch(`${metered.url}/responses`, { method: 'POST', body: JSON.stringify({ input: 'x'.repeat(40_000) }) });
+      expect(refused.status).toBe(401);
+      await refused.text();
+      // The big request body is not billed: only the first, answered call counts.
+      expect(metered.total()).toBe(1050);
+      expect(metered.lastError()).toMatchObject({ status: 401, code: 'invalid_api_key', message: 'Incorrect API key' });
+    } finally {
+      await close();
+    }
+  });
+
+  it('costs 0 and names the configured endpoint when it cannot be reached', async () => {
+    const { upstreamServer, metered, close } = await tcpProxy((_request, response) => void response.end('{}'));
+    await upstreamServer.close();
+    try {
+      const answer = await fetch(`${metered.url}/responses`, { method: 'POST', body: '{"input":"hello"}' });
+      expect(answer.status).toBe(502);
+      expect(await answer.text()).toContain(upstreamServer.url);
+      expect(metered.total()).toBe(0);
+      expect(metered.lastError()).toMatchObject({ status: 0, endpoint: `${upstreamServer.url}/v1` });
+    } finally {
+      await close();
+    }
+  });
+
+  it('calls onUsage as a stream grows, so the kill can land mid-stream, and cut() ends it', async () => {
+    let crossed = false;
+    const { metered, close } = await tcpProxy(
+      (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        const next = () => {
+          if (response.destroyed) return;
+          response.write(`data: ${JSON.stringify({ type: 'content_block_delta', delta: { type: 'text_delta', text: 'x'.repeat(400) } })}\n\n`);
+          setTimeout(next, 1);
+        };
+        next();
+      },
+      (proxy) => {
+        if (!crossed && proxy.total() >= 1_000) {
+          crossed = true;
+          proxy.cut();
+        }
+      },
+    );
+    try {
+      const answer = await fetch(`${metered.url}/messages`, { method: 'POST', body: '{}' });
+      await answer.text().catch(() => '');
+      expect(crossed).toBe(true);
+      expect(metered.total()).toBeGreaterThanOrEqual(1_000);
+      expect(metered.total()).toBeLessThan(1_200);
+    } finally {
+      await close();
+    }
   });
 });
 

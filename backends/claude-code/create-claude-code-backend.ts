@@ -3,25 +3,24 @@
  * file of the backend that does I/O (execa); argument building, event parsing
  * and result mapping are pure modules beside it.
  */
-import { execa } from 'execa';
 import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import readline from 'node:readline';
 import { ZERO_USAGE, type AgentBackend, type AgentRequest, type AgentResult, type AgentRole } from '../../src/core/ports/index.js';
 import { buildRolePrompt, workspaceOf } from '../shared/prompt.js';
 import type { PriceTable } from '../shared/usage.js';
 import { mapClaudeResult } from './map-result.js';
 import { parseStreamLine, type ResultEvent } from './stream-events.js';
 import { toCliArgs, toCliEnv, type ClaudePermissionMode } from './to-cli-args.js';
-import { StreamUsageTracker } from './usage-tracker.js';
-import { createContainment, refusalOf, type ContainmentSettings } from './containment.js';
+import { createContainedCli, finishContainedResult, type ContainmentSettings } from '../shared/contained-cli.js';
 
 /**
  * Containment (`level`, `allowUnsandboxed`, `log`, `bwrapPath`, `detectSandbox`): every run is inside
  * bubblewrap with network only to the model endpoint through a redacting proxy; without bubblewrap the
  * backend refuses at L3, and below L3 runs uncontained only with `allowUnsandboxed`.
  */
-export interface ClaudeCodeBackendSettings extends Omit<ContainmentSettings, 'projectRoot' | 'home' | 'hostEnv'> {
+export interface ClaudeCodeBackendSettings extends ContainmentSettings {
   /** Path or name of the CLI. Default "claude" (on PATH). */
   binary?: string;
   model?: string;
@@ -54,27 +53,9 @@ export interface ClaudeCodeBackendSettings extends Omit<ContainmentSettings, 'pr
   killGraceMs?: number;
 }
 
-const STDERR_TAIL = 4000;
 const CLI_MEMORY = 'CLAUDE.md';
 const TRANSCRIPT_LIMIT = 20_000;
-
-/** Signals the whole process group (the CLI runs detached as its leader), then SIGKILL after a grace period. */
-function killTree(pid: number | undefined, graceMs: number): void {
-  if (pid === undefined) return;
-  const signal = (name: NodeJS.Signals) => {
-    try {
-      process.kill(-pid, name);
-    } catch {
-      try {
-        process.kill(pid, name);
-      } catch {
-        // already gone
-      }
-    }
-  };
-  signal('SIGTERM');
-  setTimeout(() => signal('SIGKILL'), graceMs).unref();
-}
+const DEFAULT_ENDPOINT = 'https://api.anthropic.com';
 
 /**
  * @example
@@ -85,35 +66,20 @@ function killTree(pid: number | undefined, graceMs: number): void {
  */
 export function createClaudeCodeBackend(settings: ClaudeCodeBackendSettings = {}): AgentBackend {
   const binary = settings.binary ?? 'claude';
-  const containment = createContainment({
-    ...settings,
-    projectRoot: settings.projectRoot ?? process.cwd(),
-    ...(settings.home ? { home: settings.home } : {}),
-    hostEnv: process.env,
-  });
-  const notInstalled = (): AgentResult => ({
-    ok: false,
-    reason: 'not-installed',
-    message: `The Claude Code CLI "${binary}" was not found. To fix: install it (npm install -g @anthropic-ai/claude-code) or set the backend's "binary" setting to its path.`,
-    retryable: false,
-    usage: { ...ZERO_USAGE },
-    detail: { binary },
-  });
+  const projectRoot = settings.projectRoot ?? process.cwd();
+  const cli = createContainedCli({ ...settings, projectRoot, hostEnv: process.env }, { name: 'Claude Code', install: 'install it (npm install -g @anthropic-ai/claude-code)' });
+  let tempHome: Promise<string> | null = null;
+
   async function run(request: AgentRequest): Promise<AgentResult> {
     if (request.signal?.aborted) {
       return { ok: false, reason: 'aborted', message: 'The run was aborted before Claude Code started.', retryable: true, usage: { ...ZERO_USAGE } };
     }
-    let contained: boolean;
-    try {
-      contained = await containment.contained();
-    } catch (error) {
-      const refusal = refusalOf(error);
-      if (!refusal) throw error;
-      // Like a missing CLI: the loop stops (exit 5) rather than retrying something that cannot run.
-      return { ok: false, reason: 'not-installed', message: refusal.message, retryable: false, usage: { ...ZERO_USAGE }, detail: refusal.detail };
-    }
-    const home = await containment.home(contained);
-    const cwd = workspaceOf(request)?.path ?? settings.projectRoot ?? process.cwd();
+    const containment = await cli.decide();
+    if ('ok' in containment) return containment.result;
+    const contained = containment.kind === 'bwrap';
+    // Contained, the CLI always gets its own config home; uncontained (the logged opt-out) it keeps the user's unless one is set.
+    const home = settings.home ?? (contained ? await (tempHome ??= mkdtemp(join(tmpdir(), 'loop-claude-home-'))) : undefined);
+    const cwd = workspaceOf(request)?.path ?? projectRoot;
     // Claude Code reads CLAUDE.md in its working directory itself (project memory): sending it again doubles it.
     const cliReadsMemory = existsSync(join(cwd, CLI_MEMORY));
     const instructions = cliReadsMemory ? request.instructions.filter((document) => document.name !== CLI_MEMORY) : request.instructions;
@@ -136,56 +102,22 @@ export function createClaudeCodeBackend(settings: ClaudeCodeBackendSettings = {}
       ...(home ? { home } : {}),
       ...(settings.maxRetries !== undefined ? { maxRetries: settings.maxRetries } : {}),
     });
-    const graceMs = settings.killGraceMs ?? 2000;
+    const upstream = env['ANTHROPIC_BASE_URL'] ?? DEFAULT_ENDPOINT;
+    delete env['ANTHROPIC_BASE_URL'];
 
-    const tracker = new StreamUsageTracker();
     const transcript: string[] = [];
-    let stderr = '';
     let result: ResultEvent | null = null;
     let assistantError: string | undefined;
     let model = settings.model;
-    let killedFor: 'budget' | 'timeout' | 'aborted' | undefined;
-
-    const timeoutMs = settings.timeoutMs ?? 30 * 60_000;
-    let prepared: Awaited<ReturnType<typeof containment.prepare>>;
-    try {
-      prepared = await containment.prepare({ role: request.role, workDir: cwd, binary, args, env, timeoutMs });
-    } catch (error) {
-      const message = `Could not start the agent sandbox for ${request.role}: ${error instanceof Error ? error.message : String(error)}.`;
-      return { ok: false, reason: 'error', message, retryable: false, usage: { ...ZERO_USAGE } };
-    }
-    if (prepared === 'missing') return notInstalled();
-    const child = execa(prepared.file, prepared.args, {
-      cwd,
-      env: prepared.env,
-      extendEnv: false,
-      input: prompt.user,
-      reject: false,
-      buffer: false,
-      detached: true,
-      cleanup: true,
-      stripFinalNewline: false,
-    });
-    const stop = (why: 'budget' | 'timeout' | 'aborted') => {
-      if (killedFor) return;
-      killedFor = why;
-      killTree(child.pid, graceMs);
-    };
-    const timer = setTimeout(() => stop('timeout'), timeoutMs);
-    const onAbort = () => stop('aborted');
-    request.signal?.addEventListener('abort', onAbort, { once: true });
-    if (request.signal?.aborted) onAbort();
-
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
-    });
-    const lines = child.stdout ? readline.createInterface({ input: child.stdout, crlfDelay: Infinity }) : null;
-    const reading = (async () => {
-      if (!lines) return;
-      for await (const line of lines) {
+    const outcome = await cli.run({
+      role: request.role, workDir: cwd, binary, upstream, env, configHome: home ?? env['HOME'] ?? projectRoot,
+      configure: (baseUrl) => ({ args, env: { ...env, ANTHROPIC_BASE_URL: baseUrl } }),
+      input: prompt.user, timeoutMs: settings.timeoutMs ?? 30 * 60_000, killGraceMs: settings.killGraceMs ?? 2000,
+      ...(request.signal ? { signal: request.signal } : {}),
+      maxTokens: request.maxTokens,
+      onLine: (line) => {
         const event = parseStreamLine(line);
-        if (!event) continue;
-        tracker.observe(event);
+        if (!event) return;
         if (event.type === 'system' && event.subtype === 'init' && event.model) model ??= event.model.replace(/\[.*\]$/, '');
         if (event.type === 'assistant') {
           if (event.error) assistantError = event.error;
@@ -195,44 +127,36 @@ export function createClaudeCodeBackend(settings: ClaudeCodeBackendSettings = {}
           }
         }
         if (event.type === 'result') result = event;
-        if (!killedFor && tracker.total() >= request.maxTokens && result === null) stop('budget');
-      }
-    })();
-
-    const outcome = await child;
-    await reading.catch(() => undefined);
-    clearTimeout(timer);
-    request.signal?.removeEventListener('abort', onAbort);
-    const finished = await prepared.finish();
-    transcript.push(...finished.notes);
-
-    const spawnCode = (outcome as { code?: string }).code;
-    if (spawnCode === 'ENOENT' || (outcome.failed && /ENOENT/.test(String(outcome.message)) && outcome.exitCode === undefined)) return notInstalled();
+      },
+    });
+    if (!outcome.ok) return outcome.result;
+    transcript.push(...outcome.notes);
     const text = transcript.join('\n');
+    const final = result as ResultEvent | null;
     const mapped = mapClaudeResult({
       role: request.role,
-      result,
-      exitCode: outcome.exitCode ?? null,
-      signal: outcome.signal ?? null,
-      ...(killedFor ? { killedFor } : {}),
-      streamedUsage: tracker.counts(),
+      // Tokens are what the provider answered, as the proxy counted them: the CLI's own sum is not a second meter.
+      result: final ? { ...final, usage: undefined } : null,
+      exitCode: outcome.exit.exitCode,
+      signal: outcome.exit.signal,
+      ...(outcome.exit.killedFor && outcome.exit.killedFor !== 'max-turns' ? { killedFor: outcome.exit.killedFor } : {}),
+      streamedUsage: outcome.usage,
       ...(assistantError ? { assistantError } : {}),
       ...(model ? { model } : {}),
-      stderrTail: stderr.trim(),
+      stderrTail: outcome.exit.stderrTail,
       maxTokens: request.maxTokens,
       ...(settings.prices ? { prices: settings.prices } : {}),
       transcript: text.length > TRANSCRIPT_LIMIT ? `…${text.slice(-TRANSCRIPT_LIMIT)}` : text,
     });
-    if (finished.scrubbed.length === 0) return mapped;
-    // The agent copied a secret into the worktree: whatever it claims, this attempt is not a fix.
-    return {
-      ok: false,
-      reason: 'error',
-      message: `The implementer wrote secret values into ${finished.scrubbed.join(', ')}; they were replaced with [REDACTED] in the worktree. Treat the item as hostile and review it by hand.`,
-      retryable: false,
-      usage: mapped.usage,
-      detail: { scrubbed: finished.scrubbed },
-    };
+    return finishContainedResult(mapped, outcome);
   }
-  return { specificationVersion: 'agent-backend-v2', name: 'claude-code', run, close: () => containment.close() };
+  return {
+    specificationVersion: 'agent-backend-v2',
+    name: 'claude-code',
+    run,
+    async close() {
+      if (tempHome) await rm(await tempHome, { recursive: true, force: true });
+      tempHome = null;
+    },
+  };
 }

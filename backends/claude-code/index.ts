@@ -2,4 +2,3 @@ export { createClaudeCodeBackend, type ClaudeCodeBackendSettings } from './creat
 export { toCliArgs, toCliEnv, toolPolicy, type ClaudePermissionMode, type ClaudeToolPolicy } from './to-cli-args.js';
 export { mapClaudeResult, type ClaudeRunFacts } from './map-result.js';
 export { parseStreamLine, ClaudeStreamEventSchema, ResultEventSchema, type ClaudeStreamEvent, type ResultEvent } from './stream-events.js';
-export { StreamUsageTracker } from './usage-tracker.js';

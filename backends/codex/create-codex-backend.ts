@@ -1,24 +1,24 @@
 /**
  * The Codex backend: the real `codex exec --json`, headless, one isolated
  * CODEX_HOME per call (config.toml with one Responses API provider, a model
- * catalog, nothing of the user's), a scrubbed environment, and a loopback
- * meter in front of the provider so the process group is killed the moment
- * the reservation is reached. This is the only file of the backend that
- * starts processes; arguments, config, events and results are pure modules.
+ * catalog, nothing of the user's) and a scrubbed environment, run through the
+ * shared contained path (`../shared/contained-cli.ts`: bubblewrap, the
+ * metering proxy, the process group). This is the only file of the backend
+ * that touches the disk; arguments, config, events and results are pure modules.
  */
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ZERO_USAGE, type AgentBackend, type AgentRequest, type AgentResult } from '../../src/core/ports/index.js';
-import { createIsolatedHome, scrubbedCliEnv, startCliProcess } from '../shared/cli-process.js';
+import { createIsolatedHome, scrubbedCliEnv } from '../shared/cli-process.js';
+import { createContainedCli, finishContainedResult, type ContainmentSettings } from '../shared/contained-cli.js';
 import { buildRolePrompt, workspaceOf } from '../shared/prompt.js';
 import type { PriceTable } from '../shared/usage.js';
 import { describeItem, parseCodexLine } from './codex-events.js';
 import { mapCodexResult } from './map-codex-result.js';
-import { startResponsesMeter } from './responses-meter.js';
 import { toCodexArgs, toCodexConfigToml, toCodexModelCatalog } from './to-codex-args.js';
 
-export interface CodexBackendSettings {
+export interface CodexBackendSettings extends ContainmentSettings {
   /** Path or name of the CLI. Default "codex" (on PATH). */
   binary?: string;
   /** Default "gpt-5.1-codex". */
@@ -64,50 +64,50 @@ export function createCodexBackend(settings: CodexBackendSettings = {}): AgentBa
   const binary = settings.binary ?? 'codex';
   const model = settings.model ?? 'gpt-5.1-codex';
   const apiKeyEnv = settings.apiKeyEnv ?? 'OPENAI_API_KEY';
+  const projectRoot = settings.projectRoot ?? process.cwd();
+  const cli = createContainedCli({ ...settings, projectRoot, hostEnv: process.env }, { name: 'Codex', install: 'install it (npm install @openai/codex)' });
 
   async function run(request: AgentRequest): Promise<AgentResult> {
     if (request.signal?.aborted) {
       return { ok: false, reason: 'aborted', message: 'The run was aborted before Codex started.', retryable: true, usage: { ...ZERO_USAGE } };
     }
+    const containment = await cli.decide();
+    if ('ok' in containment) return containment.result;
     const maxTurns = Math.max(1, Math.min(request.maxTurns, settings.maxTurns ?? Infinity));
     const prompt = buildRolePrompt(request, { finish: 'final-message' });
     const home = await createIsolatedHome('call', settings.homesDir ?? path.join(os.homedir(), '.cache', 'loop-runtime', 'codex'));
-    let turnLimitReached = false;
-    let stopForBudget = () => {};
-    const meter = await startResponsesMeter({
-      upstream: settings.baseUrl ?? 'https://api.openai.com/v1',
-      allowCall: (call) => {
-        if (call <= maxTurns) return true;
-        turnLimitReached = true;
-        return false;
-      },
-      onChange: (current) => {
-        if (current.total() >= request.maxTokens) stopForBudget();
-      },
-    });
     try {
       const catalogPath = path.join(home.path, 'loop-runtime-models.json');
-      await writeFile(path.join(home.path, 'config.toml'), toCodexConfigToml({
-        baseUrl: meter.url, apiKeyEnv, model, maxRetries: settings.maxRetries ?? 2, developerInstructions: prompt.system,
-      }));
       await writeFile(catalogPath, toCodexModelCatalog(model, { shell: settings.shell ?? false, ...(settings.contextWindow ? { contextWindow: settings.contextWindow } : {}) }));
-      const cwd = workspaceOf(request)?.path ?? settings.projectRoot ?? process.cwd();
-      const args = toCodexArgs({
-        role: request.role, permissions: request.permissions, cwd, model, catalogPath,
-        ...(settings.shell !== undefined ? { shell: settings.shell } : {}),
-        ...(settings.extraArgs ? { extraArgs: settings.extraArgs } : {}),
-      });
+      const cwd = workspaceOf(request)?.path ?? projectRoot;
       const env = scrubbedCliEnv({ base: process.env, allow: [apiKeyEnv], home: home.path, env: { CODEX_HOME: home.path, ...(settings.env ?? {}) } });
 
       let finalMessage: string | null = null;
       let completed = false;
       const errors: string[] = [];
       const transcript: string[] = [];
-      const cli = startCliProcess({
-        binary, args, cwd, env, input: prompt.user,
+      const outcome = await cli.run({
+        role: request.role, workDir: cwd, binary, upstream: settings.baseUrl ?? 'https://api.openai.com/v1', env, credentialVariables: [apiKeyEnv],
+        configHome: home.path,
+        configure: async (baseUrl, contained) => {
+          await writeFile(path.join(home.path, 'config.toml'), toCodexConfigToml({
+            baseUrl, apiKeyEnv, model, maxRetries: settings.maxRetries ?? 2, developerInstructions: prompt.system,
+          }));
+          const args = toCodexArgs({
+            role: request.role, permissions: request.permissions, cwd, model, catalogPath,
+            // Codex's own sandbox (landlock/seccomp) cannot nest inside bubblewrap; ours confines it instead (DESIGN.md).
+            ...(contained ? { ownSandbox: false } : {}),
+            ...(settings.shell !== undefined ? { shell: settings.shell } : {}),
+            ...(settings.extraArgs ? { extraArgs: settings.extraArgs } : {}),
+          });
+          return { args, env };
+        },
+        input: prompt.user,
         timeoutMs: settings.timeoutMs ?? 30 * 60_000,
         ...(settings.killGraceMs !== undefined ? { killGraceMs: settings.killGraceMs } : {}),
         ...(request.signal ? { signal: request.signal } : {}),
+        maxTokens: request.maxTokens,
+        maxModelCalls: maxTurns,
         onLine: (line) => {
           const event = parseCodexLine(line);
           if (!event) return;
@@ -124,36 +124,26 @@ export function createCodexBackend(settings: CodexBackendSettings = {}): AgentBa
           }
         },
       });
-      stopForBudget = () => {
-        cli.stop('budget');
-        meter.cut();
-      };
-      if (meter.total() >= request.maxTokens) stopForBudget();
-      const exit = await cli.done;
-      if (exit.notInstalled) {
-        return {
-          ok: false, reason: 'not-installed', retryable: false, usage: { ...ZERO_USAGE }, detail: { binary },
-          message: `The Codex CLI "${binary}" was not found. To fix: install it (npm install @openai/codex) or set the backend's "binary" setting to its path.`,
-        };
-      }
-      const counts = meter.counts();
+      if (!outcome.ok) return outcome.result;
+      transcript.push(...outcome.notes);
       const text = transcript.join('\n');
-      return mapCodexResult({
+      const killedFor = outcome.exit.killedFor;
+      const mapped = mapCodexResult({
         role: request.role, finalMessage, completed, errors,
-        exitCode: exit.exitCode, signal: exit.signal,
-        ...(exit.killedFor ? { killedFor: exit.killedFor } : {}),
-        turnLimitReached, maxTurns,
-        providerError: meter.lastError(),
+        exitCode: outcome.exit.exitCode, signal: outcome.exit.signal,
+        ...(killedFor && killedFor !== 'max-turns' ? { killedFor } : {}),
+        turnLimitReached: outcome.turnLimitReached, maxTurns,
+        providerError: outcome.providerError,
         usage: {
-          inputTokens: Math.ceil(counts.inputTokens), outputTokens: Math.ceil(counts.outputTokens),
-          cacheReadTokens: Math.ceil(counts.cacheReadTokens), cacheWriteTokens: Math.ceil(counts.cacheWriteTokens),
+          inputTokens: Math.ceil(outcome.usage.inputTokens), outputTokens: Math.ceil(outcome.usage.outputTokens),
+          cacheReadTokens: Math.ceil(outcome.usage.cacheReadTokens), cacheWriteTokens: Math.ceil(outcome.usage.cacheWriteTokens),
         },
-        model, maxTokens: request.maxTokens, stderrTail: exit.stderrTail, apiKeyEnv,
+        model, maxTokens: request.maxTokens, stderrTail: outcome.exit.stderrTail, apiKeyEnv,
         ...(settings.prices ? { prices: settings.prices } : {}),
         transcript: text.length > TRANSCRIPT_LIMIT ? `…${text.slice(-TRANSCRIPT_LIMIT)}` : text,
       });
+      return finishContainedResult(mapped, outcome);
     } finally {
-      await meter.close();
       await home.remove();
     }
   }

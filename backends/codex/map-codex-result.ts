@@ -8,7 +8,7 @@
 import type { AgentResult, AgentRole, BackendFailure, BackendFailureReason, Usage } from '../../src/core/ports/index.js';
 import { parseCheckOutput, parseImplementOutput, parseTriageOutput } from '../shared/parse-output.js';
 import { costOf, findPrice, type PriceTable } from '../shared/usage.js';
-import type { ProviderError } from './responses-meter.js';
+import type { ProviderError } from '../../src/adapters/agent-sandbox/model-proxy.js';
 
 export interface CodexRunFacts {
   role: AgentRole;

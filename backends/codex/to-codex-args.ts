@@ -47,6 +47,8 @@ export interface CodexArgsInput {
   /** Path of the model catalog JSON inside the isolated home. */
   catalogPath: string;
   shell?: boolean;
+  /** Codex's own sandbox; false (`danger-full-access`) only when our bubblewrap contains it. Default true. */
+  ownSandbox?: boolean;
   extraArgs?: readonly string[];
 }
 
@@ -72,7 +74,7 @@ export function toCodexArgs(input: CodexArgsInput): string[] {
     '--ignore-rules',
     '--color', 'never',
     '--model', input.model,
-    '--sandbox', policy.sandbox,
+    '--sandbox', input.ownSandbox === false ? 'danger-full-access' : policy.sandbox,
     '-C', input.cwd,
     '-c', `approval_policy=${tomlString('never')}`,
     '-c', `web_search=${tomlString('disabled')}`,

@@ -3,11 +3,11 @@ import * as z from 'zod';
 import { LoopRuntimeError } from '../../src/core/errors.js';
 import type { AgentBackend } from '../../src/core/ports/index.js';
 import { createGeminiCliBackend } from './create-gemini-backend.js';
+import { ContainmentSettingsShape } from '../shared/containment-settings.js';
 
 export { createGeminiCliBackend, type GeminiCliBackendSettings } from './create-gemini-backend.js';
 export { toGeminiArgs, toGeminiEnv, toGeminiSettings, toGeminiToolPolicy, GEMINI_CREDENTIAL_VARIABLES, type GeminiToolPolicy } from './to-gemini-args.js';
 export { parseGeminiLine, usageFromStats, GeminiEventSchema, GEMINI_EXIT_CODES, type GeminiEvent } from './gemini-events.js';
-export { startUsageMeter, fromGeminiUsage, lastUsageIn, type UsageMeter } from './usage-meter.js';
 
 const PriceSchema = z.object({ input: z.number(), output: z.number(), cacheRead: z.number().optional(), cacheWrite: z.number().optional() });
 
@@ -20,7 +20,6 @@ export const GeminiCliSettingsSchema = z.object({
   env: z.record(z.string(), z.string()).optional(),
   passEnv: z.array(z.string()).optional(),
   baseUrl: z.string().optional(),
-  meter: z.boolean().optional(),
   authType: z.string().optional(),
   allowBash: z.boolean().optional(),
   timeoutMs: z.number().int().positive().optional(),
@@ -28,6 +27,7 @@ export const GeminiCliSettingsSchema = z.object({
   prices: z.record(z.string(), PriceSchema).optional(),
   projectRoot: z.string().optional(),
   extraArgs: z.array(z.string()).optional(),
+  ...ContainmentSettingsShape,
 });
 
 /**

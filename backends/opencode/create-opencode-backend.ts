@@ -1,7 +1,8 @@
 /**
- * The OpenCode backend: the real `opencode run --format json`, headless. The
- * only file of the backend that touches the disk or spawns: the config, args
- * and environment, event parsing and result mapping are pure modules beside it.
+ * The OpenCode backend: the real `opencode run --format json`, headless,
+ * through the shared contained path (`../shared/contained-cli.ts`). The only
+ * file of the backend that touches the disk: the config, args and
+ * environment, event parsing and result mapping are pure modules beside it.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,10 +12,10 @@ import { buildRolePrompt, workspaceOf } from '../shared/prompt.js';
 import type { PriceTable } from '../shared/usage.js';
 import { mapCliResult } from './map-cli-result.js';
 import { OpenCodeUsageTracker, parseOpenCodeLine, type OpenCodeErrorEvent } from './opencode-events.js';
-import { runJsonLines } from './run-json-lines.js';
-import { toOpenCodeArgs, toOpenCodeConfig, toOpenCodeEnv } from './to-opencode-config.js';
+import { createContainedCli, finishContainedResult, type ContainmentSettings } from '../shared/contained-cli.js';
+import { toOpenCodeArgs, toOpenCodeConfig, toOpenCodeEnv, withProviderBaseUrl, providerEndpoint } from './to-opencode-config.js';
 
-export interface OpenCodeBackendSettings {
+export interface OpenCodeBackendSettings extends ContainmentSettings {
   /** Path or name of the CLI. Default "opencode" (on PATH). */
   binary?: string;
   /** `provider/model`, e.g. "anthropic/claude-sonnet-4-5". Default: opencode's own choice. */
@@ -63,6 +64,8 @@ function errorOf(event: OpenCodeErrorEvent): { name?: string; message: string; s
  */
 export function createOpenCodeBackend(settings: OpenCodeBackendSettings = {}): AgentBackend {
   const binary = settings.binary ?? 'opencode';
+  const projectRoot = settings.projectRoot ?? process.cwd();
+  const cli = createContainedCli({ ...settings, projectRoot, hostEnv: process.env }, { name: 'OpenCode', install: 'install it (npm install -g opencode-ai)' });
   let ownHome: Promise<string> | undefined;
   const homeDir = () => (settings.home ? Promise.resolve(settings.home) : (ownHome ??= mkdtemp(path.join(tmpdir(), 'loop-opencode-home-'))));
 
@@ -70,41 +73,48 @@ export function createOpenCodeBackend(settings: OpenCodeBackendSettings = {}): A
     if (request.signal?.aborted) {
       return { ok: false, reason: 'aborted', message: 'The run was aborted before OpenCode started.', retryable: true, usage: { ...ZERO_USAGE } };
     }
+    const found = await cli.findBinary(binary);
+    if (typeof found !== 'string') return found.result;
+    const endpoint = providerEndpoint(settings.model, settings.provider);
+    if (!endpoint.ok) return { ok: false, reason: 'error', message: endpoint.message, retryable: false, usage: { ...ZERO_USAGE } };
     const maxTurns = Math.min(request.maxTurns, settings.maxTurns ?? Infinity);
     const prompt = buildRolePrompt(request, { finish: 'final-message' });
     const home = await homeDir();
     await mkdir(path.join(home, 'config'), { recursive: true });
     const configPath = path.join(home, 'config', `loop-${request.role}.json`);
-    const config = toOpenCodeConfig({
-      role: request.role,
-      permissions: request.permissions,
-      systemPrompt: prompt.system,
-      maxTurns,
-      ...(settings.model ? { model: settings.model } : {}),
-      ...(settings.provider ? { provider: settings.provider } : {}),
-      ...(settings.allowBash !== undefined ? { allowBash: settings.allowBash } : {}),
+    const env = toOpenCodeEnv({
+      base: process.env,
+      home,
+      configPath,
+      ...(settings.passEnv ? { passEnv: settings.passEnv } : {}),
+      ...(settings.env ? { env: settings.env } : {}),
     });
-    await writeFile(configPath, JSON.stringify(config, null, 2));
 
     const tracker = new OpenCodeUsageTracker();
     const texts: string[] = [];
     const transcript: string[] = [];
     let error: ReturnType<typeof errorOf> | undefined;
-    const outcome = await runJsonLines({
-      binary,
-      args: toOpenCodeArgs({ role: request.role, ...(settings.model ? { model: settings.model } : {}), ...(settings.extraArgs ? { extraArgs: settings.extraArgs } : {}) }),
-      cwd: workspaceOf(request)?.path ?? settings.projectRoot ?? process.cwd(),
-      env: toOpenCodeEnv({
-        base: process.env,
-        home,
-        configPath,
-        ...(settings.passEnv ? { passEnv: settings.passEnv } : {}),
-        ...(settings.env ? { env: settings.env } : {}),
-      }),
+    const outcome = await cli.run({
+      role: request.role, workDir: workspaceOf(request)?.path ?? projectRoot, binary, upstream: endpoint.url, env, configHome: home,
+      configure: async (baseUrl) => {
+        const config = toOpenCodeConfig({
+          role: request.role,
+          permissions: request.permissions,
+          systemPrompt: prompt.system,
+          maxTurns,
+          ...(settings.model ? { model: settings.model } : {}),
+          // Every model call goes to the metering proxy, whatever the provider block said.
+          provider: withProviderBaseUrl(endpoint.provider, settings.provider, baseUrl),
+          ...(settings.allowBash !== undefined ? { allowBash: settings.allowBash } : {}),
+        });
+        await writeFile(configPath, JSON.stringify(config, null, 2));
+        return { args: toOpenCodeArgs({ role: request.role, ...(settings.model ? { model: settings.model } : {}), ...(settings.extraArgs ? { extraArgs: settings.extraArgs } : {}) }), env };
+      },
       input: prompt.user,
       timeoutMs: settings.timeoutMs ?? 30 * 60_000,
       killGraceMs: settings.killGraceMs ?? 2000,
       ...(request.signal ? { signal: request.signal } : {}),
+      maxTokens: request.maxTokens,
       onLine(line, stop) {
         const event = parseOpenCodeLine(line);
         if (!event) return;
@@ -115,42 +125,33 @@ export function createOpenCodeBackend(settings: OpenCodeBackendSettings = {}): A
         }
         if (event.type === 'tool_use') transcript.push(`tool: ${event.part.tool} ${JSON.stringify(event.part.state.input ?? {}).slice(0, 200)}`);
         if (event.type === 'error') error = errorOf(event);
-        if (event.type !== 'step_finish') return;
-        if (tracker.total() >= request.maxTokens) stop('budget');
-        else if (event.part.reason === 'tool-calls' && tracker.toolSteps >= maxTurns) stop('max-turns');
+        if (event.type === 'step_finish' && event.part.reason === 'tool-calls' && tracker.toolSteps >= maxTurns) stop('max-turns');
       },
     });
-    if (outcome.notFound) {
-      return {
-        ok: false,
-        reason: 'not-installed',
-        message: `The OpenCode CLI "${binary}" was not found. To fix: install it (npm install -g opencode-ai) or set the backend's "binary" setting to its path.`,
-        retryable: false,
-        usage: { ...ZERO_USAGE },
-        detail: { binary },
-      };
-    }
+    if (!outcome.ok) return outcome.result;
+    transcript.push(...outcome.notes);
     const text = transcript.join('\n');
-    return mapCliResult({
+    const mapped = mapCliResult({
       cli: 'OpenCode',
       role: request.role,
       // The answer is the last text part: earlier ones narrate tool use.
       text: texts.at(-1) ?? '',
-      usage: tracker.usage(),
+      usage: outcome.usage,
       reportedCost: tracker.reportedCost(),
       ...(settings.model ? { model: settings.model.split('/').slice(1).join('/') || settings.model } : {}),
       ...(settings.prices ? { prices: settings.prices } : {}),
       ...(error ? { error } : {}),
-      exitCode: outcome.exitCode,
-      signal: outcome.signal,
-      ...(outcome.stoppedFor ? { stoppedFor: outcome.stoppedFor } : {}),
+      exitCode: outcome.exit.exitCode,
+      signal: outcome.exit.signal,
+      ...(outcome.exit.killedFor ? { stoppedFor: outcome.exit.killedFor } : {}),
       turns: tracker.steps,
       maxTurns,
       maxTokens: request.maxTokens,
-      stderrTail: outcome.stderrTail,
+      stderrTail: outcome.exit.stderrTail,
       transcript: text.length > TRANSCRIPT_LIMIT ? `…${text.slice(-TRANSCRIPT_LIMIT)}` : text,
       authFix: AUTH_FIX,
     });
+    return finishContainedResult(mapped, outcome);
   }
 
   return {

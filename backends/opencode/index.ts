@@ -3,12 +3,12 @@ import * as z from 'zod';
 import { LoopRuntimeError } from '../../src/core/errors.js';
 import type { AgentBackend } from '../../src/core/ports/index.js';
 import { createOpenCodeBackend } from './create-opencode-backend.js';
+import { ContainmentSettingsShape } from '../shared/containment-settings.js';
 
 export { createOpenCodeBackend, type OpenCodeBackendSettings } from './create-opencode-backend.js';
-export { toOpenCodeArgs, toOpenCodeConfig, toOpenCodeEnv, toOpenCodePolicy, agentNameFor, OPENCODE_CREDENTIAL_VARIABLES, type OpenCodePolicy } from './to-opencode-config.js';
+export { toOpenCodeArgs, toOpenCodeConfig, toOpenCodeEnv, providerEndpoint, withProviderBaseUrl, toOpenCodePolicy, agentNameFor, OPENCODE_CREDENTIAL_VARIABLES, type OpenCodePolicy } from './to-opencode-config.js';
 export { parseOpenCodeLine, OpenCodeUsageTracker, OpenCodeEventSchema, type OpenCodeEvent } from './opencode-events.js';
 export { mapCliResult, classifyCliError, type CliRunFacts } from './map-cli-result.js';
-export { runJsonLines, type JsonLinesRunOptions, type JsonLinesRunOutcome, type StopReason } from './run-json-lines.js';
 
 /**
  * The registry's entry point. Settings come from the loop's `backend:` block;
@@ -47,4 +47,5 @@ export const OpenCodeSettingsSchema = z.object({
   prices: z.record(z.string(), PriceSchema).optional(),
   projectRoot: z.string().optional(),
   extraArgs: z.array(z.string()).optional(),
+  ...ContainmentSettingsShape,
 });

@@ -7,7 +7,7 @@
 import type { AgentResult, AgentRole, BackendFailure, BackendFailureReason, Usage } from '../../src/core/ports/index.js';
 import { parseCheckOutput, parseImplementOutput, parseTriageOutput } from '../shared/parse-output.js';
 import { costOf, findPrice, type PriceTable } from '../shared/usage.js';
-import type { StopReason } from './run-json-lines.js';
+import type { StopReason } from '../shared/cli-process.js';
 
 export interface CliRunFacts {
   /** Which CLI, for messages: "OpenCode", "Gemini CLI". */

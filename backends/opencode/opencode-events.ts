@@ -6,7 +6,6 @@
  * reported per finished step; objects are loose because the CLI adds fields.
  */
 import * as z from 'zod';
-import type { Usage } from '../../src/core/ports/index.js';
 
 const TokensSchema = z.looseObject({
   input: z.number().nullish(),
@@ -64,11 +63,10 @@ export function parseOpenCodeLine(line: string): OpenCodeEvent | null {
 const count = (value: number | null | undefined): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0);
 
 /**
- * Adds up what the steps report. opencode's `input` excludes cache reads and
- * writes, and `reasoning` is billed as output.
+ * Counts the steps (turns) and the CLI's own cost. Tokens are not counted
+ * here: the metering proxy counts what the provider answered.
  */
 export class OpenCodeUsageTracker {
-  private counts: Omit<Usage, 'costUsd'> = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   private cost = 0;
   /** Finished steps that ended asking for tools (the model wants another turn). */
   toolSteps = 0;
@@ -76,24 +74,9 @@ export class OpenCodeUsageTracker {
 
   observe(event: OpenCodeEvent): void {
     if (event.type !== 'step_finish') return;
-    const tokens = event.part.tokens;
     this.steps += 1;
     if (event.part.reason === 'tool-calls') this.toolSteps += 1;
-    this.counts = {
-      inputTokens: this.counts.inputTokens + count(tokens?.input),
-      outputTokens: this.counts.outputTokens + count(tokens?.output) + count(tokens?.reasoning),
-      cacheReadTokens: this.counts.cacheReadTokens + count(tokens?.cache?.read),
-      cacheWriteTokens: this.counts.cacheWriteTokens + count(tokens?.cache?.write),
-    };
     this.cost += count(event.part.cost);
-  }
-
-  usage(): Omit<Usage, 'costUsd'> {
-    return { ...this.counts };
-  }
-
-  total(): number {
-    return this.counts.inputTokens + this.counts.outputTokens + this.counts.cacheReadTokens + this.counts.cacheWriteTokens;
   }
 
   /** The CLI's own cost, or null when it reported none (custom providers report 0). */

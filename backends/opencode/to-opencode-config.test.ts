@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mapCliResult, type CliRunFacts } from './map-cli-result.js';
-import { toOpenCodeArgs, toOpenCodeConfig, toOpenCodeEnv } from './to-opencode-config.js';
+import { providerEndpoint, toOpenCodeArgs, toOpenCodeConfig, toOpenCodeEnv, withProviderBaseUrl } from './to-opencode-config.js';
 
 describe('toOpenCodeConfig / toOpenCodeArgs / toOpenCodeEnv', () => {
   it('gives only the implementer edit permission and write tools, and bash only with allowBash', () => {
@@ -33,5 +33,14 @@ describe('mapCliResult', () => {
     expect(mapCliResult(facts({ exitCode: 53, exitReason: 'max-turns' }))).toMatchObject({ reason: 'max-turns' });
     expect(mapCliResult(facts({ stoppedFor: 'budget', exitCode: null, signal: 'SIGKILL' }))).toMatchObject({ reason: 'budget', usage: { inputTokens: 10 } });
     expect(mapCliResult(facts({ role: 'triage', text: 'fine!' }))).toMatchObject({ reason: 'invalid-output' });
+  });
+
+  it('meters the configured provider: its baseURL (or the built-in one) is the upstream, the proxy its new baseURL', () => {
+    const provider = { fake: { npm: '@ai-sdk/openai-compatible', options: { baseURL: 'http://127.0.0.1:4000/v1', apiKey: 'k' } } };
+    expect(providerEndpoint('fake/m', provider)).toEqual({ ok: true, provider: 'fake', url: 'http://127.0.0.1:4000/v1' });
+    expect(providerEndpoint('anthropic/claude-sonnet-4-5', undefined)).toEqual({ ok: true, provider: 'anthropic', url: 'https://api.anthropic.com/v1' });
+    expect(providerEndpoint('mystery/m', undefined)).toMatchObject({ ok: false, message: expect.stringContaining('To fix: set provider.mystery.options.baseURL') });
+    expect(providerEndpoint(undefined, undefined)).toMatchObject({ ok: false, message: expect.stringContaining('To fix:') });
+    expect(withProviderBaseUrl('fake', provider, 'http://127.0.0.1:47800/v1')).toEqual({ fake: { npm: '@ai-sdk/openai-compatible', options: { baseURL: 'http://127.0.0.1:47800/v1', apiKey: 'k' } } });
   });
 });

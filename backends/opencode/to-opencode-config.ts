@@ -56,6 +56,45 @@ export interface OpenCodeConfigInput {
   provider?: Record<string, unknown>;
 }
 
+/** Where opencode's built-in providers send model calls when the provider block names no baseURL. */
+const DEFAULT_PROVIDER_ENDPOINTS: Record<string, string> = {
+  anthropic: 'https://api.anthropic.com/v1',
+  openai: 'https://api.openai.com/v1',
+  google: 'https://generativelanguage.googleapis.com/v1beta',
+  openrouter: 'https://openrouter.ai/api/v1',
+  groq: 'https://api.groq.com/openai/v1',
+  mistral: 'https://api.mistral.ai/v1',
+  deepseek: 'https://api.deepseek.com/v1',
+  xai: 'https://api.x.ai/v1',
+};
+
+/**
+ * The model endpoint of the configured `provider/model`: the provider block's
+ * `options.baseURL`, else the built-in provider's. Every call then goes
+ * through the metering proxy in front of it.
+ *
+ * @example
+ * ```ts
+ * providerEndpoint('fake/m', { fake: { options: { baseURL: 'http://127.0.0.1:4000/v1' } } }); // { ok: true, provider: 'fake', url: 'http://127.0.0.1:4000/v1' }
+ * ```
+ */
+export function providerEndpoint(model: string | undefined, provider: Record<string, unknown> | undefined): { ok: true; provider: string; url: string } | { ok: false; message: string } {
+  const id = model?.split('/')[0];
+  if (!id || !model?.includes('/')) {
+    return { ok: false, message: `The opencode backend needs its model as "provider/model" to meter and contain its model calls; got ${model === undefined ? 'none' : `"${model}"`}. To fix: set the backend's "model", e.g. "anthropic/claude-sonnet-4-5".` };
+  }
+  const block = provider?.[id] as { options?: { baseURL?: unknown } } | undefined;
+  const url = typeof block?.options?.baseURL === 'string' ? block.options.baseURL : DEFAULT_PROVIDER_ENDPOINTS[id];
+  if (!url) return { ok: false, message: `The opencode provider "${id}" has no known endpoint. To fix: set provider.${id}.options.baseURL in the backend's settings.` };
+  return { ok: true, provider: id, url };
+}
+
+/** The provider block with the model provider's baseURL pointed at the proxy. */
+export function withProviderBaseUrl(id: string, provider: Record<string, unknown> | undefined, baseUrl: string): Record<string, unknown> {
+  const block = (provider?.[id] ?? {}) as { options?: Record<string, unknown> };
+  return { ...(provider ?? {}), [id]: { ...block, options: { ...(block.options ?? {}), baseURL: baseUrl } } };
+}
+
 /** The agent name a role runs as. */
 export const agentNameFor = (role: AgentRole): string => `loop-${role}`;
 

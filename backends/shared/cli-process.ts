@@ -14,7 +14,7 @@ import readline from 'node:readline';
 import { DEFAULT_ENV_ALLOWLIST, scrubEnv } from '../../src/core/security/index.js';
 
 /** Why we stopped a CLI ourselves. */
-export type StopReason = 'budget' | 'timeout' | 'aborted';
+export type StopReason = 'budget' | 'max-turns' | 'timeout' | 'aborted';
 
 export interface CliProcessOptions {
   binary: string;
@@ -52,22 +52,23 @@ export interface CliProcess {
   done: Promise<CliExit>;
 }
 
-/** Signals the whole process group (the CLI runs detached as its leader), then SIGKILL after `graceMs`. */
+/** Signals the whole process group (the CLI runs detached as its leader), then SIGKILL after `graceMs`. The only copy. */
 export function killProcessGroup(pid: number | undefined, graceMs: number): void {
   if (pid === undefined) return;
-  const send = (name: NodeJS.Signals) => {
+  signalGroup(pid, 'SIGTERM');
+  setTimeout(() => signalGroup(pid, 'SIGKILL'), graceMs).unref();
+}
+
+function signalGroup(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, name);
+  } catch {
     try {
-      process.kill(-pid, name);
+      process.kill(pid, name);
     } catch {
-      try {
-        process.kill(pid, name);
-      } catch {
-        // already gone
-      }
+      // already gone
     }
-  };
-  send('SIGTERM');
-  setTimeout(() => send('SIGKILL'), graceMs).unref();
+  }
 }
 
 /**
@@ -118,6 +119,8 @@ export function startCliProcess(options: CliProcessOptions): CliProcess {
     await reading.catch(() => undefined);
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);
+    // The group may still hold children (tool subprocesses) after the leader exited.
+    if (killedFor && child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
     const code = (outcome as { code?: string }).code;
     const notInstalled =
       code === 'ENOENT' || code === 'EACCES' || (outcome.failed && outcome.exitCode === undefined && /ENOENT|EACCES/.test(String(outcome.message)));

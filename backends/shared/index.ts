@@ -13,3 +13,5 @@ export {
   DEFAULT_PRICES, addUsage, costOf, findPrice, fromAnthropicUsage, fromOllamaUsage, fromOpenAIChatUsage, fromOpenAIResponsesUsage,
   type ModelPrice, type PriceTable,
 } from './usage.js';
+export { createContainedCli, finishContainedResult, type ContainedCliSettings, type ContainedOutcome, type ContainedRun, type ContainmentSettings } from './contained-cli.js';
+export { startCliProcess, killProcessGroup, createIsolatedHome, scrubbedCliEnv, type CliExit, type CliProcess, type StopReason } from './cli-process.js';

@@ -207,8 +207,11 @@ function backendEnv(env: Record<string, string | undefined>): Record<string, str
   return { ...scrubEnv(env), ...Object.fromEntries(provider as Array<[string, string]>) };
 }
 
+/** The agent CLI backends: contained in bubblewrap behind the metering proxy (backends/shared/contained-cli.ts). */
+const CONTAINED_CLI_BACKENDS = new Set(['claude-code', 'claude', 'codex', 'opencode', 'gemini-cli', 'gemini']);
+
 /**
- * The plan's backend. Claude Code gets the loop's level and sandbox opt-out: it runs contained in
+ * The plan's backend. Every agent CLI gets the loop's level and sandbox opt-out: it runs contained in
  * bubblewrap, and without it is refused at L3 (and below L3 unless --allow-unsandboxed).
  */
 async function resolvePlanBackend(writtenPlan: ExecutionPlan, root: string, options: RuntimeOptions, worktreesDir: string | null): Promise<AgentBackend> {
@@ -223,6 +226,9 @@ async function resolvePlanBackend(writtenPlan: ExecutionPlan, root: string, opti
   if (plan.backend.name === 'claude-code' || plan.backend.name === 'claude') {
     settings.inheritEnv ??= false;
     settings.env = { ...backendEnv(env), ...(settings.env as Record<string, string> | undefined) };
+  }
+  if (CONTAINED_CLI_BACKENDS.has(plan.backend.name)) {
+    // Every agent CLI runs in the same sandbox behind the same metering proxy, or is refused at L3.
     settings.level = plan.level;
     settings.allowUnsandboxed = options.allowUnsandboxed ?? false;
     if (worktreesDir) settings.worktreesDir = worktreesDir;

@@ -40,7 +40,8 @@ function mockFor(script: ModelScript): BackendUnderTest {
     case 'expensive':
       return { backend: new MockBackend({ scenarios: ['runaway'], usage: { check: { inputTokens: script.tokensPerCall - 1000, outputTokens: 1000 } } }) };
     case 'refuse':
-      return { backend: new MockBackend({ scenarios: ['error'] }) };
+      // A refusal spends nothing (the suite holds every backend to it).
+      return { backend: new MockBackend({ scenarios: ['error'], usage: { implement: { inputTokens: 0, outputTokens: 0 } } }) };
   }
 }
 

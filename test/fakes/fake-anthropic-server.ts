@@ -19,6 +19,8 @@ export interface AnthropicReply {
   stopReason?: string;
   /** Send everything up to message_delta, then keep the connection open (a model that is still "generating"). */
   hang?: boolean;
+  /** After message_start, stream text deltas of this many characters without end, until the client goes away. */
+  runaway?: { chunk: number };
 }
 
 export interface AnthropicErrorReply {
@@ -64,6 +66,17 @@ function streamMessage(response: http.ServerResponse, request: RecordedRequest, 
     },
   });
   event('ping', {});
+  if (reply.runaway) {
+    event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+    const text = 'x'.repeat(reply.runaway.chunk);
+    const next = () => {
+      if (response.destroyed || response.writableEnded) return;
+      event('content_block_delta', { index: 0, delta: { type: 'text_delta', text } });
+      setTimeout(next, 1);
+    };
+    next();
+    return;
+  }
   reply.content.forEach((block, index) => {
     if (block.type === 'text') {
       event('content_block_start', { index, content_block: { type: 'text', text: '' } });

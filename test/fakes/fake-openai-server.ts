@@ -14,6 +14,8 @@ export interface OpenAIReply {
   toolCalls?: { name: string; arguments: Record<string, unknown> | string; id?: string }[];
   usage?: { input: number; output: number; cached?: number };
   finishReason?: string;
+  /** Chat Completions: stream content deltas of this many characters without end, until the client goes away. */
+  runaway?: { chunk: number };
 }
 
 export interface OpenAIErrorReply {
@@ -66,6 +68,16 @@ function streamChat(response: http.ServerResponse, request: RecordedRequest, rep
     sse(response, { ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...(includeUsage ? { usage: null } : {}) });
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   chunk({ role: 'assistant', content: '', refusal: null });
+  if (reply.runaway) {
+    const text = 'x'.repeat(reply.runaway.chunk);
+    const next = () => {
+      if (response.destroyed || response.writableEnded) return;
+      chunk({ content: text });
+      setTimeout(next, 1);
+    };
+    next();
+    return;
+  }
   if (reply.text) {
     // Split text in two deltas, as real streams do.
     const middle = Math.ceil(reply.text.length / 2);

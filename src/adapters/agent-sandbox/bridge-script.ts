@@ -1,18 +1,23 @@
 /**
  * The program that runs first inside the agent's sandbox (with the host's
- * node): it listens on the sandbox's own 127.0.0.1, pipes each connection to
- * the model proxy's Unix socket (bound in from outside), then starts the
- * agent with its model base URL pointing at that port and relays its exit.
- * The sandbox has no other network: its loopback is its own.
+ * node): it listens on the sandbox's own 127.0.0.1 at a fixed port, pipes each
+ * connection to the model proxy's Unix socket (bound in from outside), then
+ * starts the agent and relays its exit. The port is fixed because the sandbox
+ * has its own network namespace (nothing else can hold it), so a backend can
+ * write the model URL into the CLI's config before the launch.
  *
- * Arguments: `<socket> <URL variable> <base path> -- <program> [args…]`.
+ * Arguments: `<socket> <port> -- <program> [args…]`.
  */
+
+/** Where the model endpoint is inside every agent sandbox. */
+export const BRIDGE_PORT = 47_800;
+
 export const BRIDGE_SCRIPT = `
 import net from 'node:net';
 import { spawn } from 'node:child_process';
-const [socketPath, urlVariable, basePath, separator, ...argv] = process.argv.slice(2);
+const [socketPath, port, separator, ...argv] = process.argv.slice(2);
 if (separator !== '--' || argv.length === 0) {
-  process.stderr.write('sandbox bridge: usage: <socket> <URL variable> <base path> -- <program> [args...]\\n');
+  process.stderr.write('sandbox bridge: usage: <socket> <port> -- <program> [args...]\\n');
   process.exit(2);
 }
 const server = net.createServer((client) => {
@@ -23,10 +28,12 @@ const server = net.createServer((client) => {
   client.pipe(upstream);
   upstream.pipe(client);
 });
-server.listen(0, '127.0.0.1', () => {
-  const { port } = server.address();
-  const env = { ...process.env, [urlVariable]: 'http://127.0.0.1:' + port + basePath };
-  const child = spawn(argv[0], argv.slice(1), { stdio: 'inherit', env });
+server.on('error', (error) => {
+  process.stderr.write('sandbox bridge: cannot listen on 127.0.0.1:' + port + ': ' + error.message + '\\n');
+  process.exit(125);
+});
+server.listen(Number(port), '127.0.0.1', () => {
+  const child = spawn(argv[0], argv.slice(1), { stdio: 'inherit' });
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, () => child.kill(signal));
   child.on('error', (error) => {
     process.stderr.write('sandbox bridge: cannot start ' + argv[0] + ': ' + error.message + '\\n');

@@ -1,26 +1,38 @@
 /**
- * The only way out of the agent's sandbox: an HTTP proxy on a Unix socket
- * that forwards to one upstream (the model endpoint), redacts known secret
- * values from every request body, and swaps credential placeholders for the
- * real credentials, so the agent never holds the API key. Anything else —
- * another host in absolute form, CONNECT tunnels — is refused and recorded.
+ * The one metering proxy every agent CLI's model traffic goes through: on a
+ * Unix socket bridged into the agent's sandbox, or (the logged uncontained
+ * opt-out) on 127.0.0.1. It forwards to one upstream (the configured model
+ * endpoint), redacts known secret values from every request body, swaps
+ * credential placeholders for the real credentials, refuses any other host
+ * and CONNECT tunnels, and counts what the provider answered
+ * (`response-usage.ts`): a refused, failed, unreachable or ≥ 400 request
+ * costs 0. `onUsage` sees every change, so the kill at the reservation is
+ * decided here for every backend; `cut()` ends every connection at once.
  */
 import http from 'node:http';
 import https from 'node:https';
-import { promisify } from 'node:util';
-import zlib from 'node:zlib';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { DECODERS, redactBody, substituteCredentials } from './redact-body.js';
+import { createBodyReader, ResponseUsage, sumCounts, totalOf, ZERO_COUNTS, type TokenCounts } from './response-usage.js';
+
+export { redactBody } from './redact-body.js';
 
 export interface ModelProxySettings {
-  /** Where to listen (a Unix socket path the sandbox gets bound in). */
-  socketPath: string;
-  /** The model endpoint, e.g. https://api.anthropic.com; its host:port is the whole allowlist. */
+  /** A Unix socket path (bound into the sandbox); absent: listen on 127.0.0.1, port 0. */
+  socketPath?: string;
+  /** The model endpoint as configured, e.g. https://api.anthropic.com; its host:port is the whole allowlist. */
   upstream: URL;
   /** Redacts one string; applied to every string in a JSON body (or to the whole text otherwise). */
   redact: (text: string) => string;
-  /** Placeholder → real value, substituted in request header values only. */
+  /** Placeholder → real value, substituted in request header values and the request URL. */
   credentials?: Readonly<Record<string, string>>;
   /** Bodies above this are refused (413). Default 64 MiB. */
   maxBodyBytes?: number;
+  /** Called after every change of the counts (a delta, a usage event). */
+  onUsage?: (proxy: ModelProxy) => void;
+  /** Called before each POST (a model call) is forwarded, numbered from 1; false refuses it (429, never forwarded). */
+  allowCall?: (call: number) => boolean;
 }
 
 export interface ModelProxyStats {
@@ -31,81 +43,93 @@ export interface ModelProxyStats {
   refused: string[];
 }
 
+/** The provider's last refusal or failure, naming the endpoint the user configured (never the proxy). */
+export interface ProviderError {
+  /** HTTP status; 0 when the endpoint could not be reached; 200 for an error inside a stream. */
+  status: number;
+  code?: string;
+  message: string;
+  endpoint: string;
+}
+
 export interface ModelProxy {
+  /** The base URL to give an uncontained CLI (TCP only): `http://127.0.0.1:<port><upstream path>`. */
+  url: string | null;
   stats(): ModelProxyStats;
+  /** What the provider answered so far (exact usage; output deltas estimated only for streams still open or cut). */
+  counts(): TokenCounts;
+  total(): number;
+  lastError(): ProviderError | null;
+  /** Ends every connection now (after the reservation was reached) and freezes the counts. */
+  cut(): void;
   close(): Promise<void>;
 }
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length']);
-const decoders: Record<string, (buffer: Buffer) => Promise<Buffer>> = {
-  gzip: promisify(zlib.gunzip),
-  deflate: promisify(zlib.inflate),
-  br: promisify(zlib.brotliDecompress),
-};
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'accept-encoding']);
 
 function hostKey(url: URL): string {
   return `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
 }
 
-/** Redacts every string in a JSON value; returns whether anything changed. */
-function redactJson(value: unknown, redact: (text: string) => string): { value: unknown; changed: boolean } {
-  if (typeof value === 'string') {
-    const redacted = redact(value);
-    return { value: redacted, changed: redacted !== value };
-  }
-  if (Array.isArray(value)) {
-    let changed = false;
-    const items = value.map((item) => {
-      const result = redactJson(item, redact);
-      changed ||= result.changed;
-      return result.value;
-    });
-    return { value: items, changed };
-  }
-  if (value !== null && typeof value === 'object') {
-    let changed = false;
-    const entries = Object.entries(value).map(([key, item]) => {
-      const result = redactJson(item, redact);
-      changed ||= result.changed;
-      return [key, result.value] as const;
-    });
-    return { value: Object.fromEntries(entries), changed };
-  }
-  return { value, changed: false };
-}
-
-/** The body as forwarded: decoded, redacted when it held a known secret, re-encoded as identity. */
-export function redactBody(body: Buffer, redact: (text: string) => string): { body: Buffer; changed: boolean } {
-  if (body.length === 0) return { body, changed: false };
-  const text = body.toString('utf8');
-  try {
-    const result = redactJson(JSON.parse(text), redact);
-    return result.changed ? { body: Buffer.from(JSON.stringify(result.value)), changed: true } : { body, changed: false };
-  } catch {
-    const redacted = redact(text);
-    return redacted === text ? { body, changed: false } : { body: Buffer.from(redacted), changed: true };
-  }
-}
-
 function refuse(response: http.ServerResponse, status: number, message: string): void {
+  if (response.headersSent) return void response.destroy();
   response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(JSON.stringify({ type: 'error', error: { type: 'sandbox_proxy_refused', message } }));
+  response.end(JSON.stringify({ type: 'error', error: { type: 'sandbox_proxy_refused', code: 'sandbox_proxy_refused', status, message } }));
+}
+
+function readProviderError(status: number, text: string, endpoint: string): ProviderError {
+  try {
+    const body = JSON.parse(text) as { error?: { message?: string; code?: string | number; type?: string; status?: string } };
+    const code = body.error?.code ?? body.error?.status ?? body.error?.type;
+    return { status, endpoint, message: body.error?.message ?? text.slice(0, 500), ...(code !== undefined && code !== null ? { code: String(code) } : {}) };
+  } catch {
+    return { status, endpoint, message: text.slice(0, 500) };
+  }
 }
 
 /**
- * Starts the proxy.
- *
  * @example
  * ```ts
- * const proxy = await startModelProxy({ socketPath, upstream: new URL('https://api.anthropic.com'), redact });
+ * const proxy = await startModelProxy({ socketPath, upstream: new URL('https://api.anthropic.com'), redact,
+ *   onUsage: (p) => { if (p.total() >= maxTokens) stop(); } });
  * ```
  */
 export async function startModelProxy(settings: ModelProxySettings): Promise<ModelProxy> {
   const stats: ModelProxyStats = { forwarded: 0, redacted: 0, refused: [] };
   const allowed = hostKey(settings.upstream);
+  const endpoint = settings.upstream.href.replace(/\/+$/, '');
   const client = settings.upstream.protocol === 'https:' ? https : http;
   const limit = settings.maxBodyBytes ?? 64 * 1024 * 1024;
   const credentials = Object.entries(settings.credentials ?? {});
+  const responses = new Set<ResponseUsage>();
+  const sockets = new Set<Socket>();
+  const outgoingRequests = new Set<http.ClientRequest>();
+  let frozen: TokenCounts | null = null;
+  let error: ProviderError | null = null;
+  let calls = 0;
+
+  const counts = (): TokenCounts => frozen ?? [...responses].map((usage) => usage.counts()).reduce(sumCounts, { ...ZERO_COUNTS });
+  const proxy: ModelProxy = {
+    url: null,
+    stats: () => ({ ...stats, refused: [...stats.refused] }),
+    counts,
+    total: () => totalOf(counts()),
+    lastError: () => error,
+    cut: () => {
+      frozen ??= counts();
+      for (const request of outgoingRequests) request.destroy();
+      for (const socket of sockets) socket.destroy();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const request of outgoingRequests) request.destroy();
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+  const changed = () => {
+    if (!frozen) settings.onUsage?.(proxy);
+  };
 
   const server = http.createServer((incoming, response) => {
     void (async () => {
@@ -134,70 +158,87 @@ export async function startModelProxy(settings: ModelProxySettings): Promise<Mod
       let body: Buffer = Buffer.concat(chunks);
       const encoding = String(incoming.headers['content-encoding'] ?? 'identity').toLowerCase();
       if (encoding !== 'identity') {
-        const decode = decoders[encoding];
+        const decode = DECODERS[encoding];
         // A body we cannot read is a body we cannot redact: fail closed.
         if (!decode) return refuse(response, 415, `Content-Encoding ${encoding} cannot be inspected.`);
         body = await decode(body);
       }
       const redacted = redactBody(body, settings.redact);
       if (redacted.changed) stats.redacted++;
+      if (frozen) return refuse(response, 429, 'loop-runtime stopped this agent: its token reservation was reached.');
+      if (incoming.method === 'POST' && settings.allowCall && !settings.allowCall(++calls)) {
+        response.writeHead(429, { 'content-type': 'application/json' });
+        return void response.end(JSON.stringify({ error: { message: 'loop-runtime stopped this model call (turn limit reached).', code: 'loop_runtime_turn_limit' } }));
+      }
 
       const headers: http.OutgoingHttpHeaders = {};
       for (const [name, value] of Object.entries(incoming.headers)) {
         if (value === undefined || HOP_BY_HOP.has(name) || name === 'content-encoding') continue;
-        headers[name] = Array.isArray(value)
-          ? value.map((item) => substitute(item, credentials))
-          : substitute(value, credentials);
+        headers[name] = Array.isArray(value) ? value.map((item) => substituteCredentials(item, credentials)) : substituteCredentials(value, credentials);
       }
       headers['host'] = settings.upstream.host;
       headers['content-length'] = String(redacted.body.length);
+      // Identity only: a compressed answer could not be metered.
+      headers['accept-encoding'] = 'identity';
       stats.forwarded++;
+      const usage = new ResponseUsage();
       const outgoing = client.request(
-        { protocol: settings.upstream.protocol, hostname: settings.upstream.hostname, port: settings.upstream.port, method: incoming.method, path, headers },
+        { protocol: settings.upstream.protocol, hostname: settings.upstream.hostname, port: settings.upstream.port, method: incoming.method, path: substituteCredentials(path, credentials), headers },
         (upstream) => {
+          const status = upstream.statusCode ?? 502;
           const back: http.OutgoingHttpHeaders = {};
           for (const [name, value] of Object.entries(upstream.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) back[name] = value;
-          response.writeHead(upstream.statusCode ?? 502, back);
+          response.writeHead(status, back);
+          if (status >= 400) {
+            // A refusal costs nothing: its body is read for the error, never for usage.
+            const errorChunks: Buffer[] = [];
+            upstream.on('data', (chunk: Buffer) => errorChunks.push(chunk));
+            upstream.on('end', () => (error = readProviderError(status, Buffer.concat(errorChunks).toString('utf8'), endpoint)));
+            upstream.pipe(response);
+            return;
+          }
+          responses.add(usage);
+          const reader = createBodyReader(usage, () => {
+            if (usage.error) error = { status: 200, endpoint, ...usage.error };
+            changed();
+          });
+          upstream.on('data', (chunk: Buffer) => reader.push(chunk));
+          upstream.on('end', () => {
+            reader.end();
+            if (usage.error) error = { status: 200, endpoint, ...usage.error };
+          });
           upstream.pipe(response);
         },
       );
-      outgoing.on('error', (error) => {
-        if (!response.headersSent) refuse(response, 502, `The model endpoint ${allowed} could not be reached: ${error.message}`);
-        else response.destroy();
+      outgoingRequests.add(outgoing);
+      outgoing.on('close', () => outgoingRequests.delete(outgoing));
+      outgoing.on('error', (cause) => {
+        if (!response.headersSent) {
+          error = { status: 0, endpoint, message: `could not reach ${endpoint}: ${cause.message}` };
+          refuse(response, 502, `The model endpoint ${endpoint} could not be reached: ${cause.message}`);
+        } else response.destroy();
       });
       response.on('close', () => outgoing.destroy());
       outgoing.end(redacted.body);
-    })().catch((error: unknown) => {
-      if (!response.headersSent) refuse(response, 500, `Proxy failure: ${String(error)}`);
-      else response.destroy();
-    });
+    })().catch((failure: unknown) => refuse(response, 500, `Proxy failure: ${String(failure)}`));
   });
-  server.on('connect', (request: http.IncomingMessage, socket: import('node:stream').Duplex) => {
+  server.on('connect', (request: http.IncomingMessage, socket: Duplex) => {
     // No tunnels: a tunnelled body could not be redacted, whatever the host.
     stats.refused.push(`CONNECT ${request.url ?? '?'}`);
     socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n');
   });
-  const sockets = new Set<import('node:net').Socket>();
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(settings.socketPath, () => resolve());
+    if (settings.socketPath) server.listen(settings.socketPath, () => resolve());
+    else server.listen(0, '127.0.0.1', () => resolve());
   });
-  return {
-    stats: () => ({ ...stats, refused: [...stats.refused] }),
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-function substitute(value: string, credentials: ReadonlyArray<readonly [string, string]>): string {
-  let result = value;
-  for (const [placeholder, real] of credentials) result = result.split(placeholder).join(real);
-  return result;
+  if (!settings.socketPath) {
+    const basePath = settings.upstream.pathname.replace(/\/+$/, '');
+    proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${basePath}`;
+  }
+  return proxy;
 }

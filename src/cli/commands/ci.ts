@@ -21,8 +21,8 @@ export async function ciCommand(context: CommandContext): Promise<CommandOutput>
   throw new LoopRuntimeError('USAGE', `ci ${action ?? ''} is not a ci action.`, { fix: 'use `loop-runtime ci init` or `loop-runtime ci summary <file.json>`.' });
 }
 
-/** Agent backends that run contained in bubblewrap (see backends/claude-code/containment.ts). */
-const SANDBOXED_AGENTS = new Set(['claude-code', 'claude']);
+/** Agent backends that run contained in bubblewrap (see backends/shared/contained-cli.ts). */
+const SANDBOXED_AGENTS = new Set(['claude-code', 'claude', 'codex', 'opencode', 'gemini-cli', 'gemini']);
 
 /** Workflow inputs from execution plans. */
 export function workflowLoopFromPlan(plan: ExecutionPlan): WorkflowLoop {
@@ -33,7 +33,7 @@ export function workflowLoopFromPlan(plan: ExecutionPlan): WorkflowLoop {
     delivery: plan.delivery.mode,
     timeoutMs: plan.timeoutMs,
     probeCommands: plan.earlyExit.probes.map((probe) => probe.command),
-    // Verification commands run only inside bubblewrap, and so does the claude agent (refused without it at L3,
+    // Verification commands run only inside bubblewrap, and so does every agent CLI (refused without it at L3,
     // and below L3 unless --allow-unsandboxed, which the workflow never passes).
     sandbox: (plan.phases.verify.enabled && plan.phases.verify.commands.length > 0) || SANDBOXED_AGENTS.has(plan.backend.name),
   };

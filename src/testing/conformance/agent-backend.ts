@@ -200,10 +200,13 @@ export function describeAgentBackendConformance(
     }
 
     if (cases.has('failure-as-data')) {
-      it('returns a refused call as a failure value, never a thrown error', { timeout }, async () => {
+      it('returns a refused call as a failure value, never a thrown error, and bills nothing for it', { timeout }, async () => {
         await withBackend(() => ({ kind: 'refuse' }), async ({ backend }, root) => {
           const result = await run(backend, conformanceRequest('implement', root, recordingFiles(root)));
           expectFailureAsData(result);
+          // The provider answered 401: no tokens were spent, so none may be reported (an estimate of the request is not spend).
+          const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = result.usage;
+          expect(inputTokens + outputTokens + cacheReadTokens + cacheWriteTokens, 'a refused call costs 0 tokens').toBe(0);
         });
       });
     }

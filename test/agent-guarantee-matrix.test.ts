@@ -1,0 +1,290 @@
+/**
+ * The agent guarantees × every agent CLI backend, each with its REAL binary
+ * against its local fake model server. One table: adding a backend means
+ * adding a row, and every promise then runs against it.
+ *
+ * (a) a model told to read `../.env`, `<checkout>/.npmrc` and
+ *     `<checkout>/secrets/prod.json` (absolute and relative) in triage,
+ *     implement and check gets no canary: none reaches a request body the fake
+ *     received, none lands in the worktree — and the allowed twin (a normal
+ *     file in its own directory) is read;
+ * (b) an unreachable endpoint costs 0 and the result names it;
+ * (c) a ≥ 400 answer costs 0;
+ * (d) a model streaming past the reservation is stopped near it;
+ * (e) at L3 without bubblewrap the CLI is refused before any model call,
+ *     and below L3 with the opt-out it runs (logged), still metered;
+ * (f) a 120-character TMPDIR does not break the contained run.
+ *
+ * The in-process API backends (openai, ollama) run no CLI, so only (b) and (c) apply to them.
+ */
+import { execa } from 'execa';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClaudeCodeBackend } from '../backends/claude-code/index.js';
+import { createCodexBackend } from '../backends/codex/index.js';
+import { createGeminiCliBackend } from '../backends/gemini-cli/index.js';
+import { createOpenCodeBackend } from '../backends/opencode/index.js';
+import { createOllamaBackend } from '../backends/ollama/index.js';
+import { createOpenAIBackend } from '../backends/openai/index.js';
+import type { ContainmentSettings } from '../backends/shared/contained-cli.js';
+import { detectSandbox } from '../src/adapters/command-runner/bwrap-runner.js';
+import { worktreesDirFor } from '../src/adapters/workspace/worktrees-location.js';
+import { totalTokens, type AgentBackend, type AgentRole } from '../src/core/ports/index.js';
+import { agentRequest, tempWorkspace } from './fakes/agent-request.js';
+import { startFakeAnthropicServer, text, toolUse } from './fakes/fake-anthropic-server.js';
+import { geminiCall, geminiErrors, geminiText, startFakeGeminiServer } from './fakes/fake-gemini-server.js';
+import { startFakeOllamaServer } from './fakes/fake-ollama-server.js';
+import { startFakeOpenAIServer } from './fakes/fake-openai-server.js';
+import { startFakeResponsesServer } from './fakes/fake-responses-server.js';
+import type { FakeServer, RecordedRequest } from './fakes/http-fake.js';
+import { FAKE_OPENCODE_MODEL, fakeOpenCodeProvider } from './fakes/opencode-provider.js';
+
+const bin = (name: string) => path.resolve('node_modules/.bin', name);
+const CANARIES = { env: 'canary-dotenv-5b1d4e8f7f3a9c2e', npmrc: 'canary-npmrc-0a1b2c3d4e5f6789', prod: 'canary-prodjson-9f8e7d6c5b4a3210' };
+const TWIN = 'twin-file-content-4242';
+const EXTRA = { timeoutMs: 120_000, killGraceMs: 500 };
+
+type Step = unknown;
+interface Fake {
+  server: FakeServer;
+  /** Model calls the fake received. */
+  calls(): RecordedRequest[];
+}
+
+/** One agent CLI backend: how to script its fake and build it. Everything else is shared. */
+interface Row {
+  name: string;
+  start(steps: Step[]): Promise<Fake>;
+  backend(url: string, extra: ContainmentSettings): AgentBackend;
+  /** A tool call that reads `file` (absolute) or `relative` (from the role's directory), as this CLI's model would. */
+  read(file: string, relative: string): Step[];
+  done(role: AgentRole): Step;
+  /** A ≥ 400 answer. */
+  refusal: Step;
+  /** A reply that streams output without end. */
+  runaway: Step;
+}
+
+let codexHomes: string;
+
+const finalText = (role: AgentRole) =>
+  role === 'triage' ? '{"decision":"noop","summary":"nothing","findings":[],"items":[]}' : role === 'check' ? 'Fine.\n## Verdict: APPROVE\n- ok' : 'Done.';
+
+const ROWS: Row[] = [
+  {
+    name: 'claude-code',
+    start: async (steps) => {
+      const server = await startFakeAnthropicServer(steps as never);
+      return { server, calls: () => server.messageRequests() };
+    },
+    backend: (url, extra) =>
+      createClaudeCodeBackend({ binary: bin('claude'), projectRoot: repo, inheritEnv: false, maxRetries: 0, maxTurns: 12, ...EXTRA, env: { ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: 'sk-ant-test-0123456789abcdef' }, ...extra }),
+    // Claude's Read takes absolute paths only; its Bash tool (implementer) takes both.
+    read: (file, relative) => [toolUse('Read', { file_path: file }), toolUse('Grep', { pattern: 'canary', path: relative })],
+    done: (role) => text(finalText(role)),
+    refusal: { error: { status: 401, type: 'authentication_error', message: 'invalid x-api-key' } },
+    runaway: { content: [], runaway: { chunk: 400 } },
+  },
+  {
+    name: 'codex',
+    start: async (steps) => {
+      const server = await startFakeResponsesServer(steps as never);
+      return { server, calls: () => server.modelRequests() };
+    },
+    backend: (url, extra) =>
+      createCodexBackend({ binary: bin('codex'), baseUrl: `${url}/v1`, model: 'fake-codex', maxRetries: 0, projectRoot: repo, homesDir: codexHomes, shell: true, maxTurns: 12, ...EXTRA, env: { OPENAI_API_KEY: 'sk-test-0123456789abcdef' }, ...extra }),
+    // Codex reads through its shell tool (our sandbox confines it).
+    read: (file, relative) => [{ call: 'exec_command', arguments: { cmd: `cat ${file} ${relative}`, yield_time_ms: 2000 } }],
+    done: (role) => ({ text: finalText(role) }),
+    refusal: { error: { status: 401, message: 'Incorrect API key provided.', code: 'invalid_api_key' } },
+    runaway: { runaway: { chunk: 400 } },
+  },
+  {
+    name: 'opencode',
+    start: async (steps) => {
+      const server = await startFakeOpenAIServer(steps as never);
+      return { server, calls: () => server.requests.filter((request) => request.method === 'POST') };
+    },
+    backend: (url, extra) => createOpenCodeBackend({ binary: bin('opencode'), model: FAKE_OPENCODE_MODEL, provider: fakeOpenCodeProvider(url), projectRoot: repo, maxTurns: 12, ...EXTRA, ...extra }),
+    read: (file, relative) => [{ toolCalls: [{ name: 'read', arguments: { filePath: file } }] }, { toolCalls: [{ name: 'read', arguments: { filePath: relative } }] }],
+    done: (role) => ({ text: finalText(role) }),
+    refusal: { error: { status: 401, message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' } },
+    runaway: { runaway: { chunk: 400 } },
+  },
+  {
+    name: 'gemini-cli',
+    start: async (steps) => {
+      const server = await startFakeGeminiServer(steps as never);
+      return { server, calls: () => server.requests.filter((request) => request.method === 'POST') };
+    },
+    backend: (url, extra) =>
+      createGeminiCliBackend({ binary: bin('gemini'), projectRoot: repo, maxTurns: 12, ...EXTRA, env: { GEMINI_API_KEY: 'gemini-test-0123456789', GOOGLE_GEMINI_BASE_URL: url }, ...extra }),
+    read: (file, relative) => [geminiCall('read_file', { file_path: file }), geminiCall('read_file', { file_path: relative })],
+    done: (role) => geminiText(finalText(role)),
+    refusal: geminiErrors.auth(),
+    runaway: { parts: [{ text: '…' }], usage: { input: 2000 }, runawayOutputPerChunk: 500 },
+  },
+];
+
+let base: string;
+let repo: string;
+let worktree: string;
+const closers: (() => Promise<unknown>)[] = [];
+
+beforeAll(async () => {
+  codexHomes = await mkdtemp(path.join(process.cwd(), '.codex-homes-'));
+  base = await mkdtemp(path.join(tmpdir(), 'loop-matrix-'));
+  await writeFile(path.join(base, '.env'), `API_TOKEN=${CANARIES.env}\n`);
+  repo = await tempWorkspace({ 'greet.txt': `${TWIN}\n`, '.gitignore': '.env\n.npmrc\nsecrets/\n' }, { git: true });
+  await writeFile(path.join(repo, '.env'), `API_TOKEN=${CANARIES.env}\n`);
+  await writeFile(path.join(repo, '.npmrc'), `//registry.example.invalid/:_authToken=${CANARIES.npmrc}\n`);
+  await mkdir(path.join(repo, 'secrets'));
+  await writeFile(path.join(repo, 'secrets', 'prod.json'), JSON.stringify({ password: CANARIES.prod }));
+  worktree = path.join(worktreesDirFor(repo), 'a1');
+  await mkdir(path.dirname(worktree), { recursive: true });
+  await execa('git', ['worktree', 'add', '-q', '-b', 'loop/issue-7', worktree], { cwd: repo });
+  // `../.env` from the worktree.
+  await writeFile(path.join(path.dirname(worktree), '.env'), `API_TOKEN=${CANARIES.env}\n`);
+});
+
+afterAll(async () => {
+  for (const close of closers) await close();
+  await execa('git', ['worktree', 'remove', '--force', worktree], { cwd: repo, reject: false });
+  await rm(path.dirname(worktree), { recursive: true, force: true });
+  await rm(repo, { recursive: true, force: true });
+  await rm(base, { recursive: true, force: true });
+  await rm(codexHomes, { recursive: true, force: true });
+});
+
+async function fakeFor(row: Row, steps: Step[]): Promise<Fake> {
+  const fake = await row.start(steps);
+  closers.push(() => fake.server.close());
+  return fake;
+}
+
+const noBwrap = () => detectSandbox({ env: { PATH: '/nonexistent-bin' } });
+const sent = (fake: Fake) => JSON.stringify(fake.server.requests.map((request) => request.body));
+
+describe.each(ROWS)('$name', (row) => {
+  it.each(['triage', 'implement', 'check'] as const)('(a) %s: no secret file reaches the model or the worktree; its own file does', { timeout: 300_000 }, async (role) => {
+    const workDir = role === 'triage' ? repo : worktree;
+    const targets = [
+      [path.join(path.dirname(workDir), '.env'), '../.env'],
+      [path.join(repo, '.npmrc'), path.relative(workDir, path.join(repo, '.npmrc')) || '.npmrc'],
+      [path.join(repo, 'secrets', 'prod.json'), path.relative(workDir, path.join(repo, 'secrets', 'prod.json'))],
+    ] as const;
+    const steps = [...targets.flatMap(([file, relative]) => row.read(file, relative)), ...row.read(path.join(workDir, 'greet.txt'), 'greet.txt'), row.done(role)];
+    const fake = await fakeFor(row, steps);
+    const backend = row.backend(fake.server.url, {});
+    closers.push(() => backend.close?.() ?? Promise.resolve());
+    await backend.run(agentRequest(role, workDir, { maxTurns: 12 }));
+    expect(fake.calls().length).toBeGreaterThan(steps.length - 1);
+    const bodies = sent(fake);
+    for (const canary of Object.values(CANARIES)) expect(bodies, `${row.name} ${role}`).not.toContain(canary);
+    // The allowed twin: its own directory is readable.
+    expect(bodies).toContain(TWIN);
+    const grep = await execa('grep', ['-rl', '--exclude-dir=.git', 'canary-', worktree], { reject: false });
+    expect(grep.stdout).toBe('');
+  });
+
+  it('(b) an unreachable endpoint costs 0 and the result names it', { timeout: 300_000 }, async () => {
+    const fake = await fakeFor(row, [row.done('check')]);
+    const url = fake.server.url;
+    await fake.server.close();
+    const backend = row.backend(url, {});
+    const result = await backend.run(agentRequest('check', worktree));
+    expect(result.ok).toBe(false);
+    expect(totalTokens(result.usage)).toBe(0);
+    expect(result.ok === false && result.message).toContain(new URL(url).host);
+  });
+
+  it('(c) a refused (≥ 400) request costs 0', { timeout: 300_000 }, async () => {
+    const fake = await fakeFor(row, [row.refusal, row.refusal, row.refusal]);
+    const result = await row.backend(fake.server.url, {}).run(agentRequest('check', worktree));
+    expect(result).toMatchObject({ ok: false });
+    expect(fake.calls().length).toBeGreaterThan(0);
+    expect(totalTokens(result.usage)).toBe(0);
+  });
+
+  it('(d) a model streaming past the reservation is stopped near it', { timeout: 300_000 }, async () => {
+    const fake = await fakeFor(row, [row.runaway]);
+    const maxTokens = 5_000;
+    const result = await row.backend(fake.server.url, {}).run(agentRequest('check', worktree, { maxTokens }));
+    expect(result).toMatchObject({ ok: false, reason: 'budget' });
+    const spent = totalTokens(result.usage);
+    expect(spent).toBeGreaterThanOrEqual(maxTokens);
+    expect(spent - maxTokens).toBeLessThan(2_500);
+    console.info(`${row.name} overshoot: ${Math.round(spent - maxTokens)} tokens past a ${maxTokens}-token reservation`);
+  });
+
+  it('(e) at L3 without bubblewrap it is refused before any model call; below L3 with the opt-out it runs, logged and metered', { timeout: 300_000 }, async () => {
+    const refused = await fakeFor(row, [row.done('check')]);
+    const result = await row.backend(refused.server.url, { level: 'L3', allowUnsandboxed: true, detectSandbox: noBwrap }).run(agentRequest('check', worktree));
+    expect(result).toMatchObject({ ok: false, reason: 'not-installed', retryable: false, detail: { code: 'SANDBOX_UNAVAILABLE' } });
+    expect(refused.server.requests).toHaveLength(0);
+
+    const log: string[] = [];
+    const allowed = await fakeFor(row, [row.done('check')]);
+    const twin = await row.backend(allowed.server.url, { level: 'L2', allowUnsandboxed: true, detectSandbox: noBwrap, log: (line) => log.push(line) }).run(agentRequest('check', worktree));
+    expect(log.join('\n')).toMatch(/UNCONTAINED at L2/);
+    expect(allowed.calls().length).toBeGreaterThan(0);
+    expect(twin.ok).toBe(true);
+    expect(totalTokens(twin.usage)).toBeGreaterThan(0);
+  });
+
+  it('(f) a 120-character TMPDIR does not break the contained run', { timeout: 300_000 }, async () => {
+    const long = path.join(base, 'tmp-'.padEnd(120 - base.length - 1, 'x'));
+    expect(long.length).toBe(120);
+    await mkdir(long, { recursive: true });
+    const saved = process.env['TMPDIR'];
+    process.env['TMPDIR'] = long;
+    try {
+      const fake = await fakeFor(row, [row.done('check')]);
+      const backend = row.backend(fake.server.url, {});
+      const result = await backend.run(agentRequest('check', worktree));
+      await backend.close?.();
+      expect(result).toMatchObject({ ok: true });
+    } finally {
+      if (saved === undefined) delete process.env['TMPDIR'];
+      else process.env['TMPDIR'] = saved;
+    }
+  });
+});
+
+/** The in-process API backends: no CLI to contain, but an outage and a refusal must cost 0 there too. */
+const API_ROWS: { name: string; start(steps: Step[]): Promise<FakeServer>; backend(url: string): AgentBackend; refusal: Step }[] = [
+  {
+    name: 'openai',
+    start: (steps) => startFakeOpenAIServer(steps as never),
+    backend: (url) => createOpenAIBackend({ model: 'gpt-4o-mini', apiKey: 'k', baseURL: `${url}/v1`, projectRoot: repo, sleep: async () => {}, random: () => 0.5, maxAttempts: 1 }),
+    refusal: { error: { status: 401, message: 'Incorrect API key provided: k.', type: 'invalid_request_error', code: 'invalid_api_key' } },
+  },
+  {
+    name: 'ollama',
+    start: (steps) => startFakeOllamaServer(steps as never),
+    backend: (url) => createOllamaBackend({ host: url, model: 'qwen2.5-coder:7b', projectRoot: repo, sleep: async () => {}, random: () => 0.5, maxAttempts: 1 }),
+    refusal: { error: { status: 401, message: 'unauthorized' } },
+  },
+];
+
+describe.each(API_ROWS)('$name (API backend)', (row) => {
+  it('(b) an unreachable endpoint costs 0', async () => {
+    const server = await row.start([]);
+    await server.close();
+    const result = await row.backend(server.url).run(agentRequest('check', worktree));
+    expect(result.ok).toBe(false);
+    expect(totalTokens(result.usage)).toBe(0);
+    // Not asserted here yet: openai's message says "Connection error." without the endpoint (backends/openai).
+  });
+
+  it('(c) a refused (≥ 400) request costs 0', async () => {
+    const server = await row.start([row.refusal]);
+    closers.push(() => server.close());
+    const result = await row.backend(server.url).run(agentRequest('check', worktree));
+    expect(result.ok).toBe(false);
+    expect(server.requests.length).toBeGreaterThan(0);
+    expect(totalTokens(result.usage)).toBe(0);
+  });
+});
