@@ -138,7 +138,7 @@ describe('serve: several repositories', () => {
 
 describe('serve: no secret in any response', () => {
   it('ships page files the redactor leaves intact (else redaction would break the page)', async () => {
-    const redact = redactorFor({});
+    const redact = redactorFor({}, null);
     for (const [url, asset] of await loadAssets()) expect(redact(asset.body) === asset.body, url).toBe(true);
   });
 

@@ -101,7 +101,7 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
   let ticks: TickResult[] = [];
   // What is reported (summary, --json, progress lines) is redacted like every file the runtime writes:
   // tick results carry command output, reasons and agent summaries.
-  const redact = redactorFor(options.env);
+  const redact = redactorFor(options.env, project.root);
   const progress = (line: string) => options.progress?.(redact(line));
   try {
     // Cheap preconditions before any model call: a tick that cannot finish spends nothing.
@@ -222,7 +222,7 @@ export async function tickDueLoops(project: LoadedProject, selection: DueSelecti
     ...(selection.backendName ? { backend: selection.backendName } : {}),
   });
   if (evaluation.issues.length > 0 && evaluation.decisions.length === 0) return { ok: false, issues: evaluation.issues };
-  const redact = redactorFor(options.env);
+  const redact = redactorFor(options.env, project.root);
   const progress = (line: string) => options.progress?.(redact(line));
   const reports: DueLoopReport[] = [];
   for (const decision of evaluation.decisions) {

@@ -28,6 +28,8 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
   const loaded = await loadProject(options.cwd);
   if (!loaded.ok) return { ok: false, issues: loaded.issues };
   const project = loaded.project;
+  // Every redactor for this repository (wiring.ts `redactorFor`) redacts the values in its secret files too.
+  await (await import('./redaction.js')).prepareRedaction(project.root, project.settings?.worktreesDir ?? null);
   const tickOptions = async (request: RunRequest) => ({
     stores: await stores(),
     dryRun: Boolean(request.dryRun),
@@ -145,7 +147,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       const fleet = await (await stores()).runs({ ...(query.loop ? { patternId: query.loop } : {}), ...(query.since !== undefined ? { since: query.since } : {}), limit: query.limit ?? 50 });
       const [{ fromRunHistory, selectRunLogRecords }, { redactorFor, redactStrings }] = await Promise.all([import('./run-records.js'), import('./wiring.js')]);
       const records = fleet ? fleet.map(fromRunHistory) : selectRunLogRecords(await (await import('./console-queries.js')).runLogOf(project), query);
-      return redactStrings(records, redactorFor(options.env));
+      return redactStrings(records, redactorFor(options.env, project.root));
     },
     async tick(tickId) {
       return (await import('./console-queries.js')).tickDetail(project, tickId, options);
@@ -173,11 +175,11 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     async recentEvents(limit = 200) {
       const [{ readTickEvents }, { redactorFor, redactStrings }] = await Promise.all([import('./tick-events.js'), import('./wiring.js')]);
       const lines = (await readTickEvents(project.root)).filter((line) => line.type !== 'tick-result');
-      return redactStrings(lines.slice(-Math.max(0, limit)), redactorFor(options.env));
+      return redactStrings(lines.slice(-Math.max(0, limit)), redactorFor(options.env, project.root));
     },
     async events(listener) {
       const [{ tailTickEvents }, { redactorFor, redactStrings }] = await Promise.all([import('./event-tail.js'), import('./wiring.js')]);
-      const redact = redactorFor(options.env);
+      const redact = redactorFor(options.env, project.root);
       return tailTickEvents(project.root, (line) => listener(redactStrings(line, redact)));
     },
     async replay(file, request = {}) {

@@ -15,7 +15,7 @@ import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { LoopRuntimeError } from '../core/errors.js';
 import type { Clock } from '../core/ports/index.js';
-import { redactorFor } from '../runtime/wiring.js';
+import { redactorFor, type Redact } from '../runtime/wiring.js';
 import { createApp } from './app.js';
 import { loadAssets } from './assets.js';
 import { EventHub } from './event-hub.js';
@@ -64,7 +64,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const hub = new EventHub();
   await hub.start(repos);
   const guard = { token: token.token, readOnly: Boolean(options.readOnly), allowedHosts: new Set<string>() as Set<string> | null };
-  const app = createApp({ repos, assets, hub, guard, redact: redactorFor(options.env), version: options.version ?? '0.0.0' });
+  const app = createApp({ repos, assets, hub, guard, redact: redactorForAll(options.env, repos.map((repo) => repo.runtime.project.root)), version: options.version ?? '0.0.0' });
 
   const server = await new Promise<Server>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, hostname: host, port: options.port ?? DEFAULT_PORT }, () => resolve(started as Server));
@@ -93,4 +93,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Every response passes each served repository's redactor (a page shows several repositories). */
+function redactorForAll(env: Record<string, string | undefined>, roots: readonly string[]): Redact {
+  const redactors = roots.map((root) => redactorFor(env, root));
+  return (text) => redactors.reduce((current, redact) => redact(current), text);
 }
