@@ -28,8 +28,6 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
   const loaded = await loadProject(options.cwd);
   if (!loaded.ok) return { ok: false, issues: loaded.issues };
   const project = loaded.project;
-  // Every redactor for this repository (wiring.ts `redactorFor`) redacts the values in its secret files too.
-  await (await import('./redaction.js')).prepareRedaction(project.root, project.settings?.worktreesDir ?? null);
   const tickOptions = async (request: RunRequest) => ({
     stores: await stores(),
     dryRun: Boolean(request.dryRun),
@@ -215,7 +213,30 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     const reloaded = await loadProject(options.cwd);
     return reloaded.ok ? reloaded.project : current;
   }
-  return { ok: true, runtime };
+  return { ok: true, runtime: withRedaction(runtime, project) };
+}
+
+/** Methods that neither write nor show what a tick produced: configuration, spend totals and checks. */
+const NO_REDACTION_NEEDED = new Set<keyof Runtime>(['status', 'doctor', 'resetMock', 'metrics']);
+
+/**
+ * Every other method first reads the repository's secret files (once per runtime), so each redactor made for
+ * this repository (`redactorFor(env, root)`: writers, recordings, the journal, console answers) redacts their
+ * values. Lazily, so `status` and a dry run stay as cheap to start as before.
+ */
+function withRedaction(runtime: Runtime, project: LoadedProject): Runtime {
+  let preparing: Promise<void> | null = null;
+  const prepare = () => (preparing ??= import('./redaction.js').then(({ prepareRedaction }) => prepareRedaction(project.root, project.settings?.worktreesDir ?? null)));
+  const wrapped: Record<string, unknown> = { ...runtime };
+  for (const [name, method] of Object.entries(runtime)) {
+    if (typeof method !== 'function' || NO_REDACTION_NEEDED.has(name as keyof Runtime)) continue;
+    wrapped[name] = async (...args: unknown[]) => {
+      const request = args[name === 'run' ? 1 : 0] as { dryRun?: boolean } | undefined;
+      if (!((name === 'run' || name === 'runDue') && request?.dryRun)) await prepare();
+      return (method as (...input: unknown[]) => unknown).apply(runtime, args);
+    };
+  }
+  return wrapped as unknown as Runtime;
 }
 
 /** A real tick of a loop the repository never configured is a config error: loops never enrol themselves. */

@@ -95,8 +95,8 @@ class JournalPositions {
  */
 export async function openTickSession(options: TickSessionOptions): Promise<TickSession> {
   const { project, plan, clock, env, dryRun } = options;
-  // Fleet workers open no Runtime: the session reads the repository's secret files itself.
-  await prepareRedaction(project.root, project.settings?.worktreesDir ?? null);
+  // Fleet workers open no Runtime: the session reads the repository's secret files itself (a dry run writes nothing).
+  if (!dryRun) await prepareRedaction(project.root, project.settings?.worktreesDir ?? null);
   const redact = redactorFor(env, project.root);
   const note = options.note ?? (() => undefined);
   const step = options.step ?? plainStep;
