@@ -73,8 +73,8 @@ function toRule(rule: ScannerRule): SecretRule {
   const handlers = rule.create(context, RULE_OPTIONS[rule.meta.id] ?? {});
   return {
     id: rule.meta.id,
-    *find(text) {
-      if (gate && !gate(text)) return;
+    find(text) {
+      if (gate && !gate(text)) return [];
       reports = [];
       named = [];
       const pending = handlers.file?.({ content: text, contentType: 'text', ext: '' });
@@ -85,7 +85,7 @@ function toRule(rule: ScannerRule): SecretRule {
         if (value.length < MIN_NAMED_LENGTH) continue;
         for (let at = text.indexOf(value); at !== -1; at = text.indexOf(value, at + value.length)) spans.push({ start: at, end: at + value.length });
       }
-      yield* spans;
+      return spans;
     },
   };
 }
