@@ -72,3 +72,25 @@ export function redactorFor(env: Env, root: string | null): Redact {
   byRoot.set(root ?? '', redact);
   return redact;
 }
+
+/**
+ * A copy of `value` with every string in plain objects and arrays redacted; anything else (a function, a class
+ * instance, a number) is kept as it is, so a method's answer keeps its shape (unlike a JSON round trip).
+ *
+ * @example
+ * ```ts
+ * redactValues({ notes: ['npm_…'], count: 2 }, redact); // → { notes: ['[REDACTED]'], count: 2 }
+ * ```
+ */
+export function redactValues<T>(value: T, redact: Redact): T {
+  if (typeof value === 'string') return redact(value) as T;
+  if (Array.isArray(value)) return value.map((entry: unknown) => redactValues(entry, redact)) as T;
+  if (value !== null && typeof value === 'object') {
+    const prototype = Object.getPrototypeOf(value) as unknown;
+    if (prototype !== Object.prototype && prototype !== null) return value;
+    const copy: Record<string, unknown> = {};
+    for (const [key, entry] of Object.entries(value)) copy[key] = redactValues(entry, redact);
+    return copy as T;
+  }
+  return value;
+}
