@@ -13,6 +13,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { git, listFiles, makeLoopRepo, runCli, type CliResult } from './e2e-fixtures.js';
 import { cleanupTempDirs } from './git-fixtures.js';
 import { worktreesDirFor } from '../src/adapters/workspace/worktrees-location.js';
+import { systemClock } from '../src/adapters/clock/system-clock.js';
+import { startServer } from '../src/server/serve.js';
 
 afterAll(cleanupTempDirs);
 
@@ -96,7 +98,7 @@ describe('canary secrets', () => {
     expect(await leaks(repo, [envCanary, tokenCanary], [result, status])).toEqual([]);
   });
 
-  it('secret shapes from the maintained rule set, URL credentials and a repository .env value reach no recording, journal, log, state, ledger or --json', async () => {
+  it('secret shapes from the maintained rule set, URL credentials and a repository .env value reach no recording, journal, log, state, ledger, --json or console response', async () => {
     const upper = (length: number) => alphanumeric(length * 2).replace(/[^A-Z0-9]/g, '').padEnd(length, 'Q').slice(0, length);
     const canaries = {
       npm: `npm_${alphanumeric(36)}`,
@@ -139,7 +141,7 @@ describe('canary secrets', () => {
 
     const secrets = Object.values(canaries);
     const read = (path: string) => readFile(join(repo, path), 'utf8');
-    const places: Record<string, string> = {
+    const places: Record<string, string | undefined> = {
       recording: await readFile(recording, 'utf8'),
       'events.jsonl': await read('.loop-runtime/events.jsonl'),
       'run log': await read('loop-run-log.md'),
@@ -150,7 +152,20 @@ describe('canary secrets', () => {
     // Each place holds the tick's text (a file that lost it would pass vacuously).
     for (const place of ['recording', 'events.jsonl', '--json']) expect(places[place], place).toContain('[REDACTED]');
     expect(places['loop-ledger.json']).toContain('daily-triage');
-    const found = Object.entries(places).flatMap(([place, text]) => secrets.filter((secret) => text.includes(secret)).map((secret) => `${place} contains ${secret.slice(0, 8)}…`));
+    // The console over the same repository: the tick's detail (its full TickResult from the journal), history and events.
+    const tickId = (JSON.parse(result.stdout) as { ticks: Array<{ tickId: string }> }).ticks[0]!.tickId;
+    const server = await startServer({ repos: [repo], env: { ...process.env }, clock: systemClock, port: 0 });
+    try {
+      for (const path of [`api/runs/${tickId}`, 'api/runs', 'api/inbox', 'api/loops']) {
+        const response = await fetch(`${server.url}${path}`, { headers: { 'x-loop-runtime-token': server.token } });
+        expect(response.status, path).toBe(200);
+        places[`console ${path}`] = await response.text();
+      }
+    } finally {
+      await server.close();
+    }
+    expect(places[`console api/runs/${tickId}`]).toContain('[REDACTED]');
+    const found = Object.entries(places).flatMap(([place, text]) => secrets.filter((secret) => (text ?? '').includes(secret)).map((secret) => `${place} contains ${secret.slice(0, 8)}…`));
     expect(found).toEqual([]);
     expect(await leaks(repo, secrets, [result])).toEqual([]);
   });
