@@ -18,7 +18,7 @@ import { resolvePlan, type LoadedProject } from '../project/load-project.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import { readTickEvents } from './tick-events.js';
 import type { ProjectStores } from './stores/project-stores.js';
-import { redactorFor, redactStrings } from './wiring.js';
+import { redactorFor } from './wiring.js';
 import { fileSnapshot } from './file-snapshot.js';
 
 export interface QueryOptions {
