@@ -14,6 +14,7 @@
  * report the range of the whole match but the length of the secret group.
  */
 import { createRequire } from 'node:module';
+import { LoopRuntimeError } from '../../core/errors.js';
 import type { SecretRule, SecretSpan } from '../../core/security/secret-rule.js';
 
 const PRESET = '@secretlint/secretlint-rule-preset-recommend';
@@ -103,7 +104,16 @@ let loaded: readonly SecretRule[] | null = null;
  */
 export function secretlintRules(): readonly SecretRule[] {
   if (loaded) return loaded;
-  const preset = createRequire(import.meta.url)(PRESET) as Preset;
+  let preset: Preset;
+  try {
+    preset = createRequire(import.meta.url)(PRESET) as Preset;
+  } catch (error) {
+    // Fail closed: without the rule set nothing is written, rather than written with secrets the rules would catch.
+    throw new LoopRuntimeError('PRECONDITION_FAILED', `The secret rule set ${PRESET} could not be loaded: ${error instanceof Error ? error.message : String(error)}.`, {
+      fix: 'reinstall loop-runtime (npm install) so its dependency is present.',
+      cause: error,
+    });
+  }
   // The comment filter (`secretlint-disable`) only suppresses other rules' reports: nothing to redact.
   loaded = preset.rules.filter((rule) => rule.meta.type === 'scanner' && !rule.meta.id.endsWith('filter-comments')).map(toRule);
   return loaded;
