@@ -53,7 +53,8 @@ export async function benchServe() {
   try {
     const get = async () => {
       const started = process.hrtime.bigint();
-      const response = await fetch(`${server.url}api/loops`);
+      // Every API read needs the token (the console is private by default).
+      const response = await fetch(`${server.url}api/loops`, { headers: { 'x-loop-runtime-token': server.token } });
       const body = await response.json();
       if (body.loops.length !== 50) throw new Error(`expected 50 loops, got ${body.loops.length}`);
       return Number(process.hrtime.bigint() - started) / 1e6;
@@ -65,7 +66,7 @@ export async function benchServe() {
     await wait(500);
     const idlePercent = await idleCpu(3);
     const controller = new AbortController();
-    const stream = await fetch(`${server.url}api/events`, { signal: controller.signal });
+    const stream = await fetch(`${server.url}api/events`, { signal: controller.signal, headers: { 'x-loop-runtime-token': server.token } });
     const reader = stream.body.getReader();
     await reader.read();
     const idleWithPagePercent = await idleCpu(3);

@@ -107,7 +107,9 @@ describe('a full tick with the real claude binary (fake Anthropic API)', () => {
     expect(git(repo, 'show', `${branch}:src/add.mjs`)).toBe('export const add = (a, b) => a + b;\n');
     expect(git(repo, 'rev-parse', `${branch}~1`).trim()).toBe(head);
     const message = git(repo, 'log', '-1', '--format=%B', branch);
-    expect(message).toContain('daily-triage: add() subtracts instead of adding');
+    // The subject says what changed (the implementer's summary); the item's title is quoted in the body as data.
+    expect(message.split('\n')[0]).toBe('daily-triage: Made add() add.');
+    expect(message).toContain('reported as `add() subtracts instead of adding`');
     expect(message).toContain('What: Made add() add.');
     expect(message).toMatch(/^Loop-Pattern: daily-triage$/m);
     expect(message).toMatch(new RegExp(`^Loop-Tick: ${tick.tickId}$`, 'm'));

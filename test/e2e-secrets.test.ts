@@ -13,6 +13,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { git, listFiles, makeLoopRepo, runCli, type CliResult } from './e2e-fixtures.js';
 import { cleanupTempDirs } from './git-fixtures.js';
 import { worktreesDirFor } from '../src/adapters/workspace/worktrees-location.js';
+import { systemClock } from '../src/adapters/clock/system-clock.js';
+import { startServer } from '../src/server/serve.js';
 
 afterAll(cleanupTempDirs);
 
@@ -94,5 +96,77 @@ describe('canary secrets', () => {
     const status = await runCli(repo, ['status', '--json'], env);
     expect(status.code).toBe(0);
     expect(await leaks(repo, [envCanary, tokenCanary], [result, status])).toEqual([]);
+  });
+
+  it('secret shapes from the maintained rule set, URL credentials and a repository .env value reach no recording, journal, log, state, ledger, --json or console response', async () => {
+    const upper = (length: number) => alphanumeric(length * 2).replace(/[^A-Z0-9]/g, '').padEnd(length, 'Q').slice(0, length);
+    const canaries = {
+      npm: `npm_${alphanumeric(36)}`,
+      stripe: `sk_live_${alphanumeric(24)}`,
+      gitlab: `glpat-${alphanumeric(20)}`,
+      aws: `AKIA${upper(16)}`,
+      urlPassword: alphanumeric(18),
+      // A harmless-looking value: only the repository's .env says it is a secret.
+      dotenv: `plain${alphanumeric(20)}`,
+    };
+    // The allowed twins: ordinary text and code printed beside them stay readable.
+    const twins = ['const token = input.slice(start, index)', 'tokens: 4200 in 3 phases', 'https://example.test/docs?page=2'];
+    const repo = await makeLoopRepo(
+      { 'src/example.ts': 'export const answer = 42;\n', '.env': `SERVICE_PASSWORD=${canaries.dotenv}\n` },
+      {
+        maxAttempts: 3,
+        verify: [
+          [
+            `echo "npm ${canaries.npm}"`,
+            `echo "stripe ${canaries.stripe}"`,
+            `echo "gitlab ${canaries.gitlab}"`,
+            `echo "aws ${canaries.aws}"`,
+            `echo "remote https://deploy:${canaries.urlPassword}@git.example.test/repo.git"`,
+            `echo "dotenv ${canaries.dotenv}"`,
+            ...twins.map((twin) => `echo "${twin}"`),
+            'exit 1',
+          ].join('; '),
+        ],
+      },
+    );
+    const recording = join(repo, 'loops', 'daily-triage', 'recordings', 'leak.json');
+    const result = await runCli(repo, ['run', 'daily-triage', '--backend', 'mock', '--level', 'L2', '--json', '--record', recording]);
+    expect(result.code).toBe(0);
+    const tick = (JSON.parse(result.stdout) as { ticks: Array<{ kind: string; verification: { evidence: Array<{ output: string }> } }> }).ticks[0]!;
+    expect(tick.kind).toBe('rejected');
+    const output = tick.verification.evidence[0]!.output;
+    for (const twin of twins) expect(output).toContain(twin);
+    expect(output).toContain('remote https://deploy:[REDACTED]@git.example.test/repo.git');
+    expect(output.match(/\[REDACTED\]/g)?.length).toBeGreaterThanOrEqual(6);
+
+    const secrets = Object.values(canaries);
+    const read = (path: string) => readFile(join(repo, path), 'utf8');
+    const places: Record<string, string | undefined> = {
+      recording: await readFile(recording, 'utf8'),
+      'events.jsonl': await read('.loop-runtime/events.jsonl'),
+      'run log': await read('loop-run-log.md'),
+      'STATE.md': await read('STATE.md'),
+      'loop-ledger.json': await read('loop-ledger.json'),
+      '--json': result.stdout,
+    };
+    // Each place holds the tick's text (a file that lost it would pass vacuously).
+    for (const place of ['recording', 'events.jsonl', '--json']) expect(places[place], place).toContain('[REDACTED]');
+    expect(places['loop-ledger.json']).toContain('daily-triage');
+    // The console over the same repository: the tick's detail (its full TickResult from the journal), history and events.
+    const tickId = (JSON.parse(result.stdout) as { ticks: Array<{ tickId: string }> }).ticks[0]!.tickId;
+    const server = await startServer({ repos: [repo], env: { ...process.env }, clock: systemClock, port: 0 });
+    try {
+      for (const path of [`api/runs/${tickId}`, 'api/runs', 'api/inbox', 'api/loops']) {
+        const response = await fetch(`${server.url}${path}`, { headers: { 'x-loop-runtime-token': server.token } });
+        expect(response.status, path).toBe(200);
+        places[`console ${path}`] = await response.text();
+      }
+    } finally {
+      await server.close();
+    }
+    expect(places[`console api/runs/${tickId}`]).toContain('[REDACTED]');
+    const found = Object.entries(places).flatMap(([place, text]) => secrets.filter((secret) => (text ?? '').includes(secret)).map((secret) => `${place} contains ${secret.slice(0, 8)}…`));
+    expect(found).toEqual([]);
+    expect(await leaks(repo, secrets, [result])).toEqual([]);
   });
 });

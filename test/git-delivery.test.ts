@@ -193,7 +193,7 @@ describe('GitDelivery through the engine', () => {
     if (result.kind !== 'proposed') return;
     const pushed = sh(bare, ['rev-parse', result.commit.branch]).trim();
     expect(sh(bare, ['merge-base', '--is-ancestor', 'main', pushed])).toBe('');
-    expect(sh(bare, ['log', '--format=%s', pushed]).split('\n').filter(Boolean)).toEqual(['daily-triage: Tidy the example module', 'human work', 'initial']);
+    expect(sh(bare, ['log', '--format=%s', pushed]).split('\n').filter(Boolean)).toEqual(['daily-triage: Appended a tidy-up comment to src/example.ts.', 'human work', 'initial']);
     expect(sh(bare, ['log', '-1', '--format=%an', 'main']).trim()).toBe('Test Human');
   });
 

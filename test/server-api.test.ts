@@ -32,6 +32,7 @@ function raw(path: string, options: { method?: string; headers?: Record<string, 
 }
 
 const origin = () => `http://127.0.0.1:${server.port}`;
+const withToken = () => ({ 'x-loop-runtime-token': server.token });
 
 beforeAll(async () => {
   repo = await scaffoldRepository();
@@ -64,31 +65,90 @@ describe('serve: who may change what', () => {
     expect(existsSync(join(repo, 'loop-pause-all'))).toBe(false);
   });
 
-  it('refuses a change without the token, with a wrong one, or from another origin (403), and accepts the same origin with it', async () => {
-    const attempts: Array<{ headers: Record<string, string> }> = [
-      { headers: {} },
-      { headers: { 'x-loop-runtime-token': 'wrong-token-wrong-token-wrong' } },
-      { headers: { 'x-loop-runtime-token': server.token, origin: 'http://evil.example' } },
-      { headers: { 'x-loop-runtime-token': server.token, origin: origin(), 'sec-fetch-site': 'cross-site' } },
+  it('refuses a change without the token or with a wrong one (401), or from another origin (403), and accepts the same origin with it', async () => {
+    const attempts: Array<{ headers: Record<string, string>; status: number }> = [
+      { headers: {}, status: 401 },
+      { headers: { 'x-loop-runtime-token': 'wrong-token-wrong-token-wrong' }, status: 401 },
+      { headers: { 'x-loop-runtime-token': server.token, origin: 'http://evil.example' }, status: 403 },
+      { headers: { 'x-loop-runtime-token': server.token, origin: origin(), 'sec-fetch-site': 'cross-site' }, status: 403 },
     ];
     for (const attempt of attempts) {
       const response = await raw('/api/pause', { method: 'POST', headers: { 'content-type': 'application/json', ...attempt.headers }, body: '{}' });
-      expect(response.status, JSON.stringify(attempt)).toBe(403);
+      expect(response.status, JSON.stringify(attempt)).toBe(attempt.status);
       expect(existsSync(join(repo, 'loop-pause-all'))).toBe(false);
     }
     const allowed = await raw('/api/pause', { method: 'POST', headers: { 'x-loop-runtime-token': server.token, origin: origin(), 'sec-fetch-site': 'same-origin' }, body: '{}' });
     expect(allowed.status).toBe(200);
     expect(existsSync(join(repo, 'loop-pause-all'))).toBe(true);
-    const loops = JSON.parse((await raw('/api/loops')).body) as { loops: Array<{ paused: boolean; pausedBy: Array<{ source: string }> }> };
+    const loops = JSON.parse((await raw('/api/loops', { headers: withToken() })).body) as { loops: Array<{ paused: boolean; pausedBy: Array<{ source: string }> }> };
     expect(loops.loops[0]).toMatchObject({ paused: true, pausedBy: [{ source: 'file loop-pause-all' }] });
     const resumed = await raw('/api/resume', { method: 'POST', headers: { 'x-loop-runtime-token': server.token }, body: '{}' });
     expect(resumed.status).toBe(200);
     expect(existsSync(join(repo, 'loop-pause-all'))).toBe(false);
   });
 
-  it('answers only to its own host name (no DNS rebinding), and reads need no token', async () => {
-    expect((await raw('/api/health', { headers: { host: `evil.example:${server.port}` } })).status).toBe(403);
-    expect((await raw('/api/health', { headers: { host: `localhost:${server.port}` } })).status).toBe(200);
+  it('answers only to its own host names (no DNS rebinding): another Host gets 421 even with the token', async () => {
+    const evil = await raw('/api/health', { headers: { ...withToken(), host: `evil.example:${server.port}` } });
+    expect(evil.status).toBe(421);
+    expect(JSON.parse(evil.body).error.message).toContain('To fix: ');
+    expect((await raw('/', { headers: { host: `evil.example:${server.port}` } })).status).toBe(421);
+    for (const host of [`localhost:${server.port}`, `127.0.0.1:${server.port}`]) expect((await raw('/api/health', { headers: { ...withToken(), host } })).status, host).toBe(200);
+  });
+
+  // Run logs, diffs and spend are no business of another local user: every read needs the token, as changes do.
+  it.each(['/api/health', '/api/loops', '/api/inbox', '/api/inbox/no-such-change/diff', '/api/spend', '/api/runs', '/api/events'])('refuses the read %s without the token (401) or with a wrong one', async (path) => {
+    for (const headers of [{}, { 'x-loop-runtime-token': 'wrong-token-wrong-token-wrong' }, { 'x-loop-runtime-token': '' }] as Array<Record<string, string>>) {
+      const refused = await raw(path, { headers });
+      expect(refused.status, JSON.stringify(headers)).toBe(401);
+      expect(JSON.parse(refused.body).error.reason).toBe('token');
+    }
+    expect((await raw(`${path}?ticket=made-up-ticket`)).status).toBe(401);
+  });
+
+  it.each(['/api/health', '/api/loops', '/api/inbox', '/api/spend', '/api/runs'])('answers the read %s with the token (200)', async (path) => {
+    expect((await raw(path, { headers: withToken() })).status).toBe(200);
+  });
+
+  it('serves the page files without the token (static, no data), and the diff of an unknown change with it is 404, not 401', async () => {
+    expect((await raw('/')).status).toBe(200);
+    expect((await raw('/assets/app.js')).status).toBe(200);
+    expect((await raw('/api/inbox/no-such-change/diff', { headers: withToken() })).status).toBe(404);
+  });
+
+  it('opens the event stream with a single-use ticket, never with the token in the address', async () => {
+    const ticketResponse = await raw('/api/events/ticket', { headers: withToken() });
+    expect(ticketResponse.status).toBe(200);
+    const { ticket } = JSON.parse(ticketResponse.body) as { ticket: string };
+    expect(ticket).not.toContain(server.token);
+    expect((await raw('/api/events/ticket')).status).toBe(401);
+    const controller = new AbortController();
+    const opened = await fetch(`${server.url}api/events?ticket=${encodeURIComponent(ticket)}`, { signal: controller.signal });
+    expect(opened.status).toBe(200);
+    controller.abort();
+    // Used once: the same ticket again is refused, as is the token itself in the query.
+    expect((await raw(`/api/events?ticket=${encodeURIComponent(ticket)}`)).status).toBe(401);
+    expect((await raw(`/api/events?ticket=${encodeURIComponent(server.token)}`)).status).toBe(401);
+  });
+
+  it('with --expose, answers the bound address and the --allowed-host names, and refuses any other Host', async () => {
+    const exposed = await startServer({ repos: [repo], env: {}, clock: systemClock, port: 0, host: '127.0.0.2', expose: true, readOnly: true, allowedHosts: ['ops.example.internal'] });
+    try {
+      const ask = (host: string, headers: Record<string, string> = { 'x-loop-runtime-token': exposed.token }) =>
+        new Promise<number>((resolve, reject) => {
+          const req = request({ host: '127.0.0.2', port: exposed.port, path: '/api/loops', headers: { ...headers, host } }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          });
+          req.on('error', reject);
+          req.end();
+        });
+      for (const host of [`127.0.0.2:${exposed.port}`, `ops.example.internal:${exposed.port}`, 'ops.example.internal', `localhost:${exposed.port}`]) expect(await ask(host), host).toBe(200);
+      for (const host of [`evil.example:${exposed.port}`, `ops.example.internal.evil.example:${exposed.port}`, `0.0.0.0:${exposed.port}`]) expect(await ask(host), host).toBe(421);
+      expect(await ask(`ops.example.internal:${exposed.port}`, {})).toBe(401);
+      expect(exposed.allowedHosts).toContain('ops.example.internal');
+    } finally {
+      await exposed.close();
+    }
   });
 
   it('never serves a path from a request: traversal gets 404, ids are looked up, not joined', async () => {
@@ -99,7 +159,7 @@ describe('serve: who may change what', () => {
       expect([404, 200]).toContain(response.status);
       if (response.status === 200) expect(response.body).toContain('<title>loop-runtime console</title>');
     }
-    const diff = await raw('/api/inbox/..%2F..%2F..%2Fetc%2Fpasswd/diff');
+    const diff = await raw('/api/inbox/..%2F..%2F..%2Fetc%2Fpasswd/diff', { headers: withToken() });
     expect(diff.status).toBe(404);
     expect(diff.body).not.toContain('root:x:0');
     const pause = await raw('/api/pause', { method: 'POST', headers: { 'x-loop-runtime-token': server.token }, body: JSON.stringify({ loop: '../../etc' }) });
@@ -117,7 +177,8 @@ describe('serve: several repositories', () => {
     const other = await scaffoldRepository(['noop']);
     const both = await startServer({ repos: [repo, other], env: {}, clock: systemClock, port: 0 });
     try {
-      const loops = (await (await fetch(`${both.url}api/loops`)).json()) as { repos: Array<{ id: string }>; loops: Array<{ repo: string; id: string }> };
+      const read = { headers: { 'x-loop-runtime-token': both.token } };
+      const loops = (await (await fetch(`${both.url}api/loops`, read)).json()) as { repos: Array<{ id: string }>; loops: Array<{ repo: string; id: string }> };
       expect(loops.repos.map((entry) => entry.id)).toEqual(['0', '1']);
       expect(loops.loops.map((loop) => `${loop.repo}:${loop.id}`)).toEqual(['0:daily-triage', '1:daily-triage']);
       const headers = { 'x-loop-runtime-token': both.token, 'content-type': 'application/json' };
@@ -125,9 +186,9 @@ describe('serve: several repositories', () => {
       expect(paused.status).toBe(200);
       expect(existsSync(join(other, '.loop-runtime', 'paused', 'daily-triage'))).toBe(true);
       expect(existsSync(join(repo, '.loop-runtime', 'paused', 'daily-triage'))).toBe(false);
-      const after = (await (await fetch(`${both.url}api/loops`)).json()) as { loops: Array<{ repo: string; paused: boolean }> };
+      const after = (await (await fetch(`${both.url}api/loops`, read)).json()) as { loops: Array<{ repo: string; paused: boolean }> };
       expect(after.loops.map((loop) => loop.paused)).toEqual([false, true]);
-      expect((await fetch(`${both.url}api/runs/x?repo=7`)).status).toBe(404);
+      expect((await fetch(`${both.url}api/runs/x?repo=7`, read)).status).toBe(404);
       await fetch(`${both.url}api/resume`, { method: 'POST', headers, body: JSON.stringify({ repo: '1', loop: 'daily-triage' }) });
       expect(existsSync(join(other, '.loop-runtime', 'paused', 'daily-triage'))).toBe(false);
     } finally {
@@ -138,24 +199,24 @@ describe('serve: several repositories', () => {
 
 describe('serve: no secret in any response', () => {
   it('ships page files the redactor leaves intact (else redaction would break the page)', async () => {
-    const redact = redactorFor({});
+    const redact = redactorFor({}, null);
     for (const [url, asset] of await loadAssets()) expect(redact(asset.body) === asset.body, url).toBe(true);
   });
 
   it('redacts the canary in every page file and API response', async () => {
     const paths = ['/', '/assets/app.js', '/assets/render.js', '/assets/style.css', '/assets/uplot.js', '/api/health', '/api/loops', '/api/runs', '/api/inbox', '/api/spend'];
     for (const path of paths) {
-      const response = await raw(path);
+      const response = await raw(path, { headers: withToken() });
       expect(response.status, path).toBe(200);
       expect(response.body, path).not.toContain(CANARY);
     }
     // Not vacuous: the planted line is served, redacted.
-    expect((await raw('/api/runs')).body).toContain('leaked [REDACTED]');
+    expect((await raw('/api/runs', { headers: withToken() })).body).toContain('leaked [REDACTED]');
   });
 
   it('redacts the canary on the SSE stream, for a line another process appended', async () => {
     const controller = new AbortController();
-    const response = await fetch(`${server.url}api/events`, { signal: controller.signal });
+    const response = await fetch(`${server.url}api/events`, { signal: controller.signal, headers: withToken() });
     const reader = response.body!.getReader();
     const decoder = new TextDecoder();
     let text = '';
@@ -200,6 +261,9 @@ describe('loop-runtime serve (the CLI)', () => {
     const token = (await readFile(join(fresh, '.loop-runtime', 'serve-token'), 'utf8')).trim();
     expect(first).toMatch(/loop-runtime console: http:\/\/127\.0\.0\.1:\d+\//);
     expect(first).toContain(`#token=${token}`);
+    // The start says what the token opens: reads too, not only approvals.
+    expect(first).toContain('Every API request needs the token; with it: read loops, run history and run logs, diffs of kept changes');
+    expect(first).toMatch(/Answers to Host: 127\.0\.0\.1:\d+, localhost:\d+/);
     const second = await start();
     expect(second).not.toContain(token);
     expect(second).toContain('Token: in ');

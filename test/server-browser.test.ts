@@ -159,6 +159,30 @@ describe.skipIf(!hasChromium)(hasChromium ? 'the console in headless Chromium' :
     expect(consoleErrors).toEqual([]);
   }, 30_000);
 
+  // Reads need the token too: a page opened without it shows the form and no data, then loads once it is pasted.
+  it('without the token the page shows no data and asks for it; pasted, the loops load and the stream goes live', async () => {
+    const fresh = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    try {
+      const apiStatuses: number[] = [];
+      fresh.on('response', (response) => {
+        if (new URL(response.url()).pathname.startsWith('/api/')) apiStatuses.push(response.status());
+      });
+      await fresh.goto(server.url);
+      await fresh.locator('#token-form:not([hidden])').waitFor(WAIT);
+      expect(await fresh.locator('#loops tbody tr').count()).toBe(0);
+      expect(await fresh.locator('#mode').innerText()).toBe('no token');
+      await fresh.locator('#token-input').fill(server.token);
+      await fresh.locator('#token-form button[type="submit"]').click();
+      await expect.poll(() => fresh.locator('#loops tbody tr[data-loop="daily-triage"]').count(), WAIT).toBe(1);
+      await fresh.locator('#live-status[data-live="connected"]').waitFor(WAIT);
+      expect(await fresh.locator('#token-form').isHidden()).toBe(true);
+      expect(apiStatuses.length).toBeGreaterThan(0);
+      expect(apiStatuses.filter((status) => status === 401)).toEqual([]);
+    } finally {
+      await fresh.close();
+    }
+  }, 30_000);
+
   it('the canary secret appears in no page, no response and no DOM', async () => {
     expect(bodies.length).toBeGreaterThan(10);
     for (const { url, body } of bodies) expect(body, url).not.toContain(CANARY);

@@ -82,7 +82,7 @@ async function rejectElsewhere(context: ApprovalContext, change: KeptChange): Pr
   if (resolved.ok) {
     const target = { pattern: change.pattern, itemKey: change.itemKey, tickId: change.tickId };
     const line = `rejected by a human; ${change.branch} was kept by ${change.keptBy}, not on ${context.worker}: nothing to discard here`;
-    await recordOutOfTick(context.project.root, resolved.plan, target, redactorFor(context.env), context.clock.now(), line, { kind: 'human-rejected', outcome: 'no-op', actionsTaken: 0, decided: true });
+    await recordOutOfTick(context.project.root, resolved.plan, target, redactorFor(context.env, context.project.root), context.clock.now(), line, { kind: 'human-rejected', outcome: 'no-op', actionsTaken: 0, decided: true });
   }
   return { status: 'rejected', id: change.id, pattern: change.pattern, branch: change.branch };
 }

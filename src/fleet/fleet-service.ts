@@ -174,7 +174,7 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
         // event journal `serve` tails, outcome tracking), made safe to repeat for a tick resumed on another worker.
         async surround({ step, tickId, resumed }) {
           const { openTickSession } = await import('../runtime/tick-session.js');
-          const redact = redactorFor(options.env);
+          const redact = redactorFor(options.env, project.root);
           const session = await openTickSession({
             project,
             plan: resolved.plan,

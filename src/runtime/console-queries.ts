@@ -18,7 +18,7 @@ import { resolvePlan, type LoadedProject } from '../project/load-project.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import { readTickEvents } from './tick-events.js';
 import type { ProjectStores } from './stores/project-stores.js';
-import { redactorFor, redactStrings } from './wiring.js';
+import { redactorFor } from './wiring.js';
 import { fileSnapshot } from './file-snapshot.js';
 
 export interface QueryOptions {
@@ -158,7 +158,7 @@ export async function consoleLoops(project: LoadedProject, options: QueryOptions
       };
     }),
   );
-  return redactStrings(loops, redactorFor(options.env));
+  return loops;
 }
 
 /** The run log of every configured loop, newest first, filtered. */
@@ -171,7 +171,7 @@ export async function runHistory(project: LoadedProject, filter: HistoryFilter, 
     .filter((entry) => (filter.to ? entry.run_id.slice(0, 10) <= filter.to : true))
     .sort((a, b) => b.run_id.localeCompare(a.run_id))
     .slice(0, Math.max(1, Math.min(filter.limit ?? 200, 1000)));
-  return redactStrings(kept, redactorFor(options.env));
+  return kept;
 }
 
 /** A tick's full result from the event journal (null once rotated away) and its run-log line. */
@@ -185,7 +185,7 @@ export async function tickDetail(project: LoadedProject, tickId: string, options
     result: result && result.type === 'tick-result' ? result.result : null,
     events: mine.filter((line) => line.type !== 'tick-result'),
   };
-  return redactStrings(detail, redactorFor(options.env));
+  return detail;
 }
 
 /** Today's spend per loop against its cap, and spend per UTC day over the last `days` days (oldest first). */
@@ -208,10 +208,10 @@ export async function inboxDiff(project: LoadedProject, id: string, options: Que
   const { findWaiting } = await import('./git-approval.js');
   const { gitWorkspaceFor } = await import('./wiring.js');
   const { entry, plan, handle } = await findWaiting(project, id);
-  const redact = redactorFor(options.env);
+  const redact = redactorFor(options.env, project.root);
   const workspace = gitWorkspaceFor({ root: project.root, clock: options.clock, env: options.env, redact, worktreesDir: project.settings?.worktreesDir ?? null }, entry.pattern, entry.baseBranch ?? null);
   const diff = await workspace.changes(handle);
   if (!diff.ok) throw new LoopRuntimeError('WORKSPACE_FAILED', `Could not read the kept change ${entry.id}: ${diff.message}`, { fix: `check ${handle.path}, or reject the change.` });
   const paths = changedPaths(diff.changes);
-  return redactStrings({ id: entry.id, paths, patch: diff.changes.patch, gate: checkGate(plan.gate, 'commit', paths) }, redact);
+  return { id: entry.id, paths, patch: diff.changes.patch, gate: checkGate(plan.gate, 'commit', paths) };
 }

@@ -93,7 +93,7 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
     env: options.env,
     patternId: plan.pattern.id,
     runLog: plan.files.runLog,
-    redact: redactorFor(options.env),
+    redact: redactorFor(options.env, root),
     backend: backend.name,
     level: plan.level,
   });
@@ -105,7 +105,7 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
   // Every line a tick writes names its backend, so mock spend never counts against a real cap and `reset --mock` finds it.
   const ledger = stores.budgetLedger(plan, backend.name);
   // Secret values from the environment and common token shapes never reach a file we write.
-  const redact = redactorFor(options.env);
+  const redact = redactorFor(options.env, root);
   const wiring = { root, clock, env: options.env, redact, worktreesDir, deliveryLedger: stores.deliveryLedger() };
 
   let ports: EnginePorts;

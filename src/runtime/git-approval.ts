@@ -194,7 +194,7 @@ export async function rejectChange(project: LoadedProject, idOrItemKey: string, 
 }
 
 function wiringFor(project: LoadedProject, options: DecisionOptions): GitWiring {
-  return { root: project.root, clock: options.clock, env: options.env, redact: redactorFor(options.env), worktreesDir: project.settings?.worktreesDir ?? null, deliveryLedger: options.deliveryLedger };
+  return { root: project.root, clock: options.clock, env: options.env, redact: redactorFor(options.env, project.root), worktreesDir: project.settings?.worktreesDir ?? null, deliveryLedger: options.deliveryLedger };
 }
 
 /** Records the decision in the state file and the run log; `line` quotes git/gh output, so it is redacted here. */

@@ -39,9 +39,9 @@ export interface ResumeLoopResult {
  */
 export async function resumeLoop(root: string, plan: ExecutionPlan, options: { clock: Clock; env: Record<string, string | undefined>; by?: string }): Promise<ResumeLoopResult> {
   const id = plan.pattern.id;
-  const killSwitch = new FileKillSwitch({ root, stateFile: plan.files.state, env: options.env, patternId: id, runLog: plan.files.runLog, redact: redactorFor(options.env) });
+  const killSwitch = new FileKillSwitch({ root, stateFile: plan.files.state, env: options.env, patternId: id, runLog: plan.files.runLog, redact: redactorFor(options.env, root) });
   const now = options.clock.now();
-  const by = redactorFor(options.env)(options.by ?? actor(options.env));
+  const by = redactorFor(options.env, root)(options.by ?? actor(options.env));
   const cleared = await killSwitch.clearHalt({ by, at: now });
   const attempts = new FileAttemptLedger({ root, file: plan.files.ledger, patternId: id, goal: plan.pattern.goal });
   const circuit = circuitState(await attempts.history(), plan.attempts, id);

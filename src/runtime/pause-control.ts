@@ -23,7 +23,7 @@ export async function setPause(project: LoadedProject, env: Record<string, strin
     root: project.root,
     env,
     ...(loop ? { patternId: loop } : {}),
-    ...(resolved?.ok ? { stateFile: resolved.plan.files.state, runLog: resolved.plan.files.runLog, redact: redactorFor(env) } : {}),
+    ...(resolved?.ok ? { stateFile: resolved.plan.files.state, runLog: resolved.plan.files.runLog, redact: redactorFor(env, project.root) } : {}),
   });
   if (!paused && loop && clock) await killSwitch.clearHalt({ by: 'the console (serve)', at: clock.now() });
   if (paused) await killSwitch.pause(loop ? { patternId: loop } : {});

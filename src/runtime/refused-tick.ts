@@ -41,7 +41,7 @@ export async function refusingWithoutSandbox<T>(project: LoadedProject, plan: Ex
   try {
     return await create();
   } catch (error) {
-    if (!options.dryRun && isLoopRuntimeError(error) && error.code === 'SANDBOX_UNAVAILABLE') await recordRefusedTick(project, plan, options, redactorFor(options.env)(error.message)).catch(() => undefined);
+    if (!options.dryRun && isLoopRuntimeError(error) && error.code === 'SANDBOX_UNAVAILABLE') await recordRefusedTick(project, plan, options, redactorFor(options.env, project.root)(error.message)).catch(() => undefined);
     throw error;
   }
 }
@@ -68,7 +68,7 @@ export async function recordRefusedTick(project: LoadedProject, plan: ExecutionP
     message,
     retryable: false,
   };
-  const writer = new FileStateWriter({ root: project.root, stateFile: plan.files.state, runLog: plan.files.runLog, redact: redactorFor(options.env), backend: plan.backend.name });
+  const writer = new FileStateWriter({ root: project.root, stateFile: plan.files.state, runLog: plan.files.runLog, redact: redactorFor(options.env, project.root), backend: plan.backend.name });
   await writer.recordTick({ ...toTickRecord(result), kind: 'precondition-failed' });
 }
 

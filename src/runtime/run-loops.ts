@@ -99,9 +99,9 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
   const stores = options.stores ?? (await import('./stores/file-stores.js')).fileStores(project, options.clock);
   const lease = options.dryRun ? null : await stores.acquireLoopLease(plan);
   let ticks: TickResult[] = [];
-  // What is reported (summary, --json, progress lines) is redacted like every file the runtime writes:
-  // tick results carry command output, reasons and agent summaries.
-  const redact = redactorFor(options.env);
+  // Progress lines go straight to the terminal, so they are redacted here; the summary (--json) on its way out of
+  // the Runtime. Tick results carry command output, reasons and agent summaries.
+  const redact = redactorFor(options.env, project.root);
   const progress = (line: string) => options.progress?.(redact(line));
   try {
     // Cheap preconditions before any model call: a tick that cannot finish spends nothing.
@@ -178,7 +178,8 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
       ...(recovery ? { recovery } : {}),
       exitCode: exitCodeForTicks(ticks),
     };
-    return redactStrings(summary, redact);
+    // Redacted on its way out of the Runtime (runtime.ts `withRedaction`), like every answer.
+    return summary;
   } finally {
     const last = ticks[ticks.length - 1];
     await lease?.release(last ? { outcome: runLogOutcome(last), tickKind: last.kind, tickId: last.tickId, startedAt: last.startedAt } : { outcome: 'failed', tickKind: 'error' });
@@ -222,7 +223,7 @@ export async function tickDueLoops(project: LoadedProject, selection: DueSelecti
     ...(selection.backendName ? { backend: selection.backendName } : {}),
   });
   if (evaluation.issues.length > 0 && evaluation.decisions.length === 0) return { ok: false, issues: evaluation.issues };
-  const redact = redactorFor(options.env);
+  const redact = redactorFor(options.env, project.root);
   const progress = (line: string) => options.progress?.(redact(line));
   const reports: DueLoopReport[] = [];
   for (const decision of evaluation.decisions) {

@@ -151,9 +151,8 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     },
     async runs(query = {}) {
       const fleet = await (await stores()).runs({ ...(query.loop ? { patternId: query.loop } : {}), ...(query.since !== undefined ? { since: query.since } : {}), limit: query.limit ?? 50 });
-      const [{ fromRunHistory, selectRunLogRecords }, { redactorFor, redactStrings }] = await Promise.all([import('./run-records.js'), import('./wiring.js')]);
-      const records = fleet ? fleet.map(fromRunHistory) : selectRunLogRecords(await (await import('./console-queries.js')).runLogOf(project), query);
-      return redactStrings(records, redactorFor(options.env));
+      const { fromRunHistory, selectRunLogRecords } = await import('./run-records.js');
+      return fleet ? fleet.map(fromRunHistory) : selectRunLogRecords(await (await import('./console-queries.js')).runLogOf(project), query);
     },
     async tick(tickId) {
       return (await import('./console-queries.js')).tickDetail(project, tickId, options);
@@ -181,14 +180,13 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       return { ok: true, value: await resumeLoop(project.root, resolved.plan, { ...decisions, ...(request.by ? { by: request.by } : {}) }), warnings: resolved.warnings };
     },
     async recentEvents(limit = 200) {
-      const [{ readTickEvents }, { redactorFor, redactStrings }] = await Promise.all([import('./tick-events.js'), import('./wiring.js')]);
+      const { readTickEvents } = await import('./tick-events.js');
       const lines = (await readTickEvents(project.root)).filter((line) => line.type !== 'tick-result');
-      return redactStrings(lines.slice(-Math.max(0, limit)), redactorFor(options.env));
+      return lines.slice(-Math.max(0, limit));
     },
     async events(listener) {
-      const [{ tailTickEvents }, { redactorFor, redactStrings }] = await Promise.all([import('./event-tail.js'), import('./wiring.js')]);
-      const redact = redactorFor(options.env);
-      return tailTickEvents(project.root, (line) => listener(redactStrings(line, redact)));
+      const { tailTickEvents } = await import('./event-tail.js');
+      return tailTickEvents(project.root, listener);
     },
     async replay(file, request = {}) {
       const { replayRecording } = await import('./replay/replay-recording.js');
@@ -223,7 +221,46 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     const reloaded = await loadProject(options.cwd);
     return reloaded.ok ? reloaded.project : current;
   }
-  return { ok: true, runtime };
+  return { ok: true, runtime: withRedaction(runtime, project, options.env) };
+}
+
+/**
+ * Methods that neither write nor show what a tick produced — configuration, counts, checks, built from files the
+ * runtime wrote redacted — and skip the redactor: loading the rule set starts Node's ESM loader, which would cost
+ * `status` its cold start (test/cli-cold-start.test.ts).
+ */
+const NOT_REDACTED = new Set<keyof Runtime>(['status', 'doctor', 'resetMock', 'metrics']);
+
+/**
+ * The runtime's one exit for text: every method's answer (and every event `events` hands its listener) passes
+ * this repository's redactor before any caller — a CLI command's text and `--json`, a console response, the
+ * library — sees it (but `NOT_REDACTED`). Before it, the repository's secret files are read (once per runtime)
+ * so that every redactor for it (`redactorFor(env, root)`: writers, recordings, the journal) redacts their
+ * values; a dry run writes nothing and skips that walk.
+ */
+function withRedaction(runtime: Runtime, project: LoadedProject, env: Record<string, string | undefined>): Runtime {
+  let loading: Promise<typeof import('./redaction.js')> | null = null;
+  let walking: Promise<void> | null = null;
+  const wrapped: Record<string, unknown> = { ...runtime };
+  for (const [name, method] of Object.entries(runtime)) {
+    if (typeof method !== 'function' || NOT_REDACTED.has(name as keyof Runtime)) continue;
+    wrapped[name] = async (...args: unknown[]) => {
+      const request = args[name === 'run' ? 1 : 0] as { dryRun?: boolean } | undefined;
+      const dryRun = (name === 'run' || name === 'runDue') && Boolean(request?.dryRun);
+      const redaction = await (loading ??= import('./redaction.js'));
+      if (!dryRun) {
+        await (walking ??= redaction.prepareRedaction(project.root, project.settings?.worktreesDir ?? null));
+      }
+      const { redactorFor, redactValues } = redaction;
+      const redact = redactorFor(env, project.root);
+      if (name === 'events') {
+        const listener = args[0] as (line: unknown) => void;
+        return (method as (listener: (line: unknown) => void) => unknown).call(runtime, (line: unknown) => listener(redactValues(line, redact)));
+      }
+      return redactValues(await (method as (...input: unknown[]) => Promise<unknown>).apply(runtime, args), redact);
+    };
+  }
+  return wrapped as unknown as Runtime;
 }
 
 /** A real tick of a loop the repository never configured is a config error: loops never enrol themselves. */

@@ -151,7 +151,7 @@ export async function rejectStranded(project: LoadedProject, id: string, options
   const resolved = await resolvePlan(project, entry.pattern);
   if (!resolved.ok) throw new LoopRuntimeError('PATTERN_NOT_FOUND', `The failed delivery ${entry.key} belongs to loop "${entry.pattern}", which is not configured any more.`, { fix: `remove the record for ${entry.key} from ${DELIVERY_LEDGER} by hand.` });
   const plan = resolved.plan;
-  const redact = redactorFor(options.env);
+  const redact = redactorFor(options.env, project.root);
   const wiring = { root: project.root, clock: options.clock, env: options.env, redact, worktreesDir: project.settings?.worktreesDir ?? null };
   const worktree = entry.retry?.worktree ?? entry.key;
   if (entry.retry) {
@@ -167,7 +167,7 @@ export async function rejectStranded(project: LoadedProject, id: string, options
 
 async function retryEntry(project: LoadedProject, plan: ExecutionPlan, entry: DeliveryEntry, options: RetryOptions, how: { quietFailure?: boolean } = {}): Promise<RetryResult> {
   const root = project.root;
-  const redact = redactorFor(options.env);
+  const redact = redactorFor(options.env, project.root);
   const id = entry.retry?.worktree ?? entry.key;
   const commit = entry.commit ?? '';
   const retry = entry.retry;

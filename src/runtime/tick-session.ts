@@ -30,7 +30,7 @@ import type { LoadedProject } from '../project/load-project.js';
 import type { RecoveryRecord } from './recovery/recovery-log.js';
 import { openTelemetryRegistered } from './outcomes/telemetry-registered.js';
 import { appendTickEvent, readTickEvents, type TickEventLine } from './tick-events.js';
-import { redactorFor, redactStrings } from './wiring.js';
+import { prepareRedaction, redactorFor, redactStrings } from './wiring.js';
 
 /** Runs `body` once per tick however often the tick runs (`DBOS.runStep` in a fleet worker); a plain call otherwise. */
 export type SessionStep = <T>(name: string, body: () => Promise<T>) => Promise<T>;
@@ -99,7 +99,9 @@ class JournalPositions {
  */
 export async function openTickSession(options: TickSessionOptions): Promise<TickSession> {
   const { project, plan, clock, env, dryRun } = options;
-  const redact = redactorFor(env);
+  // Fleet workers open no Runtime: the session reads the repository's secret files itself (a dry run writes nothing).
+  if (!dryRun) await prepareRedaction(project.root, project.settings?.worktreesDir ?? null);
+  const redact = redactorFor(env, project.root);
   const note = options.note ?? (() => undefined);
   const step = options.step ?? plainStep;
   let recovery: RecoveryRecord | null = null;

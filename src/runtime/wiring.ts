@@ -9,19 +9,14 @@
  */
 import type { Clock, Delivery, Workspace } from '../core/ports/index.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
-import { createRedactor } from '../core/security/redact-secrets.js';
-import { secretValuesFromEnv } from '../core/security/scrub-env.js';
 import { GitDelivery } from '../adapters/delivery/git-delivery.js';
 import type { DeliveryLedgerStore } from '../adapters/delivery/delivery-flow.js';
 import { GitWorkspace } from '../adapters/workspace/git-workspace.js';
 import { LEASE_MARGIN_MS } from './lease.js';
 
-export type Redact = (text: string) => string;
+import type { Redact } from './redaction.js';
 
-/** Secret values from the environment and common token shapes never reach a file, a remote or the terminal. */
-export function redactorFor(env: Record<string, string | undefined>): Redact {
-  return createRedactor(secretValuesFromEnv(env));
-}
+export { prepareRedaction, redactorFor, type Redact } from './redaction.js';
 
 /** A deep copy of plain JSON data with every string value redacted. */
 export function redactStrings<T>(value: T, redact: Redact): T {

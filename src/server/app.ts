@@ -12,6 +12,7 @@ import { isLoopRuntimeError } from '../core/errors.js';
 import type { Redact } from '../runtime/wiring.js';
 import type { Asset } from './assets.js';
 import type { EventHub } from './event-hub.js';
+import type { TicketBook } from './event-tickets.js';
 import { judgeRequest, type GuardSettings } from './guard.js';
 import { pickRepository, type ServedRepository } from './served-repository.js';
 
@@ -21,6 +22,8 @@ export interface AppOptions {
   hub: EventHub;
   guard: GuardSettings;
   redact: Redact;
+  /** Single-use tickets for the SSE stream (the guard redeems them). */
+  tickets: TicketBook;
   version: string;
   /** Heartbeat comment interval on SSE streams (keeps proxies from closing idle streams). */
   heartbeatMs?: number;
@@ -39,7 +42,7 @@ export function createApp(options: AppOptions): Hono {
   const app = new Hono();
 
   app.use('*', async (c, next) => {
-    const verdict = judgeRequest(c.req.method, (name) => c.req.header(name), options.guard);
+    const verdict = judgeRequest({ method: c.req.method, path: c.req.path, header: (name) => c.req.header(name), query: (name) => c.req.query(name) }, options.guard);
     if (!verdict.ok) return c.json({ ok: false, error: { code: 'FORBIDDEN', reason: verdict.reason, message: verdict.message } }, verdict.status);
     await next();
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(name, value);
@@ -186,6 +189,9 @@ export function createApp(options: AppOptions): Hono {
       }),
     );
   }
+
+  // The page trades its token (a header) for a single-use ticket, since EventSource sends no header.
+  app.get('/api/events/ticket', (c) => c.json({ ok: true, ticket: options.tickets.issue() }));
 
   app.get('/api/events', (c) =>
     streamSSE(c, async (stream) => {

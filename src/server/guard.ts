@@ -1,8 +1,11 @@
 /**
  * The console's doors: which Host a request may name (a DNS-rebinding page
- * cannot reach a loopback server under its own name), which requests may
- * change anything (a token and the same origin), and the token itself —
- * created once per repository with mode 0600 and shown once.
+ * cannot reach the server under its own name), who may read (every API route,
+ * reads and the SSE stream included, needs the token: run logs and diffs are
+ * no business of another local user), which requests may change anything (the
+ * token and the same origin), and the token itself — created once per
+ * repository with mode 0600 and shown once. Page files (static, no data) are
+ * served to anyone who names an allowed Host.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
@@ -45,35 +48,76 @@ export function tokensMatch(given: string | undefined, expected: string): boolea
 export interface GuardSettings {
   token: string;
   readOnly: boolean;
-  /** Host header values accepted; null accepts any (only when bound beyond loopback on purpose). */
-  allowedHosts: ReadonlySet<string> | null;
+  /** Host header values accepted (lower case, with the port); every other Host is refused. */
+  allowedHosts: ReadonlySet<string>;
+  /** Redeems the single-use ticket `/api/events?ticket=…` carries (EventSource sends no header). */
+  redeemTicket?: (ticket: string | undefined) => boolean;
 }
 
-export type GuardVerdict = { ok: true } | { ok: false; status: 403; reason: string; message: string };
+export type GuardVerdict = { ok: true } | { ok: false; status: 401 | 403 | 421; reason: string; message: string };
 
-const refuse = (reason: string, message: string): GuardVerdict => ({ ok: false, status: 403, reason, message });
+const refuse = (reason: string, message: string, status: 401 | 403 | 421 = 403): GuardVerdict => ({ ok: false, status, reason, message });
 
-/** Judges one request by its method and headers (lower-case names). */
-export function judgeRequest(method: string, headers: (name: string) => string | undefined, settings: GuardSettings): GuardVerdict {
+/** What the guard reads of a request. */
+export interface GuardRequest {
+  method: string;
+  /** The URL path, e.g. `/api/loops`. */
+  path: string;
+  /** Lower-case header names. */
+  header(name: string): string | undefined;
+  query(name: string): string | undefined;
+}
+
+/** Judges one request: Host first, then the token for every API route, then what a change needs. */
+export function judgeRequest(request: GuardRequest, settings: GuardSettings): GuardVerdict {
+  const { method, header: headers } = request;
   const host = headers('host') ?? '';
-  if (settings.allowedHosts && !settings.allowedHosts.has(host.toLowerCase())) {
-    return refuse('host', `Host "${host}" is not this server. Open the address serve printed.`);
+  if (!settings.allowedHosts.has(host.toLowerCase())) {
+    return refuse('host', `Host "${host}" is not a name this server answers to (${[...settings.allowedHosts].join(', ')}). To fix: open the address serve printed, or start serve with --allowed-host ${host.replace(/:\d+$/, '') || '<name>'}.`, 421);
   }
-  if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return { ok: true };
+  const api = request.path === '/api' || request.path.startsWith('/api/');
+  const reading = method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
+  if (!api) return reading ? { ok: true } : refuse('method', 'Page files are read-only.');
+  const withToken = tokensMatch(headers(TOKEN_HEADER), settings.token);
+  const withTicket = !withToken && request.path === '/api/events' && reading && Boolean(settings.redeemTicket?.(request.query('ticket')));
+  if (!withToken && !withTicket) {
+    return refuse('token', `The console's API needs the token serve printed (header ${TOKEN_HEADER}). It is stored in ${TOKEN_FILE}. To fix: open the link serve printed, or paste the token into the page.`, 401);
+  }
+  if (reading) return { ok: true };
   if (settings.readOnly) return refuse('read-only', 'This console was started with --read-only: nothing can be changed from it.');
   const origin = headers('origin');
   if (origin !== undefined && origin !== `http://${host}`) return refuse('origin', `A request from ${origin} may not change anything here.`);
   const site = headers('sec-fetch-site');
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return refuse('origin', `A ${site} request may not change anything here.`);
-  if (!tokensMatch(headers(TOKEN_HEADER), settings.token)) {
-    return refuse('token', `A change needs the token serve printed (header ${TOKEN_HEADER}). It is stored in ${TOKEN_FILE}.`);
-  }
   return { ok: true };
 }
 
 /** Host values a loopback server answers to. */
 export function loopbackHosts(port: number): Set<string> {
   return new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+}
+
+/**
+ * The Host values the server answers to: the loopback names, the bound address (unless a wildcard such as
+ * `0.0.0.0`), and each name the operator allowed (`--allowed-host`, with or without a port: `console.internal`
+ * allows `console.internal:<port>` and, behind a proxy that drops the port, `console.internal`).
+ *
+ * @example
+ * ```ts
+ * allowedHosts('0.0.0.0', 4317, ['ops.example']); // → 127.0.0.1:4317, localhost:4317, [::1]:4317, ops.example:4317, ops.example
+ * ```
+ */
+export function allowedHosts(bound: string, port: number, named: readonly string[] = []): Set<string> {
+  const hosts = loopbackHosts(port);
+  const wildcard = bound === '0.0.0.0' || bound === '::' || bound === '';
+  if (!wildcard) hosts.add(`${bound.includes(':') ? `[${bound}]` : bound}:${port}`.toLowerCase());
+  for (const name of named) {
+    const lower = name.trim().toLowerCase();
+    if (!lower) continue;
+    hosts.add(lower);
+    if (!/:\d+$/.test(lower) || lower.endsWith(']')) hosts.add(`${lower}:${port}`);
+  }
+  return hosts;
 }
 
 export function isLoopback(host: string): boolean {

@@ -15,11 +15,12 @@ import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { LoopRuntimeError } from '../core/errors.js';
 import type { Clock } from '../core/ports/index.js';
-import { redactorFor } from '../runtime/wiring.js';
+import { redactorFor, type Redact } from '../runtime/wiring.js';
 import { createApp } from './app.js';
 import { loadAssets } from './assets.js';
 import { EventHub } from './event-hub.js';
-import { ensureToken, isLoopback, loopbackHosts } from './guard.js';
+import { allowedHosts, ensureToken, isLoopback, type GuardSettings } from './guard.js';
+import { createTicketBook } from './event-tickets.js';
 import { openRepositories } from './served-repository.js';
 
 export const DEFAULT_PORT = 4317;
@@ -35,6 +36,8 @@ export interface ServeOptions {
   readOnly?: boolean;
   /** Required to bind anything but loopback. */
   expose?: boolean;
+  /** Host names (or name:port) the server answers to besides loopback and the bound address (`--allowed-host`). */
+  allowedHosts?: readonly string[];
   version?: string;
 }
 
@@ -47,6 +50,8 @@ export interface RunningServer {
   tokenCreated: boolean;
   tokenFile: string;
   readOnly: boolean;
+  /** The Host values answered (lower case); any other Host gets 421. */
+  allowedHosts: string[];
   close(): Promise<void>;
 }
 
@@ -63,8 +68,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const assets = await loadAssets();
   const hub = new EventHub();
   await hub.start(repos);
-  const guard = { token: token.token, readOnly: Boolean(options.readOnly), allowedHosts: new Set<string>() as Set<string> | null };
-  const app = createApp({ repos, assets, hub, guard, redact: redactorFor(options.env), version: options.version ?? '0.0.0' });
+  const tickets = createTicketBook(() => options.clock.now());
+  // No Host is answered until the port is known (below).
+  const guard: GuardSettings = { token: token.token, readOnly: Boolean(options.readOnly), allowedHosts: new Set<string>(), redeemTicket: (ticket) => tickets.redeem(ticket) };
+  const app = createApp({ repos, assets, hub, guard, tickets, redact: redactorForAll(options.env, repos.map((repo) => repo.runtime.project.root)), version: options.version ?? '0.0.0' });
 
   const server = await new Promise<Server>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, hostname: host, port: options.port ?? DEFAULT_PORT }, () => resolve(started as Server));
@@ -77,7 +84,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     );
   });
   const port = (server.address() as AddressInfo).port;
-  guard.allowedHosts = isLoopback(host) ? loopbackHosts(port) : null;
+  guard.allowedHosts = allowedHosts(host, port, options.allowedHosts ?? []);
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${urlHost}:${port}/`,
@@ -87,10 +94,17 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     tokenCreated: token.created,
     tokenFile: token.file,
     readOnly: guard.readOnly,
+    allowedHosts: [...guard.allowedHosts],
     close: async () => {
       hub.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Every response passes each served repository's redactor (a page shows several repositories). */
+function redactorForAll(env: Record<string, string | undefined>, roots: readonly string[]): Redact {
+  const redactors = roots.map((root) => redactorFor(env, root));
+  return (text) => redactors.reduce((current, redact) => redact(current), text);
 }

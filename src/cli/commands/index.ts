@@ -193,9 +193,10 @@ export const commands: CommandDefinition[] = [
       { flags: '--port <port>', description: 'Port to listen on (default 4317; 0 picks a free one)' },
       { flags: '--host <host>', description: 'Address to bind (default 127.0.0.1; anything else needs --expose)' },
       { flags: '--expose', description: 'Allow binding an address other machines can reach (prints a warning)' },
+      { flags: '--allowed-host <name>', description: 'A Host name the console answers to besides loopback and the bound address (repeatable; e.g. the name a proxy forwards)' },
       { flags: '--read-only', description: 'Refuse every change: no approve, reject, pause or resume' },
     ],
-    examples: ['loop-runtime serve', 'loop-runtime serve --cwd ../api --cwd ../web --port 8080', 'loop-runtime serve --read-only'],
+    examples: ['loop-runtime serve', 'loop-runtime serve --cwd ../api --cwd ../web --port 8080', 'loop-runtime serve --read-only', 'loop-runtime serve --host 0.0.0.0 --expose --allowed-host ops.example.internal --read-only'],
     load: async () => (await import('./serve.js')).serveCommand,
   },
   {

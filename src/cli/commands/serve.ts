@@ -26,6 +26,11 @@ function repositories({ options, io }: CommandContext): string[] {
   return list.length > 0 ? [...new Set(list.map((dir) => resolve(process.cwd(), dir)))] : [io.cwd];
 }
 
+/** A repeatable flag's values (cac gives a string for one, an array for several). */
+function listOption(value: unknown): string[] {
+  return (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(String);
+}
+
 export async function serveCommand(context: CommandContext): Promise<CommandOutput> {
   const { options, io } = context;
   const [{ startServer }, { systemClock }] = await Promise.all([import('../../server/serve.js'), import('../../adapters/clock/system-clock.js')]);
@@ -42,10 +47,17 @@ export async function serveCommand(context: CommandContext): Promise<CommandOutp
     port: parsePort(options.port),
     readOnly: Boolean(options.readOnly),
     expose: Boolean(options.expose),
+    allowedHosts: listOption(options.allowedHost),
   });
+  // What the token opens, said at every start: reads are as private as changes.
+  const readable = 'loops, run history and run logs, diffs of kept changes, spend and the live tick stream';
+  const changes = server.readOnly ? 'nothing can be changed (--read-only)' : 'approve, reject, pause and resume';
   if (server.host !== '127.0.0.1' && server.host !== 'localhost' && server.host !== '::1') {
-    io.announce(`WARNING: the console listens on ${server.host}, reachable from other machines. Anyone with the token can approve changes and pause loops.`);
+    io.announce(`WARNING: the console listens on ${server.host}, reachable from other machines over plain HTTP. Anyone with the token can read ${readable}; ${changes}.`);
+  } else {
+    io.announce(`Every API request needs the token; with it: read ${readable}; ${changes}.`);
   }
+  io.announce(`Answers to Host: ${server.allowedHosts.join(', ')} (others get 421; add names with --allowed-host).`);
   io.announce(`loop-runtime console: ${server.url}${server.readOnly ? ' (read-only)' : ''}`);
   if (server.tokenCreated && !server.readOnly) {
     io.announce(`Open ${server.url}#token=${server.token}`);

@@ -10,7 +10,7 @@ import { changedPaths, type AttemptRecord, type ChangedFile, type DeliveryRecord
 import { INTERRUPT_SOURCE, overrunHalt, type TickContext } from './tick-context.js';
 import type { TickBase, TickResult, VerificationSummary } from './tick-result.js';
 import { runBaseline, verifyChange } from './verify-phase.js';
-import { formatCount } from '../text/format-count.js';
+import { commitMessage, pullRequestBody, pullRequestTitle } from './change-message.js';
 
 type Outcome = TickResult extends infer T ? (T extends TickBase ? Omit<T, keyof TickBase> : never) : never;
 
@@ -193,8 +193,10 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
     context.step('gate', `gate (commit): allowed — ${paths.length} path(s) within policy (${plan.gate.source})`);
   }
 
+  // The change's words come from the change, never from the item's title (an outsider may have written it).
+  const facts = { item, summary: implementResult.output.summary, paths, verification };
   const committed = await ports.workspace.commit(handle, {
-    message: commitMessage(context, item, implementResult.output.summary, verification),
+    message: commitMessage(context, facts),
     trailers: { 'Loop-Pattern': plan.pattern.id, 'Loop-Tick': context.tickId, 'Loop-Tokens': String(context.tokens) },
     author: plan.delivery.author,
   });
@@ -213,8 +215,8 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
       itemKey: item.key,
       dedupeKey: `${plan.pattern.id}:${item.key}`,
       tickId: context.tickId,
-      title: `${plan.pattern.name}: ${item.title}`,
-      body: pullRequestBody(context, item, implementResult.output.summary, verification),
+      title: pullRequestTitle(context, facts),
+      body: pullRequestBody(context, facts),
       merge,
     });
     if (!delivered.ok) {
@@ -238,27 +240,6 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
   }
   await recordAttempt('success');
   return { kind: 'proposed', item, changes: changes.files, verification, gate, commit: committed.commit, delivery, attempt };
-}
-
-function commitMessage(context: TickContext, item: WorkItem, summary: string, verification: VerificationSummary): string {
-  const subject = `${context.plan.pattern.id}: ${item.title}`.slice(0, 72);
-  const evidence = verification.evidence.map((entry) => `- \`${entry.command}\` → exit ${entry.exitCode ?? entry.signal ?? '?'}`);
-  return [subject, '', `Why: ${item.key} — ${item.title}`, `What: ${summary}`, ...(evidence.length ? ['', 'Verification:', ...evidence] : [])].join('\n');
-}
-
-function pullRequestBody(context: TickContext, item: WorkItem, summary: string, verification: VerificationSummary): string {
-  const rows = verification.evidence.map((entry) => `| \`${entry.command}\` | ${entry.exitCode ?? entry.signal ?? '?'} | ${entry.durationMs} ms |`);
-  return [
-    `Opened by loop-runtime (${context.plan.pattern.name}, ${context.plan.level}, tick ${context.tickId}).`,
-    '',
-    `**Item:** ${item.key} — ${item.title}`,
-    `**Change:** ${summary}`,
-    '',
-    `**Verifier:** ${verification.verdict} — ${verification.reasons.join('; ')}`,
-    ...(rows.length ? ['', '| command | exit | time |', '|---|---|---|', ...rows] : []),
-    '',
-    `**Tokens spent:** ${formatCount(context.tokens)}`,
-  ].join('\n');
 }
 
 function deliveryNote(record: DeliveryRecord): string {

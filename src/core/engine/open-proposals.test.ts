@@ -48,7 +48,8 @@ describe('an item with an open proposal is not proposed again', () => {
     const backend = new TwoItemBackend();
     const result = await engineOver(store, backend).tick();
     expect(result).toMatchObject({ kind: 'proposed', item: { key: 'mock#2' } });
-    expect(store.pullRequests.map((pull) => pull.title)).toEqual([expect.stringContaining('Tidy'), expect.stringContaining('Another tidy-up')]);
+    // The item is named in the body, quoted; the title says what changed (change-message.ts).
+    expect(store.pullRequests.map((pull) => pull.body)).toEqual([expect.stringContaining('reported as `Tidy'), expect.stringContaining('reported as `Another tidy-up')]);
   });
 
   it('the twin: once the ledger records the change merged, the item may be proposed again', async () => {

@@ -1,4 +1,5 @@
 /** Maps a TickResult onto what the state file and run log record. */
+import { quoteUntrusted } from '../security/untrusted-text.js';
 import type { TickRecord } from '../ports/index.js';
 import { isInterrupted, runLogOutcome, type TickResult } from './tick-result.js';
 
@@ -33,7 +34,8 @@ export function toTickRecord(result: TickResult): TickRecord {
         actionsTaken: 1,
         escalations: 0,
         summary: `Committed ${result.commit.sha.slice(0, 12)} on ${result.commit.branch} for ${result.item.key} (${result.changes.length} file(s), verifier ${result.verification.verdict}).`,
-        findings: [{ severity: 'info', summary: `Fix proposed on ${result.commit.branch}: ${result.item.title}`, itemKey: result.item.key }],
+        // Notes name the item and the change; its title (an outsider's words) only ever appears quoted.
+        findings: [{ severity: 'info', summary: `Fix proposed on ${result.commit.branch} for ${quoteUntrusted(result.item.key, 80)} (${result.changes.length} file(s))`, itemKey: result.item.key }],
         waiting: [],
       };
     case 'escalated':
@@ -47,7 +49,7 @@ export function toTickRecord(result: TickResult): TickRecord {
         waiting: [
           {
             itemKey: result.item.key,
-            title: result.item.title,
+            title: quoteUntrusted(result.item.title),
             loopAction: result.reason,
             humanDecision: `Review the kept change, then run \`loop-runtime approve ${result.item.key}\` or \`loop-runtime reject ${result.item.key}\`.`,
           },
@@ -60,7 +62,7 @@ export function toTickRecord(result: TickResult): TickRecord {
         actionsTaken: 0,
         escalations: 0,
         summary: `Attempt ${result.attempt} on ${result.item.key} rejected: ${result.reasons.join('; ')} (${result.attemptsLeft} attempt(s) left).`,
-        findings: [{ severity: 'watch', summary: `Rejected attempt on ${result.item.title}`, itemKey: result.item.key }],
+        findings: [{ severity: 'watch', summary: `Rejected attempt on ${quoteUntrusted(result.item.key, 80)}`, itemKey: result.item.key }],
         waiting: [],
       };
     case 'failed':
@@ -77,7 +79,7 @@ export function toTickRecord(result: TickResult): TickRecord {
           waiting: [
             {
               itemKey: stranded.item.key,
-              title: stranded.item.title,
+              title: quoteUntrusted(stranded.item.title),
               loopAction: `verified, delivery failed: ${stranded.reason}`,
               humanDecision: `Fix the cause, then run \`loop-runtime deliver ${stranded.worktree}\` (the loop's next tick also retries it).`,
             },

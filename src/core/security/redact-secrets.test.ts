@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redactSecrets } from './redact-secrets.js';
+import { createRedactor, REDACTED, redactSecrets } from './redact-secrets.js';
 import { DEFAULT_ENV_ALLOWLIST, isSecretName, scrubEnv, secretValuesFromEnv } from './scrub-env.js';
 
 const tokens: Array<[string, string]> = [
@@ -12,6 +12,12 @@ const tokens: Array<[string, string]> = [
   ['Anthropic', 'sk-ant-api03-' + 'abcdefghijklmnopqrstuvwxyz_0123456789-ABCDEFG'],
   ['AWS access key', 'AKIA' + 'IOSFODNN7EXAMPLE'],
   ['Slack', 'xoxb-' + '123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx'],
+  ['npm', 'npm_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'],
+  ['Stripe live secret', 'sk_live_' + '51HqZ2bCdEfGhIjKlMnOpQrStUv'],
+  ['Stripe restricted', 'rk_live_' + '51HqZ2bCdEfGhIjKlMnOpQrStUv'],
+  ['Stripe webhook', 'whsec_' + 'AbCdEfGhIjKlMnOpQrStUvWxYz012345'],
+  ['GitLab PAT', 'glpat-' + 'xY9zA8bC7dE6fG5hI4jK'],
+  ['GitLab deploy token', 'gldt-' + 'xY9zA8bC7dE6fG5hI4jKlm'],
 ];
 
 describe('redactSecrets', () => {
@@ -53,6 +59,8 @@ describe('redactSecrets', () => {
     ['https://x.test/?token=abcd1234&x=1', `https://x.test/?token=${REDACTED}&x=1`],
     ['api_key = zyxw9876', `api_key = ${REDACTED}`],
     ['client_secret: abcdef123', `client_secret: ${REDACTED}`],
+    ['AWS_SECRET_KEY=abcdef123', `AWS_SECRET_KEY=${REDACTED}`],
+    ['private-key: "abcdef123"', `private-key: "${REDACTED}"`],
   ])('redacts the value of %j', (text, expected) => {
     expect(redactSecrets(text)).toBe(expected);
   });
@@ -67,6 +75,37 @@ describe('redactSecrets', () => {
 
   it('still redacts a quoted value with a parenthesis in it', () => {
     expect(redactSecrets('password: "hunter(2)hunter"')).toBe(`password: "${REDACTED}"`);
+  });
+
+  it.each([
+    ['https://deploy:' + 'hunter2pass' + '@git.example.test/repo.git', 'https://deploy:[REDACTED]@git.example.test/repo.git'],
+    ['postgres://app:' + 's3cr3t-pw' + '@db:5432/app', 'postgres://app:[REDACTED]@db:5432/app'],
+    ['clone "https://x-access-token:' + 'abc123def456' + '@github.com/o/r"', // the assignment shape (`…token:value`) takes the host too: over-redaction, on the safe side
+      'clone "https://x-access-token:[REDACTED]"'],
+  ])('redacts the password in a URL: %j', (text, expected) => {
+    expect(redactSecrets(text)).toBe(expected);
+  });
+
+  it.each([
+    ['see https://example.test/path?q=1 and mailto:someone@example.test'],
+    ['ssh git@github.com:owner/repo.git'],
+    ['time 12:30 @ noon, ratio 3:4@2x'],
+    ['the npm_config_cache variable and sk_live_ prefix are words here'],
+    ['const token = input.slice(start, index)'],
+  ])('leaves text that only looks like a URL credential or token prefix alone: %j', (text) => {
+    expect(redactSecrets(text)).toBe(text);
+  });
+
+  it('redacts overlapping finds once, and rules never see another rule\'s [REDACTED]', () => {
+    const token = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
+    expect(redactSecrets(`token=${token}`, { secrets: [token] })).toBe(`token=${REDACTED}`);
+  });
+
+  it('asks injected rules and unions their spans with the core shapes', () => {
+    const rule = { id: 'word', find: (text: string) => [...text.matchAll(/zebra-[0-9]+/g)].map((match) => ({ start: match.index, end: match.index + match[0].length })) };
+    expect(redactSecrets('a zebra-42 b', { rules: [rule] })).toBe(`a ${REDACTED} b`);
+    expect(redactSecrets('a zebra-42 b')).toBe('a zebra-42 b');
+    expect(createRedactor([], { rules: [rule] })('x zebra-1 y AKIA' + 'IOSFODNN7EXAMPLE')).toBe(`x ${REDACTED} y ${REDACTED}`);
   });
 
   it('leaves ordinary run-log text alone', () => {

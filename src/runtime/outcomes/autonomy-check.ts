@@ -30,7 +30,7 @@ export async function checkAutonomy(root: string, plan: ExecutionPlan, options: 
   try {
     check.sync = await syncOutcomes(root, { clock: options.clock, env: options.env, patterns: [plan.pattern.id], remote: plan.delivery.remote });
   } catch (error) {
-    check.syncError = redactorFor(options.env)(error instanceof Error ? error.message : String(error));
+    check.syncError = redactorFor(options.env, root)(error instanceof Error ? error.message : String(error));
     return check;
   }
   if (!plan.autonomy) return check;
@@ -41,7 +41,7 @@ export async function checkAutonomy(root: string, plan: ExecutionPlan, options: 
   const decision = decideDemotion(plan.level, plan.autonomy, changesSince(history.changes, plan.pattern.id, Number.isNaN(since) ? 0 : since));
   check.decision = decision;
   if (decision.kind !== 'keep') {
-    check.change = await changeLevel(root, { plan, to: decision.to, reason: decision.reason, by: 'autonomy', now: options.clock.now(), redact: redactorFor(options.env) });
+    check.change = await changeLevel(root, { plan, to: decision.to, reason: decision.reason, by: 'autonomy', now: options.clock.now(), redact: redactorFor(options.env, root) });
   }
   return check;
 }

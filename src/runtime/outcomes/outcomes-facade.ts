@@ -80,6 +80,6 @@ export async function promoteLoop(project: LoadedProject, plan: ExecutionPlan, o
   const evidence = recommendation.evidence;
   const facts = `acceptance ${evidence.acceptance === null ? 'unknown' : `${Math.round(evidence.acceptance * 100)}%`} over ${evidence.decided} decided of ${evidence.proposed} proposed, ${evidence.daysAtLevel} day(s) at ${plan.level}, loop-audit ${evidence.audit ? evidence.audit.score : 'not run'}`;
   const reason = recommendation.recommended ? `recommended (${facts})` : `against the recommendation — ${recommendation.blockers.join('; ')} (${facts})`;
-  const change = await changeLevel(project.root, { plan, to, reason, by: 'human', now: options.clock.now(), redact: redactorFor(options.env) });
+  const change = await changeLevel(project.root, { plan, to, reason, by: 'human', now: options.clock.now(), redact: redactorFor(options.env, project.root) });
   return { status: 'promoted', pattern: plan.pattern.id, recommendation, change };
 }

@@ -80,7 +80,7 @@ export async function replayRecording(project: LoadedProject, file: string, opti
   const recording = await readRecording(file);
   const planned = await planFor(project, recording, options);
   if (!planned.ok) return planned;
-  const world = worldPorts(recording.history, { redact: redactorFor(options.env) });
+  const world = worldPorts(recording.history, { redact: redactorFor(options.env, project.root) });
   const ports = { ...world.ports, ...(planned.instructions ? { instructions: planned.instructions as never } : {}), ...(recording.observed ? { observer: () => {} } : {}) };
   let replayed: TickResult | null = null;
   let stopped: string | null = null;

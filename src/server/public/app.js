@@ -1,4 +1,5 @@
-/* The console page: reads the JSON API, follows /api/events (SSE), and acts through the POST routes with the token. */
+/* The console page: reads the JSON API and acts through its POST routes with the token (every API route needs it),
+   and follows /api/events (SSE) with a single-use ticket, since EventSource sends no header. */
 (function () {
   'use strict';
   const { el, tokens, when, meter, sizeMeters, diff, detail } = window.LoopConsoleRender;
@@ -25,19 +26,29 @@
     box.hidden = !text;
   }
 
+  function needToken() {
+    $('#token-form').hidden = false;
+    return new Error('Paste the token printed by `loop-runtime serve` first.');
+  }
+
   async function api(path, init) {
-    const response = await fetch(path, init);
+    if (!state.credential) throw needToken();
+    const options = init || {};
+    const response = await fetch(path, { ...options, headers: { ...(options.headers || {}), [AUTH_HEADER]: state.credential } });
     const body = await response.json().catch(() => ({}));
+    if (response.status === 401) {
+      // A wrong or replaced token: ask again rather than keep failing.
+      localStorage.removeItem(STORAGE_NAME);
+      state.credential = null;
+      applyMode();
+      throw needToken();
+    }
     if (!response.ok) throw new Error((body.error && body.error.message) || `${response.status} ${response.statusText}`);
     return body;
   }
 
   async function post(path, body) {
-    if (!state.credential) {
-      $('#token-form').hidden = false;
-      throw new Error('Paste the token printed by `loop-runtime serve` first.');
-    }
-    return api(path, { method: 'POST', headers: { 'content-type': 'application/json', [AUTH_HEADER]: state.credential }, body: JSON.stringify(body || {}) });
+    return api(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body || {}) });
   }
 
   const repoName = (id) => (state.repos.find((repo) => repo.id === id) || { name: id }).name;
@@ -232,9 +243,11 @@
     }
   }
 
-  function connect() {
-    const source = new EventSource('/api/events');
+  let source = null;
+  async function connect() {
     const badge = $('#live-status');
+    const { ticket } = await api('/api/events/ticket');
+    source = new EventSource('/api/events?ticket=' + encodeURIComponent(ticket));
     source.addEventListener('hello', () => {
       badge.textContent = 'live';
       badge.dataset.live = 'connected';
@@ -245,13 +258,16 @@
     source.addEventListener('error', () => {
       badge.textContent = 'reconnecting…';
       badge.dataset.live = 'connecting';
+      // A ticket works once: the browser's own retry would be refused, so reconnect with a new one.
+      source.close();
+      setTimeout(() => connect().catch((error) => say(error.message, 'error')), 1000);
     });
   }
 
   function applyMode() {
-    $('#mode').textContent = state.readOnly ? 'read-only' : state.credential ? 'token set' : 'no token';
+    $('#mode').textContent = state.credential ? (state.readOnly ? 'read-only' : 'token set') : 'no token';
     for (const button of document.querySelectorAll('[data-mutating]')) button.hidden = state.readOnly;
-    $('#token-form').hidden = state.readOnly || Boolean(state.credential);
+    $('#token-form').hidden = Boolean(state.credential);
   }
 
   let refreshing = null;
@@ -274,11 +290,22 @@
     return refreshing;
   }
 
-  async function start() {
-    takeToken();
+  let opened = false;
+  /** Everything the page shows needs the token, so it loads once one is set. */
+  async function open() {
+    if (opened || !state.credential) return;
     const health = await api('/api/health');
+    opened = true;
     state.readOnly = health.readOnly;
     state.repos = health.repos;
+    applyMode();
+    say('');
+    await connect();
+    await refresh();
+  }
+
+  async function start() {
+    takeToken();
     applyMode();
     $('#token-form').addEventListener('submit', (event) => {
       event.preventDefault();
@@ -286,12 +313,16 @@
       if (value) localStorage.setItem(STORAGE_NAME, value);
       state.credential = value || null;
       applyMode();
+      open().catch((error) => say(error.message, 'error'));
     });
     $('#pause-all').addEventListener('click', () => act('pause', {}));
     $('#resume-all').addEventListener('click', () => act('resume', {}));
     $('#history-filter').addEventListener('change', () => loadRuns().catch((error) => say(error.message, 'error')));
-    connect();
-    await refresh();
+    if (!state.credential) {
+      document.body.dataset.loaded = 'true';
+      throw needToken();
+    }
+    await open();
   }
 
   start().catch((error) => say(error.message, 'error'));
