@@ -15,6 +15,7 @@ import type { AbortSignalLike, Clock, CommandEvidence, CommandRunner, CommandRun
 import { redactSecrets } from '../../core/security/redact-secrets.js';
 import { DEFAULT_ENV_ALLOWLIST, scrubEnv, secretValuesFromEnv } from '../../core/security/scrub-env.js';
 import { withDependencyBinds } from './dependency-binds.js';
+import { withReportDir } from './report-dir.js';
 
 export const DEFAULT_OUTPUT_LIMIT = 64 * 1024;
 export const DEFAULT_KILL_GRACE_MS = 2_000;
@@ -210,10 +211,12 @@ export function secretsFor(hostEnv: Record<string, string | undefined>, extra: R
  */
 export function createProcessRunner(settings: ProcessRunnerSettings = {}): CommandRunner {
   const clock = settings.clock ?? systemClock;
-  return {
+  const runner: CommandRunner = {
     specificationVersion: 'command-runner-v1',
     isolation: 'none',
+    collectsReports: true,
     async run(command: CommandSpec, options: CommandRunOptions): Promise<CommandEvidence> {
+      if (options.reportDir) return withReportDir(options, (inner) => runner.run(command, inner));
       const hostEnv = settings.env ?? process.env;
       const base = settings.inheritEnv
         ? Object.fromEntries(Object.entries(hostEnv).filter((entry): entry is [string, string] => entry[1] !== undefined))
@@ -234,4 +237,5 @@ export function createProcessRunner(settings: ProcessRunnerSettings = {}): Comma
       return toEvidence(command.command, result, { startedAt, finishedAt: clock.now() }, limit, secretsFor(hostEnv, options.env));
     },
   };
+  return runner;
 }

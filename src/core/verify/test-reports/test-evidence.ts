@@ -1,0 +1,49 @@
+/**
+ * From a command's report files to its per-test evidence: parsed with the
+ * parser of the format its runner was asked for, or the reason there is none
+ * (then the exit code alone decides, and the evidence says so).
+ */
+import type { ReportFile, TestEvidence } from '../../ports/index.js';
+import type { DetectedRunner } from './detect-test-runner.js';
+import type { Instrumentation } from './instrument-command.js';
+import { parseGoTestJson } from './parse-go-test-json.js';
+import { parseJunit } from './parse-junit.js';
+import { parseLibtest } from './parse-libtest.js';
+import type { ParsedReport } from './test-results.js';
+
+/** How the verifier meant to get a report for one command (null: the command drives no known test runner). */
+export interface ReportPlan {
+  detected: DetectedRunner | null;
+  instrumentation: Instrumentation | null;
+}
+
+function parse(file: ReportFile, instrumentation: Extract<Instrumentation, { ok: true }>['value'], runner: DetectedRunner['runner']): ParsedReport {
+  switch (instrumentation.format) {
+    case 'junit':
+      return parseJunit(file.text, { reporter: instrumentation.reporter, outerSuiteIsWrapper: runner !== 'node-test' });
+    case 'go-test-json':
+      return parseGoTestJson(file.text);
+    case 'libtest':
+      return parseLibtest(file.text);
+  }
+}
+
+/**
+ * @example
+ * ```ts
+ * testEvidenceFrom(undefined, { detected: null, instrumentation: null });
+ * // → { source: 'exit-code', runner: null, why: 'the command runs no test runner the verifier knows …' }
+ * ```
+ */
+export function testEvidenceFrom(reports: readonly ReportFile[] | undefined, plan: ReportPlan): TestEvidence {
+  const { detected, instrumentation } = plan;
+  if (!detected) return { source: 'exit-code', runner: null, why: 'the command runs no test runner the verifier knows (pytest, vitest, node --test, go test, cargo test), so its exit code decides' };
+  if (!instrumentation) return { source: 'exit-code', runner: detected.runner, why: 'this command runner cannot collect test reports, so the exit code decides' };
+  if (!instrumentation.ok) return { source: 'exit-code', runner: detected.runner, why: instrumentation.why };
+  const file = reports?.find((entry) => entry.name === instrumentation.value.reportFile);
+  if (!file) return { source: 'exit-code', runner: detected.runner, why: `${instrumentation.value.reporter} wrote no report (${instrumentation.value.reportFile})` };
+  if (file.truncated) return { source: 'exit-code', runner: detected.runner, why: `the report ${file.name} was larger than the cap and was cut` };
+  const parsed = parse(file, instrumentation.value, detected.runner);
+  if (!parsed.ok) return { source: 'exit-code', runner: detected.runner, why: parsed.reason };
+  return { source: 'report', runner: detected.runner, reporter: parsed.value.reporter, collected: parsed.value.collected, tests: parsed.value.tests };
+}
