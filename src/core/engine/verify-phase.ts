@@ -183,7 +183,7 @@ export async function verifyChange(
       ...(baseline ? (combined.notes?.length ? combined.notes : [baselineNote(baseline)]) : []),
       ...(checker?.reasons ?? []),
     );
-  } else if (combined.notes?.length) combined.reasons.push(...combined.notes);
+  }
   delete combined.notes;
   return { kind: 'verdict', ...combined, evidence, ...(baseTests ? { baseTests } : {}), ...(edits.length ? { verificationEdits: edits } : {}) };
 }
