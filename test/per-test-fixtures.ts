@@ -3,6 +3,8 @@
  * and one engine tick over them: GitWorkspace, the real BwrapRunner, zero-config verification commands, a
  * scripted implementer edit. What the per-test verification end-to-end tests share.
  */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { dailyTriagePattern } from './fixtures/patterns.js';
 import { makeRepo, sh, writeFiles } from './git-fixtures.js';
 import { buildPlan } from '../src/core/plan/build-plan.js';
@@ -67,6 +69,22 @@ export const NODE_REPO: Record<string, string> = {
 };
 export const NODE_FIX = replaceIn('src/textutil.js', 'text.toUpperCase();', "text.toUpperCase() + '!';");
 
+/**
+ * An in-repo `.venv` (git-ignored) that holds the project's pytest plugin, as `pip install -e .[test]` leaves it:
+ * made offline with `--system-site-packages` (pytest comes from the host), the plugin registered by entry point.
+ * The project's `addopts` uses the plugin's option, so pytest on PATH (without the plugin) exits with a usage error.
+ */
+export async function addVenvWithPlugin(root: string): Promise<void> {
+  const { execFileSync } = await import('node:child_process');
+  execFileSync('python3', ['-m', 'venv', '--system-site-packages', join(root, '.venv')]);
+  const sitePackages = execFileSync(join(root, '.venv', 'bin', 'python'), ['-c', 'import sysconfig; print(sysconfig.get_paths()["purelib"])'], { encoding: 'utf8' }).trim();
+  await writeFile(join(sitePackages, 'pytest_projectflag.py'), 'def pytest_addoption(parser):\n    parser.addoption("--project-flag", action="store_true")\n');
+  const distInfo = join(sitePackages, 'pytest_projectflag-0.1.dist-info');
+  await mkdir(distInfo, { recursive: true });
+  await writeFile(join(distInfo, 'METADATA'), 'Metadata-Version: 2.1\nName: pytest-projectflag\nVersion: 0.1\n');
+  await writeFile(join(distInfo, 'entry_points.txt'), '[pytest11]\nprojectflag = pytest_projectflag\n');
+}
+
 export interface PerTestTick {
   root: string;
   detected: string[];
@@ -77,11 +95,11 @@ export interface PerTestTick {
 }
 
 /** One L2 tick over a fresh repository made of `files` (plus `untracked`, e.g. a virtualenv), zero config. */
-export async function perTestTick(files: Record<string, string>, edit: Edit, options: { testEdits?: 'escalate' | 'allow'; untracked?: (root: string) => Promise<void>; runner?: () => CommandRunner } = {}): Promise<PerTestTick> {
+export async function perTestTick(files: Record<string, string>, edit: Edit, options: { testEdits?: 'escalate' | 'allow'; untracked?: (root: string) => Promise<void>; runner?: () => CommandRunner; verify?: string[] } = {}): Promise<PerTestTick> {
   const root = await makeRepo(files);
   await options.untracked?.(root);
   const detected = await detectVerifyCommands(root);
-  const plan = buildPlan(dailyTriagePattern, { level: 'L2', detectedVerifyCommands: detected, overrides: { maxAttempts: 1, ...(options.testEdits ? { testEdits: options.testEdits } : {}) } });
+  const plan = buildPlan(dailyTriagePattern, { level: 'L2', detectedVerifyCommands: detected, overrides: { maxAttempts: 1, ...(options.testEdits ? { testEdits: options.testEdits } : {}), ...(options.verify ? { verify: options.verify } : {}) } });
   const memory = createMemoryPorts({ plan });
   const workspace = new GitWorkspace({ root, patternId: plan.pattern.id, clock: memory.clock });
   const backend = new ScriptedEditBackend({ edit });

@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { detectSandbox } from '../src/adapters/command-runner/bwrap-runner.js';
 import { cleanupTempDirs } from './git-fixtures.js';
-import { both, GO_FIX, GO_REPO, NODE_FIX, NODE_REPO, perTestTick, PYTHON_FIX, PYTHON_REPO, replaceIn, RUST_FIX, RUST_REPO, type PerTestTick } from './per-test-fixtures.js';
+import { addVenvWithPlugin, both, GO_FIX, GO_REPO, NODE_FIX, NODE_REPO, perTestTick, PYTHON_FIX, PYTHON_REPO, replaceIn, RUST_FIX, RUST_REPO, type PerTestTick } from './per-test-fixtures.js';
 
 afterAll(cleanupTempDirs);
 const sandbox = await detectSandbox();
@@ -42,6 +42,17 @@ describe.runIf(sandbox.kind === 'bwrap')('per-test verification, end to end in b
 
     const hook = await perTestTick(PYTHON_REPO, both(PYTHON_FIX, (files) => files.write('tests/conftest.py', 'def pytest_collection_modifyitems(config, items):\n    items[:] = [item for item in items if item.name != "test_add"]\n')), { testEdits: 'allow' });
     expectRejectedNaming(hook, /passed at the base and are missing now \(not collected, deselected or not run\): `tests.test_textutil::test_add`/);
+  }, LONG);
+
+  it('Python with its plugins in an in-repo .venv: zero config runs the venv interpreter, so addopts that need a plugin work (pytest on PATH would fail on usage)', async () => {
+    const files = { ...PYTHON_REPO, 'pyproject.toml': PYTHON_REPO['pyproject.toml']!.replace('pythonpath = ["src"]', 'pythonpath = ["src"]\naddopts = "--project-flag"') };
+    const honest = await perTestTick(files, PYTHON_FIX, { untracked: addVenvWithPlugin });
+    expect(honest.detected).toEqual(['.venv/bin/python -m pytest -q']);
+    expectCommitted(honest, 'src/textutil.py', 'tests.test_textutil::test_parse_pair');
+    // The twin: the same repository verified with pytest on PATH fails on the plugin's option, at the base and after.
+    const onPath = await perTestTick(files, PYTHON_FIX, { untracked: addVenvWithPlugin, verify: ['pytest -q'] });
+    expect(onPath.committed).toEqual([]);
+    expect(onPath.reasons.join('\n')).toMatch(/`pytest -q` failed with exit code 4/);
   }, LONG);
 
   it('Go: the honest fix is committed with TestParsePair still red; t.Skip on a passing test is rejected naming it', async () => {
