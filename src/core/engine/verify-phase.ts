@@ -97,8 +97,9 @@ export async function verifyChange(
 
   let baseTests: CommandEvidence[] | undefined;
   let baseTestsUnavailable: string | undefined;
-  if (edits.length > 0 && verify.commands.length > 0) {
-    const paths = edits.map((edit) => edit.path);
+  const restorable = edits.filter((edit) => !edit.inSource);
+  if (restorable.length > 0 && verify.commands.length > 0) {
+    const paths = restorable.map((edit) => edit.path);
     if (!ports.workspace.withBaseFiles) {
       baseTestsUnavailable = `the change edits tests or what runs them (${paths.join(', ')}), and this workspace cannot put the base's versions back to verify without those edits`;
     } else {
@@ -120,7 +121,7 @@ export async function verifyChange(
           ? `verification: not run in a rehearsal (a real tick runs ${verify.notRunInRehearsal.join(', ')})`
           : 'verification: no commands configured',
       ...evidence.map(testSummary).filter((line): line is string => line !== null),
-      ...(baseTests ? [`with the base's tests (${edits.length} test/config path(s) restored): ${baseTests.filter((entry) => !failed(entry)).length}/${baseTests.length} passed`] : []),
+      ...(baseTests ? [`with the base's tests (${restorable.length} test/config path(s) restored): ${baseTests.filter((entry) => !failed(entry)).length}/${baseTests.length} passed`] : []),
       integrity.length ? `${integrity.length} integrity finding(s): ${integrity.map((finding) => `${finding.kind} ${finding.path}`).join(', ')}` : 'diff integrity ok',
     ].join('; '),
   );
@@ -179,7 +180,7 @@ export async function verifyChange(
   if (combined.verdict === 'APPROVE' && combined.reasons.length === 0) {
     combined.reasons.push(
       ...(verify.commands.length ? [`${passed}/${verify.commands.length} verification command(s) passed after the last edit`] : []),
-      ...(baseTests ? [`and with the base's tests and test configuration (${edits.length} path(s) restored)`] : []),
+      ...(baseTests ? [`and with the base's tests and test configuration (${restorable.length} path(s) restored)`] : []),
       ...(baseline ? (combined.notes?.length ? combined.notes : [baselineNote(baseline)]) : []),
       ...(checker?.reasons ?? []),
     );
