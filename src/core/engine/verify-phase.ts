@@ -42,7 +42,7 @@ async function runAll(context: TickContext, ports: EnginePorts, handle: Workspac
   for (const command of commands) {
     context.phaseStart('verify', command.command);
     const options = { cwd: handle.path, timeoutMs: command.timeoutMs, ...(binds.length ? { readOnlyBinds: binds } : {}), ...(ports.signal ? { signal: ports.signal } : {}) };
-    const result = await runWithReport(ports.commands!, command, options, reports.get(command.command) ?? { detected: null, instrumentation: null });
+    const result = await runWithReport(ports.commands!, command, options, reports.get(command.command) ?? { detected: null, instrumentation: null, collects: false });
     // Identity is the plan's command: a runner may redact the text it reports, and two commands that redact
     // alike must not merge into one (a passing one would hide a failing one) or go missing as "no evidence".
     evidence.push({ ...result, command: command.command });

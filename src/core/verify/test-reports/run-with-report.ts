@@ -19,7 +19,8 @@ export async function planReports(commands: readonly CommandSpec[], runner: Comm
   for (const command of commands) {
     if (scripts === undefined && /^\s*(?:npm|pnpm|yarn|bun)\s/.test(command.command)) scripts = scriptsOf(await readBase('package.json'));
     const detected = detectTestRunner(command.command, scripts ?? null);
-    plans.set(command.command, { detected, instrumentation: detected && runner.collectsReports ? instrumentCommand(command.command, detected) : null });
+    const collects = runner.collectsReports === true;
+    plans.set(command.command, { detected, instrumentation: detected && collects ? instrumentCommand(command.command, detected) : null, collects });
   }
   return plans;
 }
@@ -32,7 +33,8 @@ export async function runWithReport(runner: CommandRunner, command: CommandSpec,
   const instrumented = plan.instrumentation?.ok ? plan.instrumentation.value : null;
   const result = instrumented ? await runner.run({ ...command, command: instrumented.shell }, { ...options, reportDir: true }) : await runner.run(command, options);
   const { reports, ...evidence } = result;
-  return { ...evidence, command: command.command, tests: testEvidenceFrom(reports, plan) };
+  const tests = testEvidenceFrom(reports, plan);
+  return { ...evidence, command: command.command, ...(tests ? { tests } : {}) };
 }
 
 /**

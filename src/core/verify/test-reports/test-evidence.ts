@@ -15,6 +15,8 @@ import type { ParsedReport } from './test-results.js';
 export interface ReportPlan {
   detected: DetectedRunner | null;
   instrumentation: Instrumentation | null;
+  /** Whether the command runner collects reports at all (`CommandRunner.collectsReports`). */
+  collects: boolean;
 }
 
 function parse(file: ReportFile, instrumentation: Extract<Instrumentation, { ok: true }>['value'], runner: DetectedRunner['runner']): ParsedReport {
@@ -31,14 +33,16 @@ function parse(file: ReportFile, instrumentation: Extract<Instrumentation, { ok:
 /**
  * @example
  * ```ts
- * testEvidenceFrom(undefined, { detected: null, instrumentation: null });
+ * testEvidenceFrom(undefined, { detected: null, instrumentation: null, collects: true });
  * // → { source: 'exit-code', runner: null, why: 'the command runs no test runner the verifier knows …' }
  * ```
  */
-export function testEvidenceFrom(reports: readonly ReportFile[] | undefined, plan: ReportPlan): TestEvidence {
+export function testEvidenceFrom(reports: readonly ReportFile[] | undefined, plan: ReportPlan): TestEvidence | null {
   const { detected, instrumentation } = plan;
+  // A runner without the capability (a scripted twin, a recording made before it existed): evidence as it was.
+  if (!plan.collects) return null;
   if (!detected) return { source: 'exit-code', runner: null, why: 'the command runs no test runner the verifier knows (pytest, vitest, node --test, go test, cargo test), so its exit code decides' };
-  if (!instrumentation) return { source: 'exit-code', runner: detected.runner, why: 'this command runner cannot collect test reports, so the exit code decides' };
+  if (!instrumentation) return { source: 'exit-code', runner: detected.runner, why: 'no reporter was planned for this command, so the exit code decides' };
   if (!instrumentation.ok) return { source: 'exit-code', runner: detected.runner, why: instrumentation.why };
   const file = reports?.find((entry) => entry.name === instrumentation.value.reportFile);
   if (!file) return { source: 'exit-code', runner: detected.runner, why: `${instrumentation.value.reporter} wrote no report (${instrumentation.value.reportFile})` };
