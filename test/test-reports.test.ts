@@ -97,6 +97,9 @@ describe('runner detection and reporters', () => {
     expect(instrumentCommand('npm test', { runner: 'vitest', text: 'vitest run && eslint .', script: { manager: 'npm', name: 'test' } })).toMatchObject({ ok: false });
     const cargo = instrumentCommand('cargo test', { runner: 'cargo-test', text: 'cargo test' });
     expect(cargo.ok && cargo.value.shell).toContain('cargo test --no-fail-fast 2>&1');
+    const given = instrumentCommand('cargo test --no-fail-fast', { runner: 'cargo-test', text: 'cargo test --no-fail-fast' });
+    expect(given.ok && given.value.shell).toContain('{ cargo test --no-fail-fast 2>&1;');
+    expect(instrumentCommand('npm test', { runner: 'node-test', text: 'node --test --test-reporter=dot', script: { manager: 'npm', name: 'test' } })).toMatchObject({ ok: false, why: expect.stringContaining('its own --test-reporter') });
   });
 });
 

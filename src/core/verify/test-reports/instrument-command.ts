@@ -55,6 +55,8 @@ export function instrumentCommand(command: string, detected: DetectedRunner): In
         },
       };
     case 'node-test':
+      // Node requires one destination per reporter: reporters of our own next to the script's would fail its run.
+      if (/--test-reporter\b/.test(detected.text)) return { ok: false, why: 'the node --test command chooses its own --test-reporter, so ours cannot be added beside it' };
       return {
         ok: true,
         value: {
@@ -91,7 +93,7 @@ export function instrumentCommand(command: string, detected: DetectedRunner): In
       };
     case 'cargo-test': {
       // Cargo stops at the first failing test target; the others must run too, or their tests would look missing.
-      const noFailFast = command.replace(/^(\s*cargo\s+(?:\+\S+\s+)?test)\b/, '$1 --no-fail-fast');
+      const noFailFast = /--no-fail-fast\b/.test(command) ? command : command.replace(/^(\s*cargo\s+(?:\+\S+\s+)?test)\b/, '$1 --no-fail-fast');
       return {
         ok: true,
         value: {
