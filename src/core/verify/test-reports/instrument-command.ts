@@ -60,7 +60,7 @@ export function instrumentCommand(command: string, detected: DetectedRunner): In
       return {
         ok: true,
         value: {
-          shell: `${extend('NODE_OPTIONS', `--test-reporter=spec --test-reporter-destination=stderr --test-reporter=junit --test-reporter-destination=${DIR}/node-test-junit.xml`)}; ${command}`,
+          shell: `${extend('NODE_OPTIONS', `--test-reporter=tap --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination=${DIR}/node-test-junit.xml`)}; ${command}`,
           reportFile: 'node-test-junit.xml',
           format: 'junit',
           reporter: 'node --test junit via NODE_OPTIONS',
