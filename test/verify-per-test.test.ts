@@ -5,13 +5,17 @@
  * cheat that deletes, skips or deselects a test is rejected by the per-test rule, with the test named.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { detectSandbox } from '../src/adapters/command-runner/bwrap-runner.js';
+import { BwrapRunner, detectSandbox } from '../src/adapters/command-runner/bwrap-runner.js';
+import type { CommandRunner } from '../src/core/ports/index.js';
 import { cleanupTempDirs } from './git-fixtures.js';
 import { addVenvWithPlugin, both, GO_FIX, GO_REPO, NODE_FIX, NODE_REPO, perTestTick, PYTHON_FIX, PYTHON_REPO, replaceIn, RUST_FIX, RUST_REPO, type PerTestTick } from './per-test-fixtures.js';
 
 afterAll(cleanupTempDirs);
 const sandbox = await detectSandbox();
 const LONG = 600_000;
+
+/** The same runner without the report capability: what verification was before per-test evidence. */
+const withoutReports = (runner: CommandRunner): CommandRunner => ({ specificationVersion: runner.specificationVersion, isolation: runner.isolation, run: (command, options) => runner.run(command, options) });
 
 function expectCommitted(tick: PerTestTick, path: string, stillFailing: string) {
   expect(tick.result.kind, tick.reasons.join('\n')).toBe('proposed');
@@ -83,6 +87,10 @@ describe.runIf(sandbox.kind === 'bwrap')('per-test verification, end to end in b
     const honest = await perTestTick(NODE_REPO, NODE_FIX);
     expect(honest.detected).toEqual(['npm test']);
     expectCommitted(honest, 'src/textutil.js', 'test::parsePair');
+    // The twin: the same fix judged by exit code alone (a runner that collects no reports) is rejected, as before.
+    const exitCodeOnly = await perTestTick(NODE_REPO, NODE_FIX, { runner: () => withoutReports(new BwrapRunner()) });
+    expect(exitCodeOnly.committed).toEqual([]);
+    expect(exitCodeOnly.reasons).toContain('`npm test` failed with exit code 1');
 
     const skipped = await perTestTick(NODE_REPO, both(NODE_FIX, replaceIn('test/textutil.test.js', "test('add', () =>", "test('add', { skip: true }, () =>")), { testEdits: 'allow' });
     expectRejectedNaming(skipped, /passed at the base and are skipped now: `test::add`/);
