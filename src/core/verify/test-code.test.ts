@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cargoTestConfigChange, rustTestCodeChanged, rustTestItems } from './test-code.js';
+import { cargoTestConfigChange, pythonTestCodeChanged, pythonTestItems, rustTestCodeChanged, rustTestItems } from './test-code.js';
 import { isVerificationPath, verificationEdits } from './verification-paths.js';
 import type { ChangeSet } from '../ports/index.js';
 
@@ -49,5 +49,19 @@ describe('tests beside the code (Rust)', () => {
     expect(isVerificationPath('.cargo/config')).toBe(true);
     expect(isVerificationPath('pkg/sub/conftest.py')).toBe(true);
     expect(isVerificationPath('src/lib.rs')).toBe(false);
+  });
+});
+
+describe('tests beside the code (Python)', () => {
+  const MODULE = 'import pytest\n\n\ndef helper(x):\n    return x + 1\n\n\ndef test_helper():\n    assert helper(1) == 2\n\n\nclass TestMore:\n    def test_it(self):\n        assert helper(0) == 1\n';
+
+  it('finds test_* functions and Test* classes with their decorators', () => {
+    expect(pythonTestItems(MODULE)).toEqual(['def test_helper():\n    assert helper(1) == 2', 'class TestMore:\n    def test_it(self):\n        assert helper(0) == 1']);
+  });
+
+  it('a skip decorator or an edited assertion is a test-code change; an edit to the helper alone is not', () => {
+    expect(pythonTestCodeChanged(MODULE, MODULE.replace('def test_helper', '@pytest.mark.skip\ndef test_helper'))).toBe(true);
+    expect(pythonTestCodeChanged(MODULE, MODULE.replace('helper(0) == 1', 'helper(0) >= 0'))).toBe(true);
+    expect(pythonTestCodeChanged(MODULE, MODULE.replace('return x + 1', 'return 1 + x'))).toBe(false);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * Tests that live beside the code, and test-runner configuration inside
  * files that are mostly something else: Rust `#[test]` functions and
- * `#[cfg(test)]` modules in `src/*.rs`, and Cargo.toml's test-shaping
- * sections. An edit to them is a test edit wherever the file is. Pure text
+ * `#[cfg(test)]` modules in `src/*.rs`, Python `test_*` functions and `Test*`
+ * classes in any module (pytest collects them wherever `python_files` points),
+ * and Cargo.toml's test-shaping sections. An edit to them is a test edit wherever the file is. Pure text
  * rules: an over-wide match escalates to a human, which is the safe side.
  */
 
@@ -105,4 +106,35 @@ export function cargoTestConfigChange(before: string | null, after: string | nul
   const old = sections(before);
   const now = sections(after);
   return [...new Set([...old.keys(), ...now.keys()])].filter((key) => old.get(key) !== now.get(key)).sort();
+}
+
+/**
+ * The text of every top-level Python test function and test class (decorators included), in order: what pytest
+ * would collect from the module if its `python_files` matched it.
+ *
+ * @example
+ * ```ts
+ * pythonTestItems('def helper():\n    pass\n\n@pytest.mark.skip\ndef test_x():\n    assert helper() is None\n');
+ * // → ['@pytest.mark.skip\ndef test_x():\n    assert helper() is None']
+ * ```
+ */
+export function pythonTestItems(text: string): string[] {
+  const lines = text.split('\n');
+  const items: string[] = [];
+  for (let index = 0; index < lines.length; index++) {
+    if (!/^(?:async\s+)?(?:def\s+test|class\s+Test)/.test(lines[index] ?? '')) continue;
+    let start = index;
+    while (start > 0 && (lines[start - 1] ?? '').startsWith('@')) start -= 1;
+    let end = index + 1;
+    while (end < lines.length && ((lines[end] ?? '') === '' || /^\s/.test(lines[end] ?? ''))) end += 1;
+    while (end > index + 1 && (lines[end - 1] ?? '').trim() === '') end -= 1;
+    items.push(lines.slice(start, end).join('\n'));
+    index = end - 1;
+  }
+  return items;
+}
+
+/** Whether the Python test items of a module differ between two versions (a missing version has none). */
+export function pythonTestCodeChanged(before: string | null, after: string | null): boolean {
+  return pythonTestItems(before ?? '').join('\n\u0000\n') !== pythonTestItems(after ?? '').join('\n\u0000\n');
 }

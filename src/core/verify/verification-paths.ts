@@ -6,7 +6,7 @@
  * versions of them. Pure: paths and file contents in, answers out.
  */
 import type { ChangeSet } from '../ports/index.js';
-import { cargoTestConfigChange, rustTestCodeChanged } from './test-code.js';
+import { cargoTestConfigChange, pythonTestCodeChanged, rustTestCodeChanged } from './test-code.js';
 import { configKindOf, isCiFile, isTestFile } from './test-conventions.js';
 
 const TEST_DIRECTORY = /(^|\/)(tests?|__tests__|spec)\//;
@@ -125,6 +125,10 @@ export async function verificationEdits(
         // Rust keeps unit tests beside the code: an edit to a #[test] fn or a #[cfg(test)] module is a test edit.
         const { before, after } = await readVersions(path);
         if (rustTestCodeChanged(before, after)) edits.set(path, { path, detail: `test code (#[test] / #[cfg(test)]) ${file.status}`, inSource: true });
+      } else if (path.endsWith('.py') && !isVerificationPath(path)) {
+        // pytest collects test_* functions and Test* classes from whatever modules `python_files` names.
+        const { before, after } = await readVersions(path);
+        if (pythonTestCodeChanged(before, after)) edits.set(path, { path, detail: `test code (test_* / Test*) ${file.status}`, inSource: true });
       } else if (isVerificationPath(path)) {
         edits.set(path, { path, detail: `${isTestFile(path) ? 'test file' : 'test/lint/CI configuration'} ${file.status}` });
       }
