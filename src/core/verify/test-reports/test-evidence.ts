@@ -49,5 +49,5 @@ export function testEvidenceFrom(reports: readonly ReportFile[] | undefined, pla
   if (file.truncated) return { source: 'exit-code', runner: detected.runner, why: `the report ${file.name} was larger than the cap and was cut` };
   const parsed = parse(file, instrumentation.value, detected.runner);
   if (!parsed.ok) return { source: 'exit-code', runner: detected.runner, why: parsed.reason };
-  return { source: 'report', runner: detected.runner, reporter: parsed.value.reporter, collected: parsed.value.collected, tests: parsed.value.tests };
+  return { source: 'report', runner: detected.runner, reporter: instrumentation.value.reporter, collected: parsed.value.collected, tests: parsed.value.tests };
 }
