@@ -64,6 +64,10 @@ describe('report parsers on real runner output', () => {
       tests: { 'src/lib.rs::tests::it_works': 'passed', 'src/lib.rs::tests::slow': 'skipped', 'src/lib.rs::tests::broken': 'failed', 'tests/it.rs::integ': 'passed' },
     });
     expect(parseLibtest('error[E0308]: mismatched types\nerror: could not compile `cr`\n')).toMatchObject({ ok: false });
+    const doc = (line: number) => `   Doc-tests cr\n\nrunning 2 tests\ntest src/lib.rs - add (line ${line}) ... ok\ntest src/lib.rs - add (line ${line + 6}) ... ok\n`;
+    const before = parseLibtest(doc(3));
+    expect(before.ok && before.value.tests).toEqual({ 'doc-tests cr::src/lib.rs - add': 'passed', 'doc-tests cr::src/lib.rs - add #2': 'passed' });
+    expect(parseLibtest(doc(9))).toEqual(before);
   });
 
   it('the XML reader refuses what it cannot read (cut short, mismatched, unknown entity) rather than half-reading it', () => {

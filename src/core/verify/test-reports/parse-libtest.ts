@@ -33,7 +33,10 @@ export function parseLibtest(text: string): ParsedReport {
     if (!result) continue;
     const outcome = result[2] ?? '';
     const status: TestStatus = outcome === 'ok' ? 'passed' : outcome === 'FAILED' ? 'failed' : 'skipped';
-    addTest(tests, target ? `${target}::${result[1] ?? ''}` : (result[1] ?? ''), status);
+    // A doc-test is named by its line (`src/lib.rs - add (line 3)`): a fix that adds a line above it must not make
+    // it look missing, so the line is dropped (two examples on one item get ` #2`, in order).
+    const name = (result[1] ?? '').replace(/ \(line \d+\)$/, '');
+    addTest(tests, target ? `${target}::${name}` : name, status);
   }
   if (runs === 0) return { ok: false, reason: 'cargo libtest: no "running N tests" line in the output (did the build fail?)' };
   return { ok: true, value: { reporter: 'cargo libtest', collected: Object.keys(tests).length, tests } };
