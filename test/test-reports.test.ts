@@ -151,6 +151,19 @@ describe('the per-test rule', () => {
     expect(compareTestResults('pytest', base, green, { ...options, afterExitFailed: false }).rejects).toEqual([]);
   });
 
+  it('a module that did not collect (pytest) or a package that did not build (go) at the base is fixed when its tests now run and pass — not when it is just gone', () => {
+    const pyBase = report({ 'tests.test_e': 'errored', 'tests.test_ok::test_ok': 'passed' });
+    const pyFixed = report({ 'tests.test_e::test_x': 'passed', 'tests.test_ok::test_ok': 'passed' });
+    expect(compareTestResults('pytest', pyBase, pyFixed, { afterExitFailed: false, itemText: '' })).toEqual({ rejects: [], fixed: ['tests.test_e'], stillFailing: [] });
+    const goBase = report({ 'example.com/m::(package did not build or run)': 'errored', 'example.com/m/sub::TestS': 'passed' });
+    const goFixed = report({ 'example.com/m::TestAdd': 'passed', 'example.com/m/sub::TestS': 'passed' });
+    expect(compareTestResults('go', goBase, goFixed, { afterExitFailed: false, itemText: '' }).rejects).toEqual([]);
+    // The twin: the erroring module is simply gone (deleted), nothing of it runs.
+    expect(compareTestResults('pytest', pyBase, report({ 'tests.test_ok::test_ok': 'passed' }), { afterExitFailed: false, itemText: '' }).rejects).toContain(
+      '`pytest`: 1 test(s) failed at the base and are skipped or missing now instead of passing: `tests.test_e`',
+    );
+  });
+
   it('names tests by their last name as a whole word', () => {
     expect(testsNamedBy('FAILED tests/test_a.py::test_parse_dates - assert', ['tests/test_a.py::test_parse_dates', 't::test_parse'])).toEqual(['tests/test_a.py::test_parse_dates']);
   });

@@ -31,6 +31,17 @@ function list(ids: readonly string[]): string {
   return ids.length > MAX_NAMED ? `${shown.join(', ')} and ${ids.length - MAX_NAMED} more` : shown.join(', ');
 }
 
+const PACKAGE_ERROR = '::(package did not build or run)';
+
+/**
+ * A module or package that errored at the base as a whole (pytest's collection error `tests.test_e`, go's package
+ * that did not build) is resolved when tests from it now run and at least one passes: the error id itself is gone.
+ */
+function collectedNow(id: string, after: Report): boolean {
+  const scope = id.endsWith(PACKAGE_ERROR) ? `${id.slice(0, -PACKAGE_ERROR.length)}::` : `${id}::`;
+  return Object.entries(after.tests).some(([other, status]) => other.startsWith(scope) && status === 'passed');
+}
+
 /** The last name of a test id (`tests/test_a.py::TestK::test_m` → `test_m`), what an issue or CI log would mention. */
 export function leafName(id: string): string {
   const withoutOrdinal = id.replace(/ #\d+$/, '');
@@ -76,8 +87,9 @@ export function compareTestResults(command: string, base: Report, after: Report,
   if (after.collected < base.collected) rejects.push(`\`${command}\`: ${base.collected} test(s) were collected at the base and only ${after.collected} now`);
 
   const baseFailing = Object.entries(base.tests).filter(([, status]) => isFailing(status)).map(([id]) => id);
-  const fixed = baseFailing.filter((id) => after.tests[id] === 'passed');
-  const vanished = baseFailing.filter((id) => after.tests[id] === undefined || after.tests[id] === 'skipped');
+  const resolved = (id: string) => after.tests[id] === 'passed' || (base.tests[id] === 'errored' && after.tests[id] === undefined && collectedNow(id, after));
+  const fixed = baseFailing.filter(resolved);
+  const vanished = baseFailing.filter((id) => !resolved(id) && (after.tests[id] === undefined || after.tests[id] === 'skipped'));
   if (vanished.length) rejects.push(`\`${command}\`: ${vanished.length} test(s) failed at the base and are skipped or missing now instead of passing: ${list(vanished)}`);
   const named = testsNamedBy(options.itemText, baseFailing);
   const namedStillFailing = named.filter((id) => after.tests[id] !== 'passed');
