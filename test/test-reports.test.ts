@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compareTestResults, detectTestRunner, instrumentCommand, parseGoTestJson, parseJunit, parseLibtest, parseXml, testsNamedBy } from '../src/core/verify/index.js';
+import { compareTestResults, detectTestRunner, instrumentCommand, parseGoTestJson, parseJestJson, parseJunit, parseLibtest, parseXml, testsNamedBy } from '../src/core/verify/index.js';
 import type { TestEvidence } from '../src/core/ports/index.js';
 
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, 'fixtures', 'test-reports', name), 'utf8');
@@ -38,6 +38,19 @@ describe('report parsers on real runner output', () => {
     const parsed = parseJunit(fixture('node-test-junit.xml'), { reporter: 'node junit', outerSuiteIsWrapper: false });
     expect(parsed.ok && parsed.value.collected).toBe(8);
     expect(parsed.ok && parsed.value.tests).toMatchObject({ 'test::ok one': 'passed', 'test::bad one': 'failed', 'test::skipped': 'skipped', 'test::suite > inner': 'passed', 'test::ok one #2': 'passed', 'test::suite > inner #2': 'passed' });
+  });
+
+  it('jest --json: file::describe > title, pending/todo are skipped, a file that failed to run is one errored id', () => {
+    const parsed = parseJestJson(fixture('jest.json'), '/repo');
+    expect(parsed.ok && parsed.value.tests).toEqual({
+      'a.test.js::ok': 'passed',
+      'a.test.js::bad': 'failed',
+      'a.test.js::sk': 'skipped',
+      'a.test.js::later': 'skipped',
+      'a.test.js::grp > inner': 'passed',
+      'b.test.js': 'errored',
+    });
+    expect(parseJestJson('{"testResults":', '/repo')).toMatchObject({ ok: false });
   });
 
   it('go test -json: package::Test and subtests; a package that did not build is one errored id', () => {
@@ -99,6 +112,9 @@ describe('runner detection and reporters', () => {
     const vitest = instrumentCommand('npm test', { runner: 'vitest', text: 'vitest run', script: { manager: 'npm', name: 'test' } });
     expect(vitest.ok && vitest.value.shell).toBe('npm test -- --reporter=default --reporter=junit --outputFile.junit="$LOOP_RUNTIME_REPORT_DIR/vitest-junit.xml"');
     expect(instrumentCommand('npm test', { runner: 'vitest', text: 'vitest run && eslint .', script: { manager: 'npm', name: 'test' } })).toMatchObject({ ok: false });
+    const jest = instrumentCommand('npm test', { runner: 'jest', text: 'jest --ci', script: { manager: 'npm', name: 'test' } });
+    expect(jest.ok && jest.value.shell).toBe('npm test -- --json --outputFile="$LOOP_RUNTIME_REPORT_DIR/jest.json"');
+    expect(detectTestRunner('yarn test', { test: 'jest --ci' })).toMatchObject({ runner: 'jest' });
     const cargo = instrumentCommand('cargo test', { runner: 'cargo-test', text: 'cargo test' });
     expect(cargo.ok && cargo.value.shell).toContain('cargo test --no-fail-fast 2>&1');
     const given = instrumentCommand('cargo test --no-fail-fast', { runner: 'cargo-test', text: 'cargo test --no-fail-fast' });

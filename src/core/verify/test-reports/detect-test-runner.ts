@@ -5,7 +5,7 @@
  * choose the reporter).
  */
 
-export type TestRunnerKind = 'pytest' | 'vitest' | 'node-test' | 'go-test' | 'cargo-test';
+export type TestRunnerKind = 'pytest' | 'vitest' | 'jest' | 'node-test' | 'go-test' | 'cargo-test';
 
 export interface DetectedRunner {
   runner: TestRunnerKind;
@@ -23,6 +23,7 @@ export function runnerOfText(text: string): TestRunnerKind | null {
   if (/(^|[\s;&|(])go\s+test\b/.test(text)) return 'go-test';
   if (/(^|[\s;&|(])cargo\s+(?:\+\S+\s+)?test\b/.test(text)) return 'cargo-test';
   if (/(^|[\s/;&|(])vitest(\s|$|;|&|\|)/.test(text)) return 'vitest';
+  if (/(^|[\s/;&|(])jest(\s|$|;|&|\|)/.test(text)) return 'jest';
   if (/(^|[\s/;&|(])node\s+(?:[^;&|]*\s)?--test(\s|$|=|;|&|\|)/.test(text)) return 'node-test';
   return null;
 }

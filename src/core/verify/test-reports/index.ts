@@ -5,6 +5,7 @@ export type { DetectedRunner, TestRunnerKind } from './detect-test-runner.js';
 export { instrumentCommand } from './instrument-command.js';
 export type { InstrumentedCommand, Instrumentation, ReportFormat } from './instrument-command.js';
 export { parseGoTestJson } from './parse-go-test-json.js';
+export { parseJestJson } from './parse-jest-json.js';
 export { parseJunit } from './parse-junit.js';
 export type { JunitOptions } from './parse-junit.js';
 export { parseLibtest } from './parse-libtest.js';

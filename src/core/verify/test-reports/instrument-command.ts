@@ -10,7 +10,7 @@
 import { REPORT_DIR_ENV } from '../../ports/index.js';
 import type { DetectedRunner, TestRunnerKind } from './detect-test-runner.js';
 
-export type ReportFormat = 'junit' | 'go-test-json' | 'libtest';
+export type ReportFormat = 'junit' | 'jest-json' | 'go-test-json' | 'libtest';
 
 export interface InstrumentedCommand {
   /** The shell text to run in place of the plan's command. */
@@ -79,6 +79,16 @@ export function instrumentCommand(command: string, detected: DetectedRunner): In
           format: 'junit',
           reporter: 'vitest junit via appended arguments',
         },
+      };
+    }
+    case 'jest': {
+      if (!SIMPLE.test(command) || !SIMPLE.test(detected.text) || !/^\s*(?:npx\s+|pnpm\s+exec\s+|yarn\s+)?jest\b/.test(detected.text)) {
+        return { ok: false, why: 'jest runs inside a compound command or script, so its reporter cannot be added without editing the repository' };
+      }
+      const separator = detected.script?.manager === 'npm' ? ' --' : '';
+      return {
+        ok: true,
+        value: { shell: `${command}${separator} --json --outputFile="${DIR}/jest.json"`, reportFile: 'jest.json', format: 'jest-json', reporter: 'jest json via appended arguments' },
       };
     }
     case 'go-test':

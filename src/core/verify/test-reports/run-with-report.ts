@@ -33,7 +33,7 @@ export async function runWithReport(runner: CommandRunner, command: CommandSpec,
   const instrumented = plan.instrumentation?.ok ? plan.instrumentation.value : null;
   const result = instrumented ? await runner.run({ ...command, command: instrumented.shell }, { ...options, reportDir: true }) : await runner.run(command, options);
   const { reports, ...evidence } = result;
-  const tests = testEvidenceFrom(reports, plan);
+  const tests = testEvidenceFrom(reports, plan, options.cwd);
   return { ...evidence, command: command.command, ...(tests ? { tests } : {}) };
 }
 
