@@ -103,6 +103,8 @@ describe('runner detection and reporters', () => {
     expect(detectTestRunner('cargo test --offline', null)).toMatchObject({ runner: 'cargo-test' });
     expect(detectTestRunner('npm run lint', { lint: 'eslint .' })).toBeNull();
     expect(detectTestRunner('npm test', null)).toBeNull();
+    expect(detectTestRunner('bun test', { test: 'vitest run' })).toBeNull();
+    expect(detectTestRunner('bun run test', { test: 'vitest run' })).toMatchObject({ runner: 'vitest' });
     expect(detectTestRunner('ruff check .', null)).toBeNull();
   });
 

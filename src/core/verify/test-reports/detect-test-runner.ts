@@ -38,6 +38,8 @@ export function runnerOfText(text: string): TestRunnerKind | null {
  */
 export function detectTestRunner(command: string, scripts: Record<string, string> | null): DetectedRunner | null {
   const trimmed = command.trim();
+  // `bun test` is bun's own test runner, not the package.json script (only `bun run test` is).
+  if (/^bun\s+test\b/.test(trimmed)) return null;
   const script = PACKAGE_SCRIPT.exec(trimmed);
   if (script) {
     const manager = script[1] ?? 'npm';
