@@ -64,11 +64,11 @@ export async function runBaseline(context: TickContext, ports: EnginePorts, hand
   context.step(
     'verify',
     failing.length > 0
-      ? `base ${base}: ${failing.length}/${evidence.length} command(s) fail before the change (${failing.map((command) => `\`${command}\``).join(', ')}); each must pass after it, with the base's tests (per test where a report shows which tests fail: those must pass, every passing test must keep passing)`
+      ? `base ${base}: ${failing.length}/${evidence.length} command(s) fail before the change (${failing.map((command) => `\`${command}\``).join(', ')}); each must pass after it, with the base's tests`
       : `base ${base}: green — every verification command passed before the change, so passing after it shows nothing broke, not that the item is fixed`,
   );
   const perTest = evidence.map(testSummary).filter((line): line is string => line !== null);
-  if (perTest.length) context.step('verify', `base ${base} per test: ${perTest.join('; ')}`);
+  if (perTest.length) context.step('verify', `base ${base} per test: ${perTest.join('; ')} — where a report shows which tests fail, those must pass and every passing test must keep passing`);
   return { commit: handle.baseCommit, evidence, failing };
 }
 
