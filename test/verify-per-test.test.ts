@@ -63,6 +63,10 @@ describe.runIf(sandbox.kind === 'bwrap')('per-test verification, end to end in b
     const honest = await perTestTick(GO_REPO, GO_FIX);
     expect(honest.detected).toEqual(['go test ./...']);
     expectCommitted(honest, 'textutil.go', 'example.com/textutil::TestParsePair');
+    // The report file keeps test2json; the evidence's output is what `go test -v` would print.
+    const output = honest.result.kind === 'proposed' ? (honest.result.verification.evidence[0]?.output ?? '') : '';
+    expect(output).toContain('--- PASS: TestShout');
+    expect(output).not.toContain('"Action"');
 
     const skipped = await perTestTick(GO_REPO, both(GO_FIX, replaceIn('textutil_test.go', 'func TestAdd(t *testing.T) {\n', 'func TestAdd(t *testing.T) {\n\tt.Skip("flaky")\n')), { testEdits: 'allow' });
     expectRejectedNaming(skipped, /passed at the base and are skipped now: `example.com\/textutil::TestAdd`/);

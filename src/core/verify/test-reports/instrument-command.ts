@@ -27,9 +27,14 @@ export type Instrumentation = { ok: true; value: InstrumentedCommand } | { ok: f
 const DIR = `$${REPORT_DIR_ENV}`;
 /** `export NAME="<existing value> <added>"`, keeping what the environment already had. */
 const extend = (name: string, added: string) => `export ${name}="\${${name}:+$${name} }${added}"`;
-/** Tees stdout (and stderr when `both`) to a report file and exits with the command's own code. */
-const tee = (command: string, file: string, both: boolean) =>
-  `{ ${command}${both ? ' 2>&1' : ''}; echo $? > "${DIR}/.exit-code"; } | tee "${DIR}/${file}"; exit "$(cat "${DIR}/.exit-code")"`;
+/**
+ * Tees stdout (and stderr when `both`) to a report file and exits with the command's own code; `show` turns what
+ * the command prints into what a human reads (the evidence's output) while the file keeps the machine format.
+ */
+const tee = (command: string, file: string, both: boolean, show = '') =>
+  `{ ${command}${both ? ' 2>&1' : ''}; echo $? > "${DIR}/.exit-code"; } | tee "${DIR}/${file}"${show}; exit "$(cat "${DIR}/.exit-code")"`;
+/** test2json lines back to `go test -v` text: each event's Output, unescaped (the report file keeps the JSON). */
+const GO_TEXT = ` | sed -n -e 's/^{.*"Output":"\\(.*\\)"}$/\\1/p' | sed -e 's/\\\\n$//' -e 's/\\\\t/	/g' -e 's/\\\\"/"/g' -e 's/\\\\\\\\/\\\\/g'`;
 
 /** No shell operators: arguments appended go to the one command there is. */
 const SIMPLE = /^[^;&|<>`()\n]*$/;
@@ -95,7 +100,7 @@ export function instrumentCommand(command: string, detected: DetectedRunner): In
       return {
         ok: true,
         value: {
-          shell: `${extend('GOFLAGS', '-json')}; export GOTOOLCHAIN=local GOPROXY=off; ${tee(command, 'go-test.jsonl', false)}`,
+          shell: `${extend('GOFLAGS', '-json')}; export GOTOOLCHAIN=local GOPROXY=off; ${tee(command, 'go-test.jsonl', false, GO_TEXT)}`,
           reportFile: 'go-test.jsonl',
           format: 'go-test-json',
           reporter: 'go test -json via GOFLAGS',
