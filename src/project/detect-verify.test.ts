@@ -80,3 +80,30 @@ describe('detectVerifyCommands', () => {
     expect(await detectVerifyCommands(root)).toEqual([]);
   });
 });
+
+describe('pytest in the project’s own environment', () => {
+  const makeExecutable = async (path: string) => {
+    const { chmod, mkdir } = await import('node:fs/promises');
+    await mkdir(join(root, path, '..'), { recursive: true });
+    await writeFile(join(root, path), '#!/bin/sh\n');
+    await chmod(join(root, path), 0o755);
+  };
+
+  it.each([['.venv'], ['venv']])('runs pytest as a module of the in-repo %s interpreter', async (venv) => {
+    await write('pyproject.toml', '[tool.pytest.ini_options]\n');
+    await makeExecutable(`${venv}/bin/python`);
+    expect(await detectVerifyCommands(root, { PATH: '' })).toEqual([`${venv}/bin/python -m pytest -q`]);
+  });
+
+  it('uses uv or poetry only when both the lock file and the tool are there; else pytest on PATH', async () => {
+    await write('pyproject.toml', '[tool.pytest.ini_options]\n');
+    await write('uv.lock', '');
+    expect(await detectVerifyCommands(root, { PATH: '' })).toEqual(['pytest -q']);
+    await makeExecutable('bin/uv');
+    expect(await detectVerifyCommands(root, { PATH: join(root, 'bin') })).toEqual(['uv run --frozen --offline pytest -q']);
+    await rm(join(root, 'uv.lock'));
+    await write('poetry.lock', '');
+    await makeExecutable('bin/poetry');
+    expect(await detectVerifyCommands(root, { PATH: join(root, 'bin') })).toEqual(['poetry run pytest -q']);
+  });
+});

@@ -3,6 +3,7 @@
  * when a loop declares none.
  */
 import { join } from 'node:path';
+import { pytestCommand } from './detect-python.js';
 import { readOptionalText } from './project-files.js';
 
 /** What `npm init` writes as the test script: a placeholder, not a test suite. */
@@ -74,7 +75,8 @@ function hasPytest(pyproject: string | null, setupCfg: string | null, pytestIni:
  * The verification commands a repository implies, in a fixed order:
  * package.json scripts (test, lint, typecheck — ignoring npm's placeholder test) run
  * with the package manager its lock file names (`pnpm test`, `yarn run lint`…),
- * `pytest -q`, `go test ./...`, `cargo test`; and `make test` (a Makefile with a
+ * pytest in the project's own environment (`.venv/bin/python -m pytest -q`, uv, poetry, else `pytest -q`),
+ * `go test ./...`, `cargo test`; and `make test` (a Makefile with a
  * `test:` target) only when nothing else was found, since it usually wraps one
  * of the others.
  *
@@ -83,13 +85,13 @@ function hasPytest(pyproject: string | null, setupCfg: string | null, pytestIni:
  * await detectVerifyCommands('/repo'); // → ['npm test', 'npm run lint'] for a typical Node project
  * ```
  */
-export async function detectVerifyCommands(root: string): Promise<string[]> {
+export async function detectVerifyCommands(root: string, env: Record<string, string | undefined> = process.env): Promise<string[]> {
   const [packageJson, pyproject, setupCfg, pytestIni, toxIni, goMod, cargoToml, makefile] = await Promise.all(
     ['package.json', 'pyproject.toml', 'setup.cfg', 'pytest.ini', 'tox.ini', 'go.mod', 'Cargo.toml', 'Makefile'].map((name) => readText(join(root, name))),
   );
   const commands: string[] = [];
   if (packageJson) commands.push(...npmCommands(packageJson, await detectPackageManager(root)));
-  if (hasPytest(pyproject ?? null, setupCfg ?? null, pytestIni ?? null, toxIni ?? null)) commands.push('pytest -q');
+  if (hasPytest(pyproject ?? null, setupCfg ?? null, pytestIni ?? null, toxIni ?? null)) commands.push(await pytestCommand(root, env));
   if (goMod !== null) commands.push('go test ./...');
   if (cargoToml !== null) commands.push('cargo test');
   if (makefile && /^test\s*:/m.test(makefile) && !commands.length) commands.push('make test');

@@ -92,6 +92,12 @@ async function doctorLoop(plan: ExecutionPlan, root: string, sandbox: DoctorChec
   const variables = credentialVariables(choice.backend, plan.backend.options);
   if (variables.length > 0) checks.push(credentialsCheck(variables, options.env));
   checks.push(sandboxForLoop);
+  if (needsSandbox) {
+    // Informational: which commands are judged per test, with which reporter, and which by exit code alone.
+    const { describeVerifyRunners, describeVerifyRunner } = await import('../project/detect-test-runners.js');
+    const runners = await describeVerifyRunners(root, plan.phases.verify.commands.map((command) => command.command));
+    checks.push({ check: 'tests', ok: true, required: false, detail: runners.map(describeVerifyRunner).join('; ') });
+  }
   return { ...base, checks };
 }
 

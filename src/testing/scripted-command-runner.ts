@@ -1,11 +1,31 @@
 import type { CommandSpec } from '../core/plan/execution-plan.js';
-import type { Clock, CommandEvidence, CommandRunner, CommandRunOptions } from '../core/ports/index.js';
+import { REPORT_DIR_ENV, type Clock, type CommandEvidence, type CommandRunner, type CommandRunOptions, type ReportFile, type TestStatus } from '../core/ports/index.js';
 
 export interface ScriptedCommandRunnerOptions {
   /** Exit code per command line; commands not listed exit with `defaultExitCode`. */
   exitCodes?: Record<string, number>;
   /** Default 0: every command passes. */
   defaultExitCode?: number;
+  /**
+   * Per-test results per plan command, one entry per run in order (base, after the change, with the base's
+   * tests…; the last repeats). Given, the runner collects reports like a real one: it answers the verifier's
+   * reporter with a JUnit report of these results, and a run with a failing test exits 1 unless `exitCodes` says.
+   */
+  testResults?: Record<string, ReadonlyArray<Record<string, TestStatus>>>;
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
+const escape = (text: string) => text.replace(/[&<>"]/g, (char) => ESCAPES[char] ?? char);
+
+/** A JUnit document of `tests` (ids `classname::name`), wrapped in one suite as pytest and vitest write it. */
+function junitOf(tests: Record<string, TestStatus>, wrapped: boolean): string {
+  const child: Record<TestStatus, string> = { passed: '', failed: '<failure message="scripted"/>', errored: '<error message="scripted"/>', skipped: '<skipped/>' };
+  const cases = Object.entries(tests).map(([id, status]) => {
+    const at = id.indexOf('::');
+    const [classname, name] = at === -1 ? ['', id] : [id.slice(0, at), id.slice(at + 2)];
+    return `<testcase classname="${escape(classname)}" name="${escape(name)}">${child[status]}</testcase>`;
+  });
+  return wrapped ? `<testsuites><testsuite name="scripted">${cases.join('')}</testsuite></testsuites>` : `<testsuites>${cases.join('')}</testsuites>`;
 }
 
 /**
@@ -22,17 +42,33 @@ export interface ScriptedCommandRunnerOptions {
 export class ScriptedCommandRunner implements CommandRunner {
   readonly specificationVersion = 'command-runner-v1' as const;
   readonly isolation = 'scripted';
-  /** Every command run, in order, with the directory it ran in. */
+  readonly collectsReports: boolean;
+  /** Every command run, in order, with the directory it ran in (the plan's command, not the reporter's wrapping). */
   readonly runs: Array<{ command: string; cwd: string }> = [];
+  private readonly testRuns = new Map<string, number>();
 
   constructor(
     private readonly clock: Clock,
     private readonly options: ScriptedCommandRunnerOptions = {},
-  ) {}
+  ) {
+    this.collectsReports = options.testResults !== undefined;
+  }
 
   async run(command: CommandSpec, options: CommandRunOptions): Promise<CommandEvidence> {
-    this.runs.push({ command: command.command, cwd: options.cwd });
-    const exitCode = this.options.exitCodes?.[command.command] ?? this.options.defaultExitCode ?? 0;
-    return { command: command.command, exitCode, signal: null, timedOut: false, durationMs: 0, output: `scripted exit ${exitCode}`, finishedAt: this.clock.now() };
+    // The verifier may wrap a plan command in its reporter's environment or arguments: answer for the plan command.
+    const planned = Object.keys(this.options.testResults ?? {}).find((key) => command.command === key || command.command.includes(key)) ?? command.command;
+    this.runs.push({ command: planned, cwd: options.cwd });
+    const sequence = this.options.testResults?.[planned];
+    const index = this.testRuns.get(planned) ?? 0;
+    this.testRuns.set(planned, index + 1);
+    const tests = sequence?.[Math.min(index, sequence.length - 1)];
+    const failing = tests ? Object.values(tests).some((status) => status === 'failed' || status === 'errored') : false;
+    const exitCode = this.options.exitCodes?.[planned] ?? (tests ? (failing ? 1 : 0) : (this.options.defaultExitCode ?? 0));
+    const evidence: CommandEvidence = { command: planned, exitCode, signal: null, timedOut: false, durationMs: 0, output: `scripted exit ${exitCode}`, finishedAt: this.clock.now() };
+    if (!options.reportDir) return evidence;
+    const reports: ReportFile[] = [];
+    const file = new RegExp(`\\$${REPORT_DIR_ENV}/([\\w.-]+\\.xml)`).exec(command.command)?.[1];
+    if (tests && file) reports.push({ name: file, text: junitOf(tests, !file.startsWith('node-test')), truncated: false });
+    return { ...evidence, reports };
   }
 }

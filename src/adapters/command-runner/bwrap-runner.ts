@@ -15,6 +15,7 @@ import { toBwrapArgs } from '../../core/sandbox/to-bwrap-args.js';
 import { scrubEnv } from '../../core/security/scrub-env.js';
 import { withDependencyBinds } from './dependency-binds.js';
 import { createRepositorySecrets, type RepositorySecrets } from './repository-secrets.js';
+import { withReportDir } from './report-dir.js';
 import { createProcessRunner, effectiveTimeout, runProcess, secretsFor, toEvidence } from './process-runner.js';
 import { findExecutable, profileFor, resolveHiddenPaths, systemClock, type SandboxRunnerSettings } from './sandbox-host.js';
 import { SeatbeltRunner } from './seatbelt-runner.js';
@@ -44,6 +45,7 @@ export interface BwrapRunnerSettings extends SandboxRunnerSettings {
 export class BwrapRunner implements CommandRunner {
   readonly specificationVersion = 'command-runner-v1' as const;
   readonly isolation = 'bwrap';
+  readonly collectsReports = true;
   private readonly settings: BwrapRunnerSettings;
   private readonly repositorySecrets: RepositorySecrets;
 
@@ -53,6 +55,7 @@ export class BwrapRunner implements CommandRunner {
   }
 
   async run(command: CommandSpec, options: CommandRunOptions): Promise<CommandEvidence> {
+    if (options.reportDir) return withReportDir(options, (inner) => this.run(command, inner));
     const clock = this.settings.clock ?? systemClock;
     const hostEnv = this.settings.env ?? process.env;
     const timeoutMs = effectiveTimeout(command.timeoutMs, options.timeoutMs);

@@ -17,6 +17,7 @@ import { createRedactor } from '../../core/security/redact-secrets.js';
 import { DEFAULT_ENV_ALLOWLIST, scrubEnv, secretValuesFromEnv } from '../../core/security/scrub-env.js';
 import { withDependencyBinds } from './dependency-binds.js';
 import { createRepositorySecrets, type RepositorySettings } from './repository-secrets.js';
+import { withReportDir } from './report-dir.js';
 
 export const DEFAULT_OUTPUT_LIMIT = 64 * 1024;
 export const DEFAULT_KILL_GRACE_MS = 2_000;
@@ -215,10 +216,12 @@ export function secretsFor(hostEnv: Record<string, string | undefined>, extra: R
 export function createProcessRunner(settings: ProcessRunnerSettings = {}): CommandRunner {
   const clock = settings.clock ?? systemClock;
   const repositorySecrets = createRepositorySecrets(settings.repository);
-  return {
+  const runner: CommandRunner = {
     specificationVersion: 'command-runner-v1',
     isolation: 'none',
+    collectsReports: true,
     async run(command: CommandSpec, options: CommandRunOptions): Promise<CommandEvidence> {
+      if (options.reportDir) return withReportDir(options, (inner) => runner.run(command, inner));
       const hostEnv = settings.env ?? process.env;
       const base = settings.inheritEnv
         ? Object.fromEntries(Object.entries(hostEnv).filter((entry): entry is [string, string] => entry[1] !== undefined))
@@ -240,4 +243,5 @@ export function createProcessRunner(settings: ProcessRunnerSettings = {}): Comma
       return toEvidence(command.command, result, { startedAt, finishedAt: clock.now() }, limit, secrets);
     },
   };
+  return runner;
 }

@@ -12,17 +12,20 @@ import { toSeatbeltProfile } from '../../core/sandbox/to-seatbelt-profile.js';
 import { scrubEnv } from '../../core/security/scrub-env.js';
 import { effectiveTimeout, runProcess, secretsFor, toEvidence } from './process-runner.js';
 import { createRepositorySecrets, type RepositorySecrets } from './repository-secrets.js';
+import { withReportDir } from './report-dir.js';
 import { profileFor, systemClock, type SandboxRunnerSettings } from './sandbox-host.js';
 
 export class SeatbeltRunner implements CommandRunner {
   readonly specificationVersion = 'command-runner-v1' as const;
   readonly isolation = 'seatbelt';
+  readonly collectsReports = true;
   private readonly repositorySecrets: RepositorySecrets;
   constructor(private readonly settings: SandboxRunnerSettings = {}) {
     this.repositorySecrets = createRepositorySecrets(settings.repository);
   }
 
   async run(command: CommandSpec, options: CommandRunOptions): Promise<CommandEvidence> {
+    if (options.reportDir) return withReportDir(options, (inner) => this.run(command, inner));
     const clock = this.settings.clock ?? systemClock;
     const hostEnv = this.settings.env ?? process.env;
     const timeoutMs = effectiveTimeout(command.timeoutMs, options.timeoutMs);

@@ -35,10 +35,12 @@ function duration(ms: number): string {
 const onOff = (enabled: boolean) => (enabled ? pc.green('on ') : pc.dim('off'));
 
 /** What the verifier runs, and what happens without evidence (never an approval). */
-function verifyLine(plan: ExecutionPlan): string {
+function verifyLine(plan: ExecutionPlan, runners: readonly string[] = []): string {
   const { verify } = plan.phases;
   const checker = verify.checker ? ' + checker agent (can only lower a verdict)' : '';
-  if (verify.commands.length > 0) return `${verify.commands.map((command) => command.command).join(', ')}${checker}`;
+  if (verify.commands.length > 0) {
+    return [`${verify.commands.map((command) => command.command).join(', ')}${checker}`, ...runners.map((line) => `              ${pc.dim(line)}`)].join('\n');
+  }
   return `${pc.yellow('no commands')}${checker}: changes are escalated to a human, never approved — set \`verify:\` in the loop-runtime block`;
 }
 
@@ -53,7 +55,7 @@ function backendLine(plan: ExecutionPlan, choice: BackendChoice | undefined): st
 }
 
 /** Human rendering of a plan: what may run, within what limits, delivered how. */
-export function renderPlan(plan: ExecutionPlan, choice?: BackendChoice): string {
+export function renderPlan(plan: ExecutionPlan, choice?: BackendChoice, runners: readonly string[] = []): string {
   const { phases, budget, delivery } = plan;
   const list = (items: readonly string[]) => (items.length > 0 ? items.join(', ') : pc.dim('none'));
   const lines = [
@@ -64,7 +66,7 @@ export function renderPlan(plan: ExecutionPlan, choice?: BackendChoice): string 
     `              reserve triage ${count(budget.reserve.triage)} · implement ${count(budget.reserve.implement)} · check ${count(budget.reserve.check)}`,
     ...(budget.maxRunsPerDay ? [`  runs/day    at most ${budget.maxRunsPerDay.value} (${budget.maxRunsPerDay.source}); further ticks that UTC day halt before any model call`] : []),
     `  phases      triage ${onOff(phases.triage.enabled)}  workspace ${onOff(phases.workspace.enabled)}  implement ${onOff(phases.implement.enabled)}  verify ${onOff(phases.verify.enabled)}  commit ${onOff(phases.commit.enabled)}  merge ${onOff(phases.merge.enabled && delivery.autoMerge)}${phases.merge.enabled && !delivery.autoMerge ? pc.dim(' (L3 allows it; delivery.autoMerge is off)') : ''}`,
-    `  verify      ${verifyLine(plan)}`,
+    `  verify      ${verifyLine(plan, runners)}`,
     `  protected   ${list(phases.verify.protectedPaths)}`,
     `  test edits  ${phases.verify.testEdits === 'allow' ? pc.yellow('allowed (the loop changes tests; the base tests still run)') : 'escalated to a human (the base tests run over the change)'}`,
     `  gate        ${plan.gate.source}: ${plan.gate.denylist.length} denylist glob(s), max ${plan.gate.maxFiles ?? 'unlimited'} file(s), auto-merge allowlist ${list(plan.gate.autoMergeAllowlist)}`,
@@ -98,7 +100,10 @@ export async function planCommand({ args, options, io }: CommandContext): Promis
   const warnings = [...loaded.warnings, ...resolved.warnings];
   const { describeBackendChoice } = await import('../../runtime/backend-choice.js');
   const choice = describeBackendChoice(resolved.plan, loaded.project.root, io.env);
-  const output: CommandOutput = { exitCode: ExitCode.ok, json: resolved.plan, text: renderPlan(resolved.plan, choice) };
+  const { describeVerifyRunners, describeVerifyRunner } = await import('../../project/detect-test-runners.js');
+  const commands = resolved.plan.phases.verify.commands.map((command) => command.command);
+  const runners = commands.length ? (await describeVerifyRunners(loaded.project.root, commands)).map(describeVerifyRunner) : [];
+  const output: CommandOutput = { exitCode: ExitCode.ok, json: resolved.plan, text: renderPlan(resolved.plan, choice, runners) };
   if (warnings.length > 0) output.stderr = warnings.map((warning) => pc.yellow(`warning: ${formatDiagnostic(warning)}`)).join('\n');
   return output;
 }

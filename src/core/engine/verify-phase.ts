@@ -14,6 +14,7 @@
  */
 import { checkDiffIntegrity } from '../verify/check-diff-integrity.js';
 import { combineVerdict } from '../verify/combine-verdict.js';
+import { planReports, runWithReport, testSummary } from '../verify/test-reports/run-with-report.js';
 import { verificationEdits, type VerificationEdit } from '../verify/verification-paths.js';
 import type { EnginePorts } from './engine-ports.js';
 import type { ChangeSet, CheckOutput, CommandEvidence, ReadOnlyBind, Verdict, WorkItem, WorkspaceHandle } from '../ports/index.js';
@@ -36,11 +37,14 @@ const failed = (entry: CommandEvidence) => entry.exitCode !== 0 || entry.timedOu
 
 async function runAll(context: TickContext, ports: EnginePorts, handle: WorkspaceHandle, commands: TickContext['plan']['phases']['verify']['commands'], binds: ReadOnlyBind[]): Promise<CommandEvidence[]> {
   const evidence: CommandEvidence[] = [];
+  // The reporter is chosen from the base's package.json scripts: the agent's edits to them never choose it.
+  const reports = await planReports(commands, ports.commands!, async (path) => (ports.workspace.readBase ? ports.workspace.readBase(handle, path) : ((await ports.workspace.files?.(handle).read(path)) ?? null)));
   for (const command of commands) {
     // Stopped by a signal: no further command starts (the one it killed is not evidence; see `interruptedVerification`).
     if (context.interrupted) break;
     context.phaseStart('verify', command.command);
-    const result = await ports.commands!.run(command, { cwd: handle.path, timeoutMs: command.timeoutMs, ...(binds.length ? { readOnlyBinds: binds } : {}), ...(ports.signal ? { signal: ports.signal } : {}) });
+    const options = { cwd: handle.path, timeoutMs: command.timeoutMs, ...(binds.length ? { readOnlyBinds: binds } : {}), ...(ports.signal ? { signal: ports.signal } : {}) };
+    const result = await runWithReport(ports.commands!, command, options, reports.get(command.command) ?? { detected: null, instrumentation: null, collects: false });
     // Identity is the plan's command: a runner may redact the text it reports, and two commands that redact
     // alike must not merge into one (a passing one would hide a failing one) or go missing as "no evidence".
     evidence.push({ ...result, command: command.command });
@@ -69,6 +73,8 @@ export async function runBaseline(context: TickContext, ports: EnginePorts, hand
       ? `base ${base}: ${failing.length}/${evidence.length} command(s) fail before the change (${failing.map((command) => `\`${command}\``).join(', ')}); each must pass after it, with the base's tests`
       : `base ${base}: green — every verification command passed before the change, so passing after it shows nothing broke, not that the item is fixed`,
   );
+  const perTest = evidence.map(testSummary).filter((line): line is string => line !== null);
+  if (perTest.length) context.step('verify', `base ${base} per test: ${perTest.join('; ')} — where a report shows which tests fail, those must pass and every passing test must keep passing`);
   return { commit: handle.baseCommit, evidence, failing };
 }
 
@@ -98,8 +104,9 @@ export async function verifyChange(
 
   let baseTests: CommandEvidence[] | undefined;
   let baseTestsUnavailable: string | undefined;
-  if (edits.length > 0 && verify.commands.length > 0) {
-    const paths = edits.map((edit) => edit.path);
+  const restorable = edits.filter((edit) => !edit.inSource);
+  if (restorable.length > 0 && verify.commands.length > 0) {
+    const paths = restorable.map((edit) => edit.path);
     if (!ports.workspace.withBaseFiles) {
       baseTestsUnavailable = `the change edits tests or what runs them (${paths.join(', ')}), and this workspace cannot put the base's versions back to verify without those edits`;
     } else {
@@ -121,12 +128,17 @@ export async function verifyChange(
         : verify.notRunInRehearsal?.length
           ? `verification: not run in a rehearsal (a real tick runs ${verify.notRunInRehearsal.join(', ')})`
           : 'verification: no commands configured',
-      ...(baseTests ? [`with the base's tests (${edits.length} test/config path(s) restored): ${baseTests.filter((entry) => !failed(entry)).length}/${baseTests.length} passed`] : []),
+      ...evidence.map(testSummary).filter((line): line is string => line !== null),
+      ...(baseTests ? [`with the base's tests (${restorable.length} test/config path(s) restored): ${baseTests.filter((entry) => !failed(entry)).length}/${baseTests.length} passed`] : []),
       integrity.length ? `${integrity.length} integrity finding(s): ${integrity.map((finding) => `${finding.kind} ${finding.path}`).join(', ')}` : 'diff integrity ok',
     ].join('; '),
   );
 
-  const commandFailed = [...evidence, ...(baseTests ?? [])].some(failed);
+  const itemText = [item.title, item.untrustedDetail ?? ''].join('\n');
+  const perTestInput = { ...(baseline ? { baseline: baseline.evidence } : {}), itemText };
+  // Whether the evidence alone already rejects (per test where there are reports, else by exit code).
+  const commandFailed =
+    combineVerdict({ evidence, integrity: [], checker: null, lastWriteAt, checkerConfigured: false, requireEvidence: false, ...(baseTests ? { baseTests } : {}), ...perTestInput }).verdict === 'REJECT';
   let checker: CheckOutput | null = null;
   let checkerConfigured = verify.checker;
   if (verify.checker && commandFailed) {
@@ -160,6 +172,7 @@ export async function verifyChange(
     ...(baseTestsUnavailable ? { baseTestsUnavailable } : {}),
     verificationEdits: edits,
     testEditsAllowed: verify.testEdits === 'allow',
+    ...perTestInput,
   });
   if (verify.commands.length === 0) {
     // Fail closed: the checker's opinion alone never approves; the change waits for a human.
@@ -175,11 +188,12 @@ export async function verifyChange(
   if (combined.verdict === 'APPROVE' && combined.reasons.length === 0) {
     combined.reasons.push(
       ...(verify.commands.length ? [`${passed}/${verify.commands.length} verification command(s) passed after the last edit`] : []),
-      ...(baseTests ? [`and with the base's tests and test configuration (${edits.length} path(s) restored)`] : []),
-      ...(baseline ? [baselineNote(baseline)] : []),
+      ...(baseTests ? [`and with the base's tests and test configuration (${restorable.length} path(s) restored)`] : []),
+      ...(baseline ? (combined.notes?.length ? combined.notes : [baselineNote(baseline)]) : []),
       ...(checker?.reasons ?? []),
     );
   }
+  delete combined.notes;
   return { kind: 'verdict', ...combined, evidence, ...(baseTests ? { baseTests } : {}), ...(edits.length ? { verificationEdits: edits } : {}) };
 }
 

@@ -18,7 +18,33 @@ export interface CommandRunOptions {
   env?: Record<string, string>;
   outputLimitBytes?: number;
   signal?: AbortSignalLike;
+  /**
+   * Give the command a scratch directory for test reports: created per run outside the worktree (so nothing in
+   * it is ever a changed path), writable inside the sandbox, named by `$LOOP_RUNTIME_REPORT_DIR`; the regular
+   * files written at its top level come back in `evidence.reports`, and the directory is removed.
+   */
+  reportDir?: boolean;
 }
+
+/** The environment variable that names the report directory inside the command. */
+export const REPORT_DIR_ENV = 'LOOP_RUNTIME_REPORT_DIR';
+
+/** A file the command wrote in its report directory (capped; `truncated` when it was cut). */
+export interface ReportFile {
+  name: string;
+  text: string;
+  truncated: boolean;
+}
+
+export type TestStatus = 'passed' | 'failed' | 'skipped' | 'errored';
+
+/**
+ * Per-test evidence for one command: the parsed report of the runner it drives (`source: 'report'`), or why
+ * there is none and the exit code alone decided (`source: 'exit-code'`: lint, typecheck, an unknown runner).
+ */
+export type TestEvidence =
+  | { source: 'report'; runner: string; reporter: string; collected: number; tests: Record<string, TestStatus> }
+  | { source: 'exit-code'; runner: string | null; why: string };
 
 export interface CommandEvidence {
   command: string;
@@ -30,6 +56,10 @@ export interface CommandEvidence {
   output: string;
   /** Clock time when the command finished; evidence older than the last write does not count. */
   finishedAt: number;
+  /** Files from the report directory (only when `reportDir` was asked for). */
+  reports?: ReportFile[];
+  /** Per-test evidence, added by the verifier from `reports`. */
+  tests?: TestEvidence;
 }
 
 /** Runs commands, sandboxed where the adapter can. Failures of the command are data, not exceptions. */
@@ -37,5 +67,10 @@ export interface CommandRunner {
   readonly specificationVersion: 'command-runner-v1';
   /** "bwrap", "seatbelt", "none"… shown in evidence and refused at L3 when "none". */
   readonly isolation: string;
+  /**
+   * Optional capability: the runner honours `reportDir` (a scratch directory per run, its files returned as
+   * `evidence.reports`). Without it the verifier runs commands as written and the exit code decides.
+   */
+  readonly collectsReports?: boolean;
   run(command: CommandSpec, options: CommandRunOptions): Promise<CommandEvidence>;
 }

@@ -86,3 +86,33 @@ describe('parseVerdict', () => {
     expect(parseVerdict(text)).toBe(expected);
   });
 });
+
+describe('combineVerdict per test', () => {
+  const run = (exitCode: number, tests?: CommandEvidence['tests'], extra: Partial<CommandEvidence> = {}): CommandEvidence => ({
+    command: 'pytest -q', exitCode, signal: null, timedOut: false, durationMs: 10, output: '', finishedAt: 20, ...(tests ? { tests } : {}), ...extra,
+  });
+  const report = (tests: Record<string, 'passed' | 'failed'>): CommandEvidence['tests'] => ({ source: 'report', runner: 'pytest', reporter: 'pytest junit', collected: Object.keys(tests).length, tests });
+  const base = run(1, report({ 't::a': 'failed', 't::b': 'failed', 't::c': 'passed' }));
+  const common = { integrity: [], checker: null, checkerConfigured: false, lastWriteAt: 10, baseline: [base] };
+
+  it('a red exit explained by an unrelated base-failing test approves, with notes; the same exit without reports rejects', () => {
+    const after = run(1, report({ 't::a': 'passed', 't::b': 'failed', 't::c': 'passed' }));
+    expect(combineVerdict({ ...common, evidence: [after] })).toMatchObject({ verdict: 'APPROVE', reasons: [], notes: [expect.stringContaining('`t::a` failed at the base and pass now'), expect.stringContaining('`t::b` failed at the base and still fail')] });
+    expect(combineVerdict({ ...common, baseline: [], evidence: [after] })).toMatchObject({ verdict: 'REJECT', reasons: ['`pytest -q` failed with exit code 1'] });
+  });
+
+  it('a report at the base and none after rejects (what ran cannot be checked); a timeout rejects whatever the report says', () => {
+    const none = run(0, { source: 'exit-code', runner: 'pytest', why: 'pytest junit via PYTEST_ADDOPTS wrote no report (pytest-junit.xml)' });
+    expect(combineVerdict({ ...common, evidence: [none] }).reasons).toEqual(['`pytest -q` had a per-test report at the base (3 tests) and none now (pytest junit via PYTEST_ADDOPTS wrote no report (pytest-junit.xml)), so what ran cannot be checked']);
+    const timedOut = run(1, report({ 't::a': 'passed', 't::b': 'failed', 't::c': 'passed' }), { timedOut: true });
+    expect(combineVerdict({ ...common, evidence: [timedOut] })).toMatchObject({ verdict: 'REJECT', reasons: ['`pytest -q` timed out after 10 ms'] });
+  });
+
+  it('the base-test rule runs per test too', () => {
+    const after = run(0, report({ 't::a': 'passed', 't::b': 'passed', 't::c': 'passed' }));
+    const withBaseTests = run(1, report({ 't::a': 'passed', 't::b': 'failed' }));
+    expect(combineVerdict({ ...common, evidence: [after], baseTests: [withBaseTests] }).reasons).toContain(
+      "with the base's tests: `pytest -q`: 1 test(s) passed at the base and are missing now (not collected, deselected or not run): `t::c` — the change passes only with its own edited tests or test configuration, so it is not a verified fix",
+    );
+  });
+});

@@ -6,6 +6,7 @@
  */
 import type { CheckOutput, CommandEvidence, Verdict } from '../ports/index.js';
 import type { IntegrityFinding } from './check-diff-integrity.js';
+import { compareTestResults } from './test-reports/compare-test-results.js';
 
 export interface VerdictInput {
   evidence: readonly CommandEvidence[];
@@ -32,11 +33,20 @@ export interface VerdictInput {
   verificationEdits?: readonly { path: string; detail: string }[];
   /** The loop's job is to change tests (`testEdits: allow`): verification edits alone do not escalate. */
   testEditsAllowed?: boolean;
+  /**
+   * The same commands at the base commit, before the implementer ran. Where a command has a per-test report at
+   * the base and after the change, the per-test rule (`compareTestResults`) decides it instead of its exit code.
+   */
+  baseline?: readonly CommandEvidence[];
+  /** The item's title and detail: base-failing tests it names must pass. */
+  itemText?: string;
 }
 
 export interface VerdictResult {
   verdict: Verdict;
   reasons: string[];
+  /** What the per-test rule found that does not block: tests fixed, unrelated tests still failing. */
+  notes?: string[];
 }
 
 const SEVERITY: Record<Verdict, number> = { APPROVE: 0, ESCALATE_HUMAN: 1, REJECT: 2 };
@@ -79,17 +89,39 @@ export function combineVerdict(input: VerdictInput): VerdictResult {
   for (const command of input.expectedCommands ?? []) {
     if (!latest.has(command)) lower('REJECT', `required command \`${command}\` has no evidence`);
   }
-  for (const evidence of latest.values()) {
+  const baseline = new Map((input.baseline ?? []).map((entry) => [entry.command, entry]));
+  const notes = new Set<string>();
+  /** The failures of one piece of evidence: per test where both sides have a report, else by exit code. */
+  const failuresOf = (evidence: CommandEvidence): string[] => {
+    const base = baseline.get(evidence.command);
+    if (evidence.timedOut || evidence.signal) return [describe(evidence) ?? ''];
+    if (base?.tests?.source === 'report' && evidence.tests?.source === 'report') {
+      const comparison = compareTestResults(evidence.command, base.tests, evidence.tests, { afterExitFailed: evidence.exitCode !== 0, itemText: input.itemText ?? '' });
+      if (comparison.fixed.length) notes.add(`fail-to-pass (\`${evidence.command}\`): ${comparison.fixed.map((id) => `\`${id}\``).join(', ')} failed at the base and pass now`);
+      if (comparison.stillFailing.length) {
+        notes.add(`\`${evidence.command}\`: ${comparison.stillFailing.map((id) => `\`${id}\``).join(', ')} failed at the base and still fail — not what this item is about, so not blocking`);
+      }
+      return comparison.rejects;
+    }
     const failure = describe(evidence);
-    if (failure) lower('REJECT', failure);
-    else if (evidence.finishedAt < input.lastWriteAt) {
+    if (base?.tests?.source === 'report' && evidence.tests?.source !== 'report') {
+      const why = evidence.tests?.source === 'exit-code' ? evidence.tests.why : 'no report was collected';
+      return [`\`${evidence.command}\` had a per-test report at the base (${base.tests.collected} tests) and none now (${why}), so what ran cannot be checked`, ...(failure ? [failure] : [])];
+    }
+    return failure ? [failure] : [];
+  };
+  for (const evidence of latest.values()) {
+    const failures = failuresOf(evidence);
+    for (const failure of failures) lower('REJECT', failure);
+    if (failures.length === 0 && evidence.finishedAt < input.lastWriteAt) {
       lower('REJECT', `\`${evidence.command}\` passed before the last edit, so its result does not count`);
     }
   }
 
   for (const evidence of input.baseTests ?? []) {
-    const failure = describe(evidence);
-    if (failure) lower('REJECT', `with the base's tests: ${failure} — the change passes only with its own edited tests or test configuration, so it is not a verified fix`);
+    for (const failure of failuresOf(evidence)) {
+      lower('REJECT', `with the base's tests: ${failure} — the change passes only with its own edited tests or test configuration, so it is not a verified fix`);
+    }
   }
   if (input.baseTestsUnavailable) lower('ESCALATE_HUMAN', input.baseTestsUnavailable);
   const edits = input.verificationEdits ?? [];
@@ -114,7 +146,7 @@ export function combineVerdict(input: VerdictInput): VerdictResult {
   } else if (checkerConfigured) {
     lower('REJECT', 'the checker gave no clear verdict');
   }
-  return { verdict, reasons };
+  return { verdict, reasons, ...(notes.size ? { notes: [...notes] } : {}) };
 }
 
 const VERDICT_LINE = /^\s*(?:#{1,6}\s*|\*\*\s*)?verdict\s*:?\s*\**\s*:?\s*(APPROVE|REJECT|ESCALATE_HUMAN|ESCALATE)\b/gim;

@@ -6,3 +6,4 @@ export { parsePatch } from './parse-patch.js';
 export type { FilePatch } from './parse-patch.js';
 export { configKindOf, isCiFile, isTestFile } from './test-conventions.js';
 export type { ConfigKind } from './test-conventions.js';
+export * from './test-reports/index.js';

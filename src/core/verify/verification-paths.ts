@@ -6,13 +6,14 @@
  * versions of them. Pure: paths and file contents in, answers out.
  */
 import type { ChangeSet } from '../ports/index.js';
+import { cargoTestConfigChange, pythonTestCodeChanged, rustTestCodeChanged } from './test-code.js';
 import { configKindOf, isCiFile, isTestFile } from './test-conventions.js';
 
 const TEST_DIRECTORY = /(^|\/)(tests?|__tests__|spec)\//;
 const RUNNER_CONFIG =
   /^(?:(?:jest|vitest|vite|karma|playwright|cypress|ava|wdio|nyc|c8|babel)\.config\.[cm]?[jt]sx?(?:on)?|\.mocharc(?:\.[a-z]+)?|\.nycrc(?:\.[a-z]+)?|\.c8rc(?:\.[a-z]+)?|karma\.conf\.[cm]?js|jest\.setup\.[cm]?[jt]s|vitest\.setup\.[cm]?[jt]s|\.babelrc(?:\.[a-z]+)?)$/;
 const LINT_CONFIG = /^(?:\.eslintrc(?:\.[a-z]+)?|eslint\.config\.[cm]?[jt]s|\.eslintignore|biome\.jsonc?|\.prettierrc(?:\.[a-z]+)?|\.golangci\.ya?ml|clippy\.toml|\.flake8|\.pylintrc|ruff\.toml|\.ruff\.toml|mypy\.ini)$/;
-const PYTHON_CONFIG = new Set(['conftest.py', 'pytest.ini', 'tox.ini', 'setup.cfg', 'pyproject.toml', 'noxfile.py', '.coveragerc']);
+const PYTHON_CONFIG = new Set(['conftest.py', 'pytest.ini', '.pytest.ini', 'tox.ini', 'setup.cfg', 'pyproject.toml', 'noxfile.py', '.coveragerc']);
 const BUILD_SCRIPTS = new Set(['Makefile', 'makefile', 'GNUmakefile', 'justfile', 'Justfile', 'Taskfile.yml', 'Rakefile']);
 
 /**
@@ -33,6 +34,8 @@ export function isVerificationPath(path: string): boolean {
   if (isTestFile(path) || TEST_DIRECTORY.test(path) || isCiFile(path)) return true;
   if (RUNNER_CONFIG.test(name) || LINT_CONFIG.test(name) || PYTHON_CONFIG.has(name) || BUILD_SCRIPTS.has(name)) return true;
   if (/^tsconfig(?:\..+)?\.json$/.test(name) || name === 'jsconfig.json') return true;
+  // Cargo's runner, aliases and rustflags can skip or filter tests (`runner = "… --skip x"`).
+  if (/(^|\/)\.cargo\/config(?:\.toml)?$/.test(path)) return true;
   const kind = configKindOf(path);
   return kind !== null && kind !== 'build';
 }
@@ -82,6 +85,11 @@ function canonical(value: unknown): string {
 export interface VerificationEdit {
   path: string;
   detail: string;
+  /**
+   * The tests live in a source file (Rust `#[cfg(test)]` in `src/lib.rs`): putting the base's version back would
+   * revert the fix too, so the base-test rule leaves it; the per-test rule and the test-edit rule still hold.
+   */
+  inSource?: true;
 }
 
 /**
@@ -104,10 +112,23 @@ export async function verificationEdits(
     if (file.status === 'untracked') continue;
     for (const path of new Set([file.path, ...(file.from ? [file.from] : [])])) {
       if (edits.has(path)) continue;
-      if ((path.split('/').pop() ?? path) === 'package.json') {
+      const name = path.split('/').pop() ?? path;
+      if (name === 'package.json') {
         const { before, after } = await readVersions(path);
         const fields = packageJsonVerificationChange(before, after);
         if (fields.length > 0) edits.set(path, { path, detail: `package.json ${fields.join(', ')} changed` });
+      } else if (name === 'Cargo.toml') {
+        const { before, after } = await readVersions(path);
+        const sections = cargoTestConfigChange(before, after);
+        if (sections.length > 0) edits.set(path, { path, detail: `Cargo.toml ${sections.join(', ')} changed (which tests build and run)` });
+      } else if (path.endsWith('.rs') && !isVerificationPath(path)) {
+        // Rust keeps unit tests beside the code: an edit to a #[test] fn or a #[cfg(test)] module is a test edit.
+        const { before, after } = await readVersions(path);
+        if (rustTestCodeChanged(before, after)) edits.set(path, { path, detail: `test code (#[test] / #[cfg(test)]) ${file.status}`, inSource: true });
+      } else if (path.endsWith('.py') && !isVerificationPath(path)) {
+        // pytest collects test_* functions and Test* classes from whatever modules `python_files` names.
+        const { before, after } = await readVersions(path);
+        if (pythonTestCodeChanged(before, after)) edits.set(path, { path, detail: `test code (test_* / Test*) ${file.status}`, inSource: true });
       } else if (isVerificationPath(path)) {
         edits.set(path, { path, detail: `${isTestFile(path) ? 'test file' : 'test/lint/CI configuration'} ${file.status}` });
       }

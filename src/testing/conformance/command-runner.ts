@@ -194,6 +194,25 @@ export function describeCommandRunnerConformance(name: string, options: CommandR
       await expectNoProcessWith(`sleep ${marker}`);
     });
 
+    it('gives a command that asks for one a report directory outside cwd, returns its files and removes it; without asking, none', async () => {
+      if (!runner.collectsReports) {
+        // A runner without the capability runs the command as written and returns no report files.
+        expect((await run('echo plain', { reportDir: true })).reports ?? []).toEqual([]);
+        return;
+      }
+      const evidence = await run('echo "$LOOP_RUNTIME_REPORT_DIR" > where.txt; printf \'<testsuites/>\' > "$LOOP_RUNTIME_REPORT_DIR/junit.xml"; ln -s /etc/hostname "$LOOP_RUNTIME_REPORT_DIR/link"', { reportDir: true });
+      expect(evidence.exitCode).toBe(0);
+      expect(evidence.reports).toEqual([{ name: 'junit.xml', text: '<testsuites/>', truncated: false }]);
+      const directory = (await readFile(join(cwd, 'where.txt'), 'utf8')).trim();
+      expect(directory).toMatch(/^\//);
+      expect(directory.startsWith(`${cwd}/`)).toBe(false);
+      expect(existsSync(directory)).toBe(false);
+      // The twin: not asked, the variable is unset and nothing comes back.
+      const plain = await run('echo "[$LOOP_RUNTIME_REPORT_DIR]"');
+      expect(plain.output).toContain('[]');
+      expect(plain.reports).toBeUndefined();
+    });
+
     if (options.confinesFiles) {
       it('cannot read credentials under home, while files in the workspace stay readable', async () => {
         const secret = await run(`cat "${join(home, '.ssh', 'id_ed25519')}"`);

@@ -1,0 +1,17 @@
+export { compareTestResults, leafName, testsNamedBy } from './compare-test-results.js';
+export type { TestComparison } from './compare-test-results.js';
+export { detectTestRunner, runnerOfText, scriptsOf } from './detect-test-runner.js';
+export type { DetectedRunner, TestRunnerKind } from './detect-test-runner.js';
+export { instrumentCommand } from './instrument-command.js';
+export type { InstrumentedCommand, Instrumentation, ReportFormat } from './instrument-command.js';
+export { parseGoTestJson } from './parse-go-test-json.js';
+export { parseJestJson } from './parse-jest-json.js';
+export { parseJunit } from './parse-junit.js';
+export type { JunitOptions } from './parse-junit.js';
+export { parseLibtest } from './parse-libtest.js';
+export { planReports, runWithReport, testSummary } from './run-with-report.js';
+export { testEvidenceFrom } from './test-evidence.js';
+export type { ReportPlan } from './test-evidence.js';
+export type { ParsedReport, TestResults } from './test-results.js';
+export { parseXml } from './xml-elements.js';
+export type { XmlElement, XmlParse } from './xml-elements.js';
