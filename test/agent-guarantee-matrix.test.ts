@@ -276,7 +276,8 @@ describe.each(API_ROWS)('$name (API backend)', (row) => {
     const result = await row.backend(server.url).run(agentRequest('check', worktree));
     expect(result.ok).toBe(false);
     expect(totalTokens(result.usage)).toBe(0);
-    // Not asserted here yet: openai's message says "Connection error." without the endpoint (backends/openai).
+    // The endpoint the user configured is named (not a bare "Connection error.").
+    if (!result.ok) expect(result.message).toContain(new URL(server.url).host);
   });
 
   it('(c) a refused (≥ 400) request costs 0', async () => {

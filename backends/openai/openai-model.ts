@@ -35,8 +35,13 @@ export interface OpenAIModelSettings {
   headers?: Record<string, string>;
 }
 
-function toModelCallError(sdk: OpenAIModule, error: unknown): unknown {
+function toModelCallError(sdk: OpenAIModule, error: unknown, endpoint: string): unknown {
   if (error instanceof sdk.APIUserAbortError) return error;
+  if (error instanceof sdk.APIConnectionError) {
+    // The SDK says only "Connection error.": name the endpoint the user configured and what the socket said.
+    const cause = error.cause instanceof Error ? ((error.cause as Error & { cause?: unknown }).cause instanceof Error ? ((error.cause as Error & { cause: Error }).cause.message) : error.cause.message) : undefined;
+    return new ModelCallError(`cannot reach the OpenAI-compatible endpoint ${endpoint}: ${error.message.replace(/\.$/, '')}${cause ? ` (${cause})` : ''}`, { cause: error });
+  }
   if (error instanceof sdk.APIError) {
     const headers = error.headers as Headers | undefined;
     const body = (error.error ?? {}) as { code?: unknown; type?: unknown };
@@ -116,7 +121,7 @@ export async function createOpenAIModel(settings: OpenAIModelSettings): Promise<
       try {
         return settings.api === 'responses' ? await callResponses(request) : await callChat(request);
       } catch (error) {
-        throw toModelCallError(sdk, error);
+        throw toModelCallError(sdk, error, settings.baseURL ?? 'https://api.openai.com/v1');
       }
     },
   };
