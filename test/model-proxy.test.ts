@@ -118,7 +118,8 @@ describe('model proxy metering', () => {
     await upstreamServer.close();
     try {
       const answer = await fetch(`${metered.url}/responses`, { method: 'POST', body: '{"input":"hello"}' });
-      expect(answer.status).toBe(502);
+      // Refused connection: a status no agent CLI retries (they retry 5xx for minutes), with the reason in the body.
+      expect(answer.status).toBe(421);
       expect(await answer.text()).toContain(upstreamServer.url);
       expect(metered.total()).toBe(0);
       expect(metered.lastError()).toMatchObject({ status: 0, endpoint: `${upstreamServer.url}/v1` });

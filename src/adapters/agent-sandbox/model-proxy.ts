@@ -65,6 +65,9 @@ export interface ModelProxy {
   close(): Promise<void>;
 }
 
+/** Connection errors that mean nobody answers at that address (not a blip): not worth a retry. */
+const DEAD_ENDPOINT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_TLS_CERT_ALTNAME_INVALID', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE']);
+
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'accept-encoding']);
 
 function hostKey(url: URL): string {
@@ -215,7 +218,11 @@ export async function startModelProxy(settings: ModelProxySettings): Promise<Mod
       outgoing.on('error', (cause) => {
         if (!response.headersSent) {
           error = { status: 0, endpoint, message: `could not reach ${endpoint}: ${cause.message}` };
-          refuse(response, 502, `The model endpoint ${endpoint} could not be reached: ${cause.message}`);
+          // An endpoint that refuses connections or does not resolve will not answer a retry a second later: say so
+          // with a status no agent CLI retries (every one retries 5xx for minutes), so the tick fails at once with the
+          // reason. A reset or a timeout may be transient: 502, which the CLI retries.
+          const dead = DEAD_ENDPOINT_CODES.has((cause as NodeJS.ErrnoException).code ?? '');
+          refuse(response, dead ? 421 : 502, `The model endpoint ${endpoint} could not be reached: ${cause.message}`);
         } else response.destroy();
       });
       response.on('close', () => outgoing.destroy());
