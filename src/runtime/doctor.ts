@@ -92,7 +92,7 @@ async function stopChecks(plan: ExecutionPlan, stores: ProjectStores, env: Recor
   const pauses = sources.filter((source) => source.kind !== 'halt');
   if (pauses.length > 0) {
     const own = pauses.some((source) => source.loop === id);
-    checks.push({ check: 'pause', ok: false, required: false, detail: `paused by ${pauses.map((source) => source.source).join('; ')}`, fix: own ? `loop-runtime resume ${id}` : 'clear the form named (loop-runtime pause --all is undone by the console\'s Resume all; env and state-file lines by hand).' });
+    checks.push({ check: 'pause', ok: false, required: false, detail: `paused by ${pauses.map((source) => source.source).join('; ')}`, fix: own ? `loop-runtime resume ${id}` : 'loop-runtime resume --all lifts a pause of every loop; the env variable and a state-file line are cleared by hand.' });
   }
   return checks;
 }
