@@ -1,4 +1,6 @@
 /** The default stores: files beside the repository (`.loop-runtime/`, loop-ledger.json, the run log). */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
 import type { AttemptLedger, AttemptRecord, Clock } from '../../core/ports/index.js';
 import type { FileAttemptLedgerOptions } from '../../adapters/attempt-ledger/file-attempt-ledger.js';
@@ -19,7 +21,9 @@ class LazyFileAttemptLedger implements AttemptLedger {
 
   constructor(private readonly options: FileAttemptLedgerOptions) {}
 
+  /** A ledger no tick wrote yet is empty: `status` and `doctor` read it for the circuit without loading zod. */
   async history(): Promise<readonly AttemptRecord[]> {
+    if (!this.ledger && !existsSync(resolve(this.options.root, this.options.file ?? 'loop-ledger.json'))) return [];
     return (await this.open()).history();
   }
 
