@@ -2,8 +2,8 @@
 export type StickyHaltReason = 'backend-stopped' | 'budget-overrun';
 
 /**
- * A halt a human must clear: the tick that halted, why, and when. Persisted by the kill switch
- * (`FileKillSwitch`: a `kind: halted` line in the loop's run log), so every later tick of the loop —
+ * A halt a human must clear: the tick that halted, why, and when. Persisted by the project store's kill switch
+ * (files: a `kind: halted` line in the loop's run log; Postgres: a `loop_runtime_halts` row), so every later tick of the loop —
  * from any process or entry point — stops before any model call until `loop-runtime resume <id>`.
  */
 export interface LoopHalt {
