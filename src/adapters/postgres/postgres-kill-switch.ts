@@ -62,7 +62,8 @@ export class PostgresKillSwitch implements StoreKillSwitch {
 
   /** A halt outranks a pause: it is the reason a human must act. */
   async check(): Promise<PauseStatus> {
-    const [halt, found] = await Promise.all([this.activeHalt(), this.sources()]);
+    // One halt query and one pause query per check: it runs at tick start and before every backend call.
+    const { halt, found } = await this.gather();
     const [first] = found;
     if (halt) return { paused: true, source: first?.source ?? 'halt', halt };
     return first ? { paused: true, source: first.source } : { paused: false };
@@ -129,6 +130,10 @@ export class PostgresKillSwitch implements StoreKillSwitch {
 
   /** The halt, the repository's forms, then the store's pauses (every loop's first). */
   async sources(): Promise<PauseSource[]> {
+    return (await this.gather()).found;
+  }
+
+  private async gather(): Promise<{ halt: LoopHalt | null; found: PauseSource[] }> {
     const patternId = this.options.patternId;
     const keys = patternId ? [ALL, patternId] : [ALL];
     const [halt, repository, rows] = await Promise.all([
@@ -146,6 +151,6 @@ export class PostgresKillSwitch implements StoreKillSwitch {
       const why = row.reason ? `: ${row.reason}` : '';
       found.push({ kind: 'store', source: `store pause of ${what} by ${row.paused_by}${why}`, clearable: true, ...(row.pattern_id === ALL ? {} : { loop: row.pattern_id }), by: row.paused_by, ...(row.reason ? { reason: row.reason } : {}), since: Number(row.at) });
     }
-    return found;
+    return { halt, found };
   }
 }
