@@ -15,6 +15,8 @@ import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { openRuntime } from '../src/runtime/runtime.js';
+import { systemClock } from '../src/adapters/clock/system-clock.js';
 import { git, makeLoopRepo, runCli } from './e2e-fixtures.js';
 import { queryRows, usePgCluster } from './fleet-processes.js';
 import { addBareRemote, cleanupTempDirs, sh, tempDir } from './git-fixtures.js';
@@ -166,6 +168,13 @@ describe.each(MATRIX)('halts, pauses and the circuit through the $store store ($
     const checks = (JSON.parse(doctor.stdout) as { loops: Array<{ id: string; checks: Array<{ check: string; ok: boolean; detail: string; fix?: string }> }> }).loops[0]!.checks;
     expect(checks.find((check) => check.check === 'circuit')).toMatchObject({ ok: false, detail: expect.stringContaining('`false` failed'), fix: expect.stringContaining('loop-runtime resume daily-triage') });
 
+    // The console's loop rows (the runtime's loops(), what /api/loops serves) read the same store.
+    const opened = await openRuntime({ cwd: b, env, clock: systemClock });
+    if (!opened.ok) throw new Error('configuration');
+    const row = (await opened.runtime.loops()).find((entry) => entry.id === 'daily-triage')!;
+    expect(row).toMatchObject({ circuit: { trigger: 'same-error', fix: 'loop-runtime resume daily-triage' }, fix: 'loop-runtime resume daily-triage', halted: null });
+    expect(row.circuit!.failures).toHaveLength(3);
+
     // Blocked: B's tick halts on A's failures.
     const blocked = await mock(b, 1);
     expect(blocked.code).toBe(5);
@@ -174,6 +183,7 @@ describe.each(MATRIX)('halts, pauses and the circuit through the $store store ($
     const resumed = await runCli(b, ['resume', 'daily-triage', '--json'], env);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ ok: true, circuitCleared: expect.stringContaining('3 times') });
     expect((await statusOf(a, env)).circuit).toBeUndefined();
+    expect((await opened.runtime.loops()).find((entry) => entry.id === 'daily-triage')).toMatchObject({ circuit: null, fix: null });
     const doctorAfter = await runCli(a, ['doctor', '--json'], env);
     expect(doctorAfter.stdout).not.toContain('"check":"circuit"');
 
