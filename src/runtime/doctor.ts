@@ -67,7 +67,14 @@ export async function runDoctor(project: LoadedProject, options: DoctorOptions):
     const resolved = await resolvePlan(project, id);
     if (!resolved.ok) continue;
     const loop = await doctorLoop(resolved.plan, project.root, sandbox, { ...options, timeoutMs });
-    if (options.stores) loop.checks.push(...(await stopChecks(resolved.plan, options.stores, options.env, circuits ??= circuitReader(options.stores))));
+    if (options.stores) {
+      const stores = options.stores;
+      // An unreachable or unreadable store is a finding like any other, not a crash of the report.
+      const checks = await stopChecks(resolved.plan, stores, options.env, (circuits ??= circuitReader(stores))).catch((error: unknown): DoctorCheck[] => [
+        { check: 'store', ok: false, required: true, detail: `${stores.description}: ${(error instanceof Error ? error.message : String(error)).split(' To fix: ')[0]}`, fix: isLoopRuntimeError(error) && error.fix ? error.fix : 'check the store (LOOP_RUNTIME_DATABASE_URL, or the files under .loop-runtime/).' },
+      ]);
+      loop.checks.push(...checks);
+    }
     loops.push(loop);
   }
   const ok = loops.every((loop) => loop.checks.every((check) => check.ok || !check.required));
