@@ -13,7 +13,8 @@ import { parseRunLog, type RunLogEntry } from '../core/state/run-log.js';
 import { checkGate, type GateDecision } from '../core/gate/check-gate.js';
 import { changedPaths } from '../core/ports/index.js';
 import { LoopRuntimeError } from '../core/errors.js';
-import { FileKillSwitch, type PauseSource } from '../adapters/kill-switch/kill-switch.js';
+import type { LoopHalt, PauseSource } from '../core/ports/index.js';
+import { circuitReader, type OpenCircuit } from './circuit-report.js';
 import { resolvePlan, type LoadedProject } from '../project/load-project.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import { readTickEvents } from './tick-events.js';
@@ -49,6 +50,12 @@ export interface ConsoleLoop {
   paused: boolean;
   /** Every pause form set now; the first one holds. */
   pausedBy: PauseSource[];
+  /** The halt that needs a human, when one stops the loop. */
+  halted: LoopHalt | null;
+  /** The circuit breaker, when open (its failures, and `resume <id>` to close it). */
+  circuit: OpenCircuit | null;
+  /** What lets the loop run again, when a halt, an open circuit or its own pause stops it. */
+  fix: string | null;
   /** Whether the loop earns its tokens: all its spend over the last 30 days per accepted (merged, not reverted) change, as `metrics` computes it. */
   perMergedChange: PerMergedChange;
 }
@@ -132,13 +139,15 @@ export async function consoleLoops(project: LoadedProject, options: QueryOptions
   // One read and one parse of each state file and run log for the whole list: every loop's kill switch reads its
   // run log for halts, and 50 loops sharing one run log parsed it 50 times (~80 ms of a request).
   const files = fileSnapshot();
+  const circuits = circuitReader(stores);
   const loops = await Promise.all(
     plans.map(async (plan): Promise<ConsoleLoop> => {
       const id = plan.pattern.id;
       const decision = due.decisions.find((entry) => entry.id === id);
       const holder = await leases.readHolder(leases.loopLeasePath(id));
       const last = lastEntries.get(id);
-      const pausedBy = await new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env, patternId: id, runLog: plan.files.runLog, readText: files.readText, readRunLog: files.readRunLog }).sources();
+      const killSwitch = stores.killSwitch(plan, { env: options.env, readText: files.readText, readRunLog: files.readRunLog });
+      const [pausedBy, halted, circuit] = await Promise.all([killSwitch.sources(), killSwitch.activeHalt(), circuits(plan)]);
       return {
         id,
         name: plan.pattern.name,
@@ -154,6 +163,9 @@ export async function consoleLoops(project: LoadedProject, options: QueryOptions
         dailyTokenCap: plan.dailyTokenCap,
         paused: pausedBy.length > 0,
         pausedBy,
+        halted,
+        circuit,
+        fix: halted || circuit || pausedBy.some((source) => source.loop === id) ? `loop-runtime resume ${id}` : null,
         perMergedChange: costs.get(id) ?? { days: COST_WINDOW_DAYS, merged: 0, tokens: null, usd: null, complete: true },
       };
     }),

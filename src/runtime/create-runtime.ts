@@ -18,7 +18,6 @@ import { scrubEnv } from '../core/security/scrub-env.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import { MemoryStateWriter } from '../adapters/state-writer/memory-state-writer.js';
 import { MemoryWorkspace } from '../adapters/workspace/memory-workspace.js';
-import { FileKillSwitch } from '../adapters/kill-switch/file-kill-switch.js';
 import { FileStateWriter } from '../adapters/state-writer/file-state-writer.js';
 import { DryRunGitWorkspace, localOnlyDelivery } from '../adapters/workspace/git-dry-run-workspace.js';
 import { gitDeliveryFor, gitWorkspaceFor, redactorFor } from './wiring.js';
@@ -86,22 +85,13 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
   const instructions = await loadInstructions(project, plan.pattern.id);
   const worktreesDir = project.settings?.worktreesDir ?? null;
   const backend = options.backend ?? (await resolvePlanBackend(plan, root, options, worktreesDir));
-  // Halts that need a human are kept in the run log, so every later tick (any process) stops until `resume`.
-  const fileKillSwitch = new FileKillSwitch({
-    root,
-    stateFile: plan.files.state,
-    env: options.env,
-    patternId: plan.pattern.id,
-    runLog: plan.files.runLog,
-    redact: redactorFor(options.env, root),
-    backend: backend.name,
-    level: plan.level,
-  });
-  // A dry run honours a persisted halt but never writes one.
-  const killSwitch: KillSwitch = options.dryRun ? { specificationVersion: fileKillSwitch.specificationVersion, check: () => fileKillSwitch.check() } : fileKillSwitch;
   // Imported, not a static import: `status` loads these stores alone, and a second importer would give esbuild's
   // dynamic import a facade chunk (one more file for the ESM loader).
   const stores = options.stores ?? (await import('./stores/file-stores.js')).fileStores(project, clock);
+  // Halts that need a human and pauses are kept in the project's store, so every later tick (any process) stops until `resume`.
+  const storeKillSwitch = stores.killSwitch(plan, { env: options.env, redact: redactorFor(options.env, root), backendName: backend.name });
+  // A dry run honours a persisted halt but never writes one.
+  const killSwitch: KillSwitch = options.dryRun ? { specificationVersion: storeKillSwitch.specificationVersion, check: () => storeKillSwitch.check() } : storeKillSwitch;
   // Every line a tick writes names its backend, so mock spend never counts against a real cap and `reset --mock` finds it.
   const ledger = stores.budgetLedger(plan, backend.name);
   // Secret values from the environment and common token shapes never reach a file we write.

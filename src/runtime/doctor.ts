@@ -18,9 +18,11 @@ import { findAgentBinary } from './agent-detection.js';
 import { describeBackendChoice } from './backend-choice.js';
 import { chooseOpenCodeModel, configuredModel } from './opencode-model.js';
 import { credentialVariables, credentialsFix } from './preconditions.js';
+import { circuitReader } from './circuit-report.js';
+import type { ProjectStores } from './stores/project-stores.js';
 
 export interface DoctorCheck {
-  /** `backend`, `binary`, `model` (opencode), `credentials` or `sandbox`. */
+  /** `backend`, `binary`, `model` (opencode), `credentials`, `sandbox`, `halt`, `circuit` or `pause`. */
   check: string;
   ok: boolean;
   detail: string;
@@ -50,6 +52,8 @@ export interface DoctorOptions {
   env: Record<string, string | undefined>;
   /** Per probe (`--version`, the sandbox trial). Default 10 s. */
   timeoutMs?: number;
+  /** The project's store: where halts, pauses and the circuit's attempts are read (every process's). */
+  stores?: ProjectStores;
 }
 
 
@@ -58,13 +62,46 @@ export async function runDoctor(project: LoadedProject, options: DoctorOptions):
   const timeoutMs = options.timeoutMs ?? 10_000;
   const sandbox = await sandboxCheck(options.env, timeoutMs);
   const loops: DoctorLoop[] = [];
+  let circuits: ReturnType<typeof circuitReader> | undefined;
   for (const id of project.configuredLoops) {
     const resolved = await resolvePlan(project, id);
     if (!resolved.ok) continue;
-    loops.push(await doctorLoop(resolved.plan, project.root, sandbox, { ...options, timeoutMs }));
+    const loop = await doctorLoop(resolved.plan, project.root, sandbox, { ...options, timeoutMs });
+    if (options.stores) {
+      const stores = options.stores;
+      // An unreachable or unreadable store is a finding like any other, not a crash of the report.
+      const checks = await stopChecks(resolved.plan, stores, options.env, (circuits ??= circuitReader(stores))).catch((error: unknown): DoctorCheck[] => [
+        { check: 'store', ok: false, required: true, detail: `${stores.description}: ${(error instanceof Error ? error.message : String(error)).split(' To fix: ')[0]}`, fix: isLoopRuntimeError(error) && error.fix ? error.fix : 'check the store (LOOP_RUNTIME_DATABASE_URL, or the files under .loop-runtime/).' },
+      ]);
+      loop.checks.push(...checks);
+    }
+    loops.push(loop);
   }
   const ok = loops.every((loop) => loop.checks.every((check) => check.ok || !check.required));
   return { root: project.root, loops, sandbox, ok };
+}
+
+/**
+ * What stops the loop now, read through the store every tick reads: a halt or an open circuit fails (no tick runs
+ * until `resume`), a pause warns (someone chose it).
+ */
+async function stopChecks(plan: ExecutionPlan, stores: ProjectStores, env: Record<string, string | undefined>, circuits: ReturnType<typeof circuitReader>): Promise<DoctorCheck[]> {
+  const id = plan.pattern.id;
+  const killSwitch = stores.killSwitch(plan, { env });
+  const [halt, sources, circuit] = await Promise.all([killSwitch.activeHalt(), killSwitch.sources(), circuits(plan)]);
+  const checks: DoctorCheck[] = [];
+  const fix = `check the cause, then run loop-runtime resume ${id}.`;
+  if (halt) checks.push({ check: 'halt', ok: false, required: true, detail: `halted since ${new Date(halt.at).toISOString()} by tick ${halt.tickId} (${halt.reason}): ${halt.message}`, fix });
+  if (circuit) {
+    const failures = circuit.failures.slice(0, 3).map((failure) => `${failure.itemKey}: ${failure.error}`).join('; ');
+    checks.push({ check: 'circuit', ok: false, required: true, detail: `open: ${circuit.message} Failures: ${failures}`, fix });
+  }
+  const pauses = sources.filter((source) => source.kind !== 'halt');
+  if (pauses.length > 0) {
+    const own = pauses.some((source) => source.loop === id);
+    checks.push({ check: 'pause', ok: false, required: false, detail: `paused by ${pauses.map((source) => source.source).join('; ')}`, fix: own ? `loop-runtime resume ${id}` : 'loop-runtime resume --all lifts a pause of every loop; the env variable and a state-file line are cleared by hand.' });
+  }
+  return checks;
 }
 
 async function doctorLoop(plan: ExecutionPlan, root: string, sandbox: DoctorCheck, options: Required<Pick<DoctorOptions, 'timeoutMs'>> & DoctorOptions): Promise<DoctorLoop> {

@@ -5,10 +5,10 @@
  */
 import { join } from 'node:path';
 import { utcDay } from '../core/budget/utc-day.js';
-import type { Clock, LoopHalt } from '../core/ports/index.js';
+import type { Clock, LoopHalt, PauseSource } from '../core/ports/index.js';
 import type { RunLogEntry } from '../core/state/run-log.js';
 import type { ProjectStores } from './stores/project-stores.js';
-import { FileKillSwitch } from '../adapters/kill-switch/kill-switch.js';
+import { circuitReader, type OpenCircuit } from './circuit-report.js';
 import { resolvePlan, type LoadedProject } from '../project/load-project.js';
 import { describeBackendChoice, type BackendChoice } from './backend-choice.js';
 import { RECOVERY_LOG, recoveriesIn, type RecoveryRecord } from './recovery/recovery-log.js';
@@ -26,6 +26,12 @@ export interface LoopStatus {
   pausedBy?: string;
   /** A halt that needs a human (backend stopped, budget overrun): every tick stops until `loop-runtime resume <id>`. */
   halted?: LoopHalt;
+  /** Every form of the kill switch set now (who and why when the store keeps them), the first one holds. */
+  pauses: PauseSource[];
+  /** The circuit breaker, when open: every tick halts `circuit-open` until `loop-runtime resume <id>`. */
+  circuit?: OpenCircuit;
+  /** What lets the loop run again when a halt, an open circuit or its own pause stops it. */
+  fix?: string;
   stateFile: string;
   /** The backend a real tick would run (null: none installed) and why. */
   backend: { name: string | null; reason: string; fix?: string };
@@ -63,6 +69,7 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
   // On the fleet store the ledger is a row in Postgres (already open for the spend): asked there.
   const sharedLedger = stores.deliveryLedger();
   const stranded = sharedLedger || deliveries.includes('"failed"') ? await (await import('./stranded-delivery.js')).listStranded(project.root, undefined, sharedLedger) : [];
+  const circuits = circuitReader(stores);
   const loops: LoopStatus[] = [];
   for (const id of project.configuredLoops) {
     const resolved = await resolvePlan(project, id);
@@ -72,11 +79,15 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
     const runLog = (await files.readRunLog(join(project.root, plan.files.runLog))) ?? [];
     // The spend its configured backend is held to (mock rehearsal spend is not counted for a real backend),
     // everything including rehearsals, and the pause (through the report's snapshot of the run log and state file).
-    const [spentToday, everythingElse, pause] = await Promise.all([
+    const killSwitch = stores.killSwitch(plan, { env: options.env, readText: files.readText, readRunLog: files.readRunLog });
+    const [spentToday, everythingElse, halt, pauses, circuit] = await Promise.all([
       stores.budgetLedger(plan, plan.backend.name).spentOn(day, id),
       plan.backend.name === 'mock' ? null : stores.budgetLedger(plan, 'mock').spentOn(day, id),
-      new FileKillSwitch({ root: project.root, stateFile: plan.files.state, env: options.env, patternId: id, runLog: plan.files.runLog, readText: files.readText, readRunLog: files.readRunLog }).check(),
+      killSwitch.activeHalt(),
+      killSwitch.sources(),
+      circuits(plan),
     ]);
+    const resumable = halt || circuit || pauses.some((source) => source.loop === id);
     const recoveries = recoveriesIn(recoveryLog, id, 3);
     const everything = everythingElse ?? spentToday;
     loops.push({
@@ -86,9 +97,12 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
       spentToday,
       rehearsalSpentToday: everything - spentToday,
       dailyTokenCap: plan.dailyTokenCap,
-      paused: pause.paused,
-      ...(pause.source ? { pausedBy: pause.source } : {}),
-      ...(pause.halt ? { halted: pause.halt } : {}),
+      paused: pauses.length > 0,
+      ...(pauses[0] ? { pausedBy: pauses[0].source } : {}),
+      ...(halt ? { halted: halt } : {}),
+      pauses,
+      ...(circuit ? { circuit } : {}),
+      ...(resumable ? { fix: `loop-runtime resume ${id}` } : {}),
       stateFile: plan.files.state,
       backend: backendOf(describeBackendChoice(plan, project.root, options.env)),
       lastRuns: runLog.filter((entry) => entry.pattern === id).slice(-5).reverse(),

@@ -1,32 +1,40 @@
 /**
- * Pause and resume from the console: writes the kill switch through the
- * adapter every tick reads (`FileKillSwitch`), so the next phase of any tick
- * on this machine stops. Only loop ids the configuration knows are accepted.
+ * Pause and resume (`loop-runtime pause`, the console): writes the kill
+ * switch through the project's store every tick reads, so the next phase of
+ * any tick — in any checkout or machine sharing the store — stops. Only loop
+ * ids the configuration knows are accepted.
  */
 import { LoopRuntimeError } from '../core/errors.js';
-import { FileKillSwitch, type PauseSource } from '../adapters/kill-switch/kill-switch.js';
+import type { Clock, PauseSource } from '../core/ports/index.js';
 import { resolvePlan, type LoadedProject } from '../project/load-project.js';
-import type { Clock } from '../core/ports/index.js';
+import type { ProjectStores } from './stores/project-stores.js';
 import { redactorFor } from './wiring.js';
+
+export interface PauseOptions {
+  env: Record<string, string | undefined>;
+  stores: ProjectStores;
+  clock: Clock;
+  /** Who pauses or resumes (`user@host`, `the console (serve)`). */
+  by: string;
+  reason?: string;
+}
 
 /**
  * Sets (`paused`) or clears the switch for every loop or one; returns the forms still set afterwards.
- * Resuming one loop also clears its halt that needs a human (as `loop-runtime resume <id>` does), recorded in
- * its run log as resumed `by` the console.
+ * Resuming one loop also clears its halt that needs a human (as `loop-runtime resume <id>` does), recorded as
+ * resumed `by`.
  */
-export async function setPause(project: LoadedProject, env: Record<string, string | undefined>, paused: boolean, loop?: string, clock?: Clock): Promise<PauseSource[]> {
+export async function setPause(project: LoadedProject, options: PauseOptions, paused: boolean, loop?: string): Promise<PauseSource[]> {
   if (loop !== undefined && !project.configuredLoops.includes(loop)) {
     throw new LoopRuntimeError('USAGE', `"${loop}" is not a configured loop.`, { fix: `use one of: ${project.configuredLoops.join(', ') || '(none configured)'}.` });
   }
   const resolved = loop ? await resolvePlan(project, loop) : null;
-  const killSwitch = new FileKillSwitch({
-    root: project.root,
-    env,
-    ...(loop ? { patternId: loop } : {}),
-    ...(resolved?.ok ? { stateFile: resolved.plan.files.state, runLog: resolved.plan.files.runLog, redact: redactorFor(env, project.root) } : {}),
-  });
-  if (!paused && loop && clock) await killSwitch.clearHalt({ by: 'the console (serve)', at: clock.now() });
-  if (paused) await killSwitch.pause(loop ? { patternId: loop } : {});
+  // A loop whose configuration does not resolve can still be paused (that is when an operator wants to stop it).
+  const target = loop ? (resolved?.ok ? resolved.plan : { patternId: loop }) : null;
+  const killSwitch = options.stores.killSwitch(target, { env: options.env, redact: redactorFor(options.env, project.root) });
+  const at = options.clock.now();
+  if (!paused && loop) await killSwitch.clearHalt({ by: options.by, at });
+  if (paused) await killSwitch.pause({ ...(loop ? { patternId: loop } : {}), by: options.by, at, ...(options.reason ? { reason: options.reason } : {}) });
   else await killSwitch.resume(loop ? { patternId: loop } : {});
   return killSwitch.sources();
 }

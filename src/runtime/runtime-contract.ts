@@ -86,10 +86,13 @@ export interface Runtime {
   spend(days?: number): Promise<SpendReport>;
   /** An escalated change's current diff and the gate's decision on it now. */
   diff(idOrItemKey: string): Promise<{ id: string; paths: string[]; patch: string; gate: GateDecision }>;
-  /** Sets the kill switch through `FileKillSwitch`: every loop (`loop-pause-all`) or one loop. */
-  pause(scope?: { loop?: string }): Promise<PauseSource[]>;
+  /**
+   * Sets the kill switch through the project's store (every process sharing it stops): every loop or one,
+   * recording who (`by`, default `user@host`) and why.
+   */
+  pause(scope?: { loop?: string; by?: string; reason?: string }): Promise<PauseSource[]>;
   /** Clears what `pause` wrote (and, for one loop, its halt that needs a human); returns the forms still set (env, state lines), which only humans clear. */
-  resume(scope?: { loop?: string }): Promise<PauseSource[]>;
+  resume(scope?: { loop?: string; by?: string }): Promise<PauseSource[]>;
   /**
    * `resume <id>`: clears the loop's halt that needs a human (backend stopped, budget overrun) and its own pause
    * file, recording who (`by`, default the login or CI actor at this host) and when in its run log.

@@ -165,11 +165,12 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     },
     async pause(scope = {}) {
       await excludeOnce();
-      return (await import('./pause-control.js')).setPause(project, options.env, true, scope.loop);
+      const by = scope.by ?? (await import('./halt-control.js')).actor(options.env);
+      return (await import('./pause-control.js')).setPause(project, { ...(await withStores()), by, ...(scope.reason ? { reason: scope.reason } : {}) }, true, scope.loop);
     },
     async resume(scope = {}) {
       await excludeOnce();
-      return (await import('./pause-control.js')).setPause(project, options.env, false, scope.loop, options.clock);
+      return (await import('./pause-control.js')).setPause(project, { ...(await withStores()), by: scope.by ?? 'the console (serve)' }, false, scope.loop);
     },
     async resumeLoop(id, request = {}) {
       const unconfigured = await refuseUnconfigured(project, id);
@@ -177,7 +178,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       const resolved = await resolvePlan(project, id);
       if (!resolved.ok) return resolved;
       const { resumeLoop } = await import('./halt-control.js');
-      return { ok: true, value: await resumeLoop(project.root, resolved.plan, { ...decisions, ...(request.by ? { by: request.by } : {}) }), warnings: resolved.warnings };
+      return { ok: true, value: await resumeLoop(resolved.plan, { ...(await withStores()), ...(request.by ? { by: request.by } : {}) }), warnings: resolved.warnings };
     },
     async recentEvents(limit = 200) {
       const { readTickEvents } = await import('./tick-events.js');
@@ -199,7 +200,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     },
     async doctor() {
       const { runDoctor } = await import('./doctor.js');
-      return runDoctor(project, { env: options.env });
+      return runDoctor(project, { env: options.env, stores: await stores() });
     },
   };
 

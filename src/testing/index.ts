@@ -14,7 +14,7 @@ export { ScriptedCommandRunner } from './scripted-command-runner.js';
 export type { ScriptedCommandRunnerOptions } from './scripted-command-runner.js';
 export { MemoryStateWriter } from '../adapters/state-writer/memory-state-writer.js';
 export type { MemoryStateWriterOptions } from '../adapters/state-writer/memory-state-writer.js';
-export { MemoryKillSwitch } from '../adapters/kill-switch/memory-kill-switch.js';
+export { MemoryKillSwitch, MemoryKillSwitchStore } from '../adapters/kill-switch/memory-kill-switch.js';
 export { MemoryBudgetLedger } from '../adapters/budget-ledger/memory-budget-ledger.js';
 export { MemoryAttemptLedger } from '../adapters/attempt-ledger/memory-attempt-ledger.js';
 export { SequentialIds } from '../core/engine/sequential-ids.js';

@@ -13,14 +13,14 @@
 import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
-import type { KillSwitch, LoopHalt, PauseStatus } from '../../core/ports/index.js';
+import type { LoopHalt, PauseRequest, PauseSource, PauseStatus, StoreKillSwitch } from '../../core/ports/index.js';
 import { activeHalt, haltRunLogLine, resumeRunLogLine } from '../../core/state/halt-lines.js';
 import { appendRunLogLine, parseRunLog, type RunLogEntry } from '../../core/state/run-log.js';
 import { isoSecond } from '../../core/state/state-blocks.js';
 import { hasPauseLine } from '../../core/state/state-file.js';
 import { readTextOrNull, updateFileAtomically, withFileLock, writeTextAtomically } from '../fs/atomic-file.js';
 
-export { MemoryKillSwitch } from './memory-kill-switch.js';
+export { MemoryKillSwitch, MemoryKillSwitchStore } from './memory-kill-switch.js';
 
 export interface FileKillSwitchOptions {
   root: string;
@@ -52,13 +52,7 @@ export interface FileKillSwitchOptions {
   readRunLog?: (path: string) => Promise<readonly RunLogEntry[] | null>;
 }
 
-/** One form of the kill switch that is set now. */
-export interface PauseSource {
-  kind: 'env' | 'file' | 'loop-file' | 'state-line' | 'halt';
-  source: string;
-  /** Whether `resume()` can clear it (the environment and lines humans wrote are never changed). */
-  clearable: boolean;
-}
+export type { PauseSource } from '../../core/ports/index.js';
 
 /** A loop's own pause file, relative to the repository root. */
 export function loopPauseFile(patternId: string): string {
@@ -73,7 +67,7 @@ export function loopPauseFile(patternId: string): string {
  * const status = await kill.check(); // { paused: true, source: 'file loop-pause-all' }
  * ```
  */
-export class FileKillSwitch implements KillSwitch {
+export class FileKillSwitch implements StoreKillSwitch {
   readonly specificationVersion = 'kill-switch-v1' as const;
   private readonly root: string;
   private readonly stateFile: string | undefined;
@@ -166,16 +160,30 @@ export class FileKillSwitch implements KillSwitch {
     const flag = this.env.LOOP_RUNTIME_PAUSE?.trim().toLowerCase();
     if (flag === '1' || flag === 'true' || flag === 'yes') found.push({ kind: 'env', source: 'env LOOP_RUNTIME_PAUSE', clearable: false });
     if (allFile) found.push({ kind: 'file', source: 'file loop-pause-all', clearable: true });
-    if (this.patternId && loopFile) found.push({ kind: 'loop-file', source: `file ${loopPauseFile(this.patternId)}`, clearable: true });
+    if (this.patternId && loopFile) found.push(await this.loopFileSource(this.patternId));
     if (stateText !== null && hasPauseLine(stateText)) found.push({ kind: 'state-line', source: `${stateFile} line loop-pause-all: true`, clearable: false });
     return { halt, found };
   }
 
-  /** Sets the switch: the root file `loop-pause-all` (every loop), or one loop's pause file. */
-  async pause(scope: { patternId?: string } = {}): Promise<void> {
-    const path = resolve(this.root, scope.patternId ? loopPauseFile(scope.patternId) : 'loop-pause-all');
+  /**
+   * Sets the switch: the root file `loop-pause-all` (every loop, left empty as the methodology writes it), or one
+   * loop's pause file, holding who paused it and why (`ana@host: flaky CI`) for `status`.
+   */
+  async pause(request: PauseRequest = {}): Promise<void> {
+    const path = resolve(this.root, request.patternId ? loopPauseFile(request.patternId) : 'loop-pause-all');
     await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, '');
+    const note = request.patternId && request.by ? `${request.by}${request.reason ? `: ${request.reason}` : ''}\n` : '';
+    await writeFile(path, note);
+  }
+
+  /** A loop's pause file, with who paused it and why when `pause` wrote them. */
+  private async loopFileSource(patternId: string): Promise<PauseSource> {
+    const file = loopPauseFile(patternId);
+    const note = ((await readTextOrNull(resolve(this.root, file))) ?? '').split('\n')[0]!.trim();
+    const split = note.indexOf(': ');
+    const by = split < 0 ? note : note.slice(0, split);
+    const reason = split < 0 ? '' : note.slice(split + 2);
+    return { kind: 'loop-file', source: `file ${file}${by ? ` (paused by ${note})` : ''}`, clearable: true, loop: patternId, ...(by ? { by } : {}), ...(reason ? { reason } : {}) };
   }
 
   /** Clears the file this switch wrote (all, or one loop's); the env variable and state lines stay as humans set them. */

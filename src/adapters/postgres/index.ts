@@ -5,3 +5,4 @@ export { PostgresItemLeases, PostgresLoopLeases, type PostgresLeasesOptions, typ
 export { PostgresRunHistory, toRunHistoryEntry, type RunHistoryEntry, type RunHistoryQuery } from './postgres-run-history.js';
 export { describeDatabase } from './pg-errors.js';
 export { PostgresDeliveryLedger } from './postgres-delivery-ledger.js';
+export { PostgresKillSwitch, type PostgresKillSwitchOptions } from './postgres-kill-switch.js';

@@ -4,7 +4,7 @@
  * start under a transaction-scoped advisory lock, so workers starting at once
  * never race. A database newer than this code is refused, never downgraded.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Key of the advisory lock migrations run under ("loop-runtime schema"). */
 export const MIGRATION_LOCK_KEY = 0x6c72_7363;
@@ -49,5 +49,20 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
     // Version 2: each spend row names its backend, so a mock rehearsal's tokens never count against a real backend's cap.
     version: 2,
     statements: [`ALTER TABLE loop_runtime_budget_entries ADD COLUMN IF NOT EXISTS backend text`],
+  },
+  {
+    // Version 3: the kill switch every process shares — pauses per scope and loop ('*': every loop) and halts that
+    // need a human, with who, why and when; a cleared halt stays as history (cleared_by, cleared_at).
+    version: 3,
+    statements: [
+      `CREATE TABLE IF NOT EXISTS loop_runtime_pauses (
+         scope text NOT NULL, pattern_id text NOT NULL, paused_by text NOT NULL, reason text, at bigint NOT NULL,
+         PRIMARY KEY (scope, pattern_id))`,
+      `CREATE TABLE IF NOT EXISTS loop_runtime_halts (
+         seq bigserial PRIMARY KEY, scope text NOT NULL, pattern_id text NOT NULL, tick_id text NOT NULL,
+         reason text NOT NULL, message text NOT NULL, started_at bigint NOT NULL, at bigint NOT NULL, tokens bigint NOT NULL,
+         cleared_by text, cleared_at bigint)`,
+      `CREATE INDEX IF NOT EXISTS loop_runtime_halts_open ON loop_runtime_halts (scope, pattern_id) WHERE cleared_at IS NULL`,
+    ],
   },
 ];

@@ -118,10 +118,24 @@ export const commands: CommandDefinition[] = [
     load: async () => (await import('./reject.js')).rejectCommand,
   },
   {
-    name: 'resume <id>',
-    description: 'Let a halted loop run again: clears a halt that needs a human (backend stopped, budget overrun) and its pause file; the run log records who and when',
-    options: [{ flags: '--by <name>', description: 'Who resumes it, for the run log (default: your login or CI actor @ this host)' }],
-    examples: ['loop-runtime resume ci-sweeper', 'loop-runtime resume ci-sweeper --by alice --json'],
+    name: 'pause [id]',
+    description: 'Stop a loop (or --all) in every process sharing the store: its next phase stops, no tick starts until `resume`',
+    options: [
+      { flags: '--all', description: 'Pause every loop of the repository' },
+      { flags: '--reason <text>', description: 'Why, shown by status, doctor and the console' },
+      { flags: '--by <name>', description: 'Who pauses it (default: your login or CI actor @ this host)' },
+    ],
+    examples: ['loop-runtime pause ci-sweeper --reason "flaky CI"', 'loop-runtime pause --all --json'],
+    load: async () => (await import('./pause.js')).pauseCommand,
+  },
+  {
+    name: 'resume [id]',
+    description: 'Let a halted, paused or circuit-open loop run again: clears its halt (backend stopped, budget overrun), closes its circuit breaker and lifts its pause, in the store every process reads; --all lifts a pause --all',
+    options: [
+      { flags: '--by <name>', description: 'Who resumes it, for the run log (default: your login or CI actor @ this host)' },
+      { flags: '--all', description: 'Lift the pause of every loop (`pause --all`, the root loop-pause-all file)' },
+    ],
+    examples: ['loop-runtime resume ci-sweeper', 'loop-runtime resume ci-sweeper --by alice --json', 'loop-runtime resume --all'],
     load: async () => (await import('./resume.js')).resumeCommand,
   },
   {

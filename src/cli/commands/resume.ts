@@ -11,7 +11,15 @@ import { configErrorOutput, openCliRuntime } from '../open.js';
 /** Handler for `loop-runtime resume <id> [--by <name>]`. */
 export async function resumeCommand({ args, options, io }: CommandContext): Promise<CommandOutput> {
   const id = args[0];
-  if (!id) throw new LoopRuntimeError('USAGE', 'resume needs a loop id.', { fix: 'run `loop-runtime status` to see which loops are halted.' });
+  if (options.all === true) {
+    if (id) throw new LoopRuntimeError('USAGE', `resume got both a loop id (${id}) and --all.`, { fix: 'run `loop-runtime resume <id>` for one loop, or `loop-runtime resume --all` to lift a pause of every loop.' });
+    const opened = await openCliRuntime(io);
+    if (!opened.ok) return opened.output;
+    const still = await opened.runtime.resume(typeof options.by === 'string' ? { by: options.by } : {});
+    const lines = ['every loop: the pause of every loop is lifted.', ...still.map((source) => pc.yellow(`still stopped by ${source.source}${source.clearable ? '' : ' (only a human can clear it there)'}.`))];
+    return { exitCode: ExitCode.ok, json: { ok: true, all: true, stillPausedBy: still }, text: lines.join('\n') };
+  }
+  if (!id) throw new LoopRuntimeError('USAGE', 'resume needs a loop id (or --all).', { fix: 'run `loop-runtime status` to see which loops are halted.' });
   const opened = await openCliRuntime(io);
   if (!opened.ok) return opened.output;
   const result = await opened.runtime.resumeLoop(id, typeof options.by === 'string' ? { by: options.by } : {});
@@ -24,7 +32,7 @@ export async function resumeCommand({ args, options, io }: CommandContext): Prom
         ? `${id}: was not halted.`
         : `${id}: was not halted; nothing to clear.`,
     ...(value.circuitCleared ? [`${id}: its circuit breaker is closed again by ${value.by} (it was open: ${value.circuitCleared}); the failed attempts stay in the attempt ledger as history.`] : []),
-    ...(value.unpaused ? [`${id}: its pause file is removed.`] : []),
+    ...(value.unpaused ? [`${id}: its pause is lifted.`] : []),
     ...value.stillPausedBy.map((source) => pc.yellow(`${id}: still stopped by ${source.source}${source.clearable ? '' : ' (only a human can clear it there)'}.`)),
   ];
   return { exitCode: ExitCode.ok, json: { ok: true, ...value }, text: lines.join('\n') };

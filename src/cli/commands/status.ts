@@ -18,10 +18,17 @@ export async function statusCommand({ io }: CommandContext): Promise<CommandOutp
     ...(report.store.startsWith('postgres') ? [pc.dim(`  store: ${report.store}`)] : []),
     ...(loops.length === 0 ? ['  none configured — run `loop-runtime list` to see the catalogue'] : []),
     ...loops.flatMap((loop) => [
-      `  ${pc.bold(loop.id)} [${loop.level}] ${formatCount(loop.spentToday)} / ${formatCount(loop.dailyTokenCap)} tokens today${loop.rehearsalSpentToday ? pc.dim(` (+ ${formatCount(loop.rehearsalSpentToday)} in mock rehearsals, not counted; \`reset ${loop.id} --mock\` removes them)`) : ''}${loop.halted ? pc.red(' — HALTED') : loop.paused ? pc.red(` — paused by ${loop.pausedBy}`) : ''}`,
+      `  ${pc.bold(loop.id)} [${loop.level}] ${formatCount(loop.spentToday)} / ${formatCount(loop.dailyTokenCap)} tokens today${loop.rehearsalSpentToday ? pc.dim(` (+ ${formatCount(loop.rehearsalSpentToday)} in mock rehearsals, not counted; \`reset ${loop.id} --mock\` removes them)`) : ''}${loop.halted ? pc.red(' — HALTED') : loop.paused ? pc.red(` — paused by ${loop.pausedBy}`) : loop.circuit ? pc.red(' — CIRCUIT OPEN') : ''}`,
       ...(loop.halted
         ? [pc.red(`    halted by tick ${loop.halted.tickId} (${loop.halted.reason}): ${loop.halted.message} — check, then run \`loop-runtime resume ${loop.id}\``)]
         : []),
+      ...(loop.circuit
+        ? [
+            pc.red(`    circuit open: ${loop.circuit.message} Every tick halts (circuit-open) until \`${loop.circuit.fix}\` closes it.`),
+            ...loop.circuit.failures.slice(0, 5).map((failure) => pc.red(`      ✗ ${new Date(failure.at).toISOString()} ${failure.itemKey} (tick ${failure.tickId}): ${failure.error}`)),
+          ]
+        : []),
+      ...(loop.halted || !loop.paused ? [] : loop.pauses.slice(1).map((source) => pc.yellow(`    also paused by ${source.source}`))),
       loop.backend.name ? `    backend ${loop.backend.name} ${pc.dim(`— ${loop.backend.reason}`)}` : `    backend ${pc.yellow('none installed')} — ${loop.backend.reason} To fix: ${loop.backend.fix ?? ''}`,
       ...(loop.lastRuns.length
         ? loop.lastRuns.map((run) => `    · ${run.run_id} ${run.outcome}${run.kind === 'delivery-failed' ? ' (verified, delivery failed)' : ''} ~${formatCount(Number(run.tokens_estimate))} tokens${runMarker(run)}`)

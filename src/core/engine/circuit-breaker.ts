@@ -91,6 +91,42 @@ export function circuitState(allHistory: readonly AttemptRecord[], limits: Attem
   return { open: false };
 }
 
+/** One failed attempt in the run that opened a circuit, for `status` and `doctor`. */
+export interface CircuitFailure {
+  tickId: string;
+  itemKey: string;
+  at: number;
+  error: string;
+}
+
+/** The failures since the loop's last non-failure (a success, a no-op, a reset), newest first, at most `limit`. */
+export function openingFailures(allHistory: readonly AttemptRecord[], patternId: string, limit = 10): CircuitFailure[] {
+  const failures: CircuitFailure[] = [];
+  for (const attempt of newestOf(allHistory, patternId, limit)) {
+    if (attempt.outcome !== 'failure') break;
+    failures.push({ tickId: attempt.tickId, itemKey: attempt.itemKey, at: attempt.at, error: attempt.error ?? '' });
+  }
+  return failures;
+}
+
+/** Item key of the record `resume <id>` appends to close a loop's circuit. */
+export const CIRCUIT_RESET_ITEM = 'circuit-reset';
+
+/**
+ * The reset marker `loop-runtime resume <id>` appends to the loop's attempts (on any store): a `noop` record, so
+ * `circuitState` stops counting at it while every failure before it stays as history, and no item's failure
+ * count (`failedAttemptsOn`) changes.
+ *
+ * @example
+ * ```ts
+ * await attempts.append(circuitResetRecord({ patternId: 'ci-sweeper', by: 'ana@host', at: clock.now() }));
+ * circuitState(await attempts.history(), limits, 'ci-sweeper'); // → { open: false }
+ * ```
+ */
+export function circuitResetRecord(request: { patternId: string; by: string; at: number; tickId: string }): AttemptRecord {
+  return { patternId: request.patternId, itemKey: CIRCUIT_RESET_ITEM, tickId: request.tickId, at: request.at, outcome: 'noop', error: `circuit reset by ${request.by}`, tokensUsed: 0 };
+}
+
 /** How far back per-item counting looks: keeps each tick O(1) however long the history grows. */
 export const ATTEMPT_WINDOW = 500;
 

@@ -2,8 +2,8 @@
 export type StickyHaltReason = 'backend-stopped' | 'budget-overrun';
 
 /**
- * A halt a human must clear: the tick that halted, why, and when. Persisted by the kill switch
- * (`FileKillSwitch`: a `kind: halted` line in the loop's run log), so every later tick of the loop —
+ * A halt a human must clear: the tick that halted, why, and when. Persisted by the project store's kill switch
+ * (files: a `kind: halted` line in the loop's run log; Postgres: a `loop_runtime_halts` row), so every later tick of the loop —
  * from any process or entry point — stops before any model call until `loop-runtime resume <id>`.
  */
 export interface LoopHalt {
@@ -38,4 +38,54 @@ export interface KillSwitch {
   readonly specificationVersion: 'kill-switch-v1';
   check(): Promise<PauseStatus>;
   halt?(record: LoopHalt): Promise<void>;
+}
+
+/** One form of the kill switch that is set now. */
+export interface PauseSource {
+  kind: 'env' | 'file' | 'loop-file' | 'state-line' | 'halt' | 'store';
+  source: string;
+  /** Whether `resume()` can clear it (the environment and lines humans wrote are never changed). */
+  clearable: boolean;
+  /** The one loop this pause is for (its pause file or row); absent: it stops every loop, or it is a halt. */
+  loop?: string;
+  /** Who set it and why, when the store keeps that (a `pause <id> --reason` on the fleet store). */
+  by?: string;
+  reason?: string;
+  /** When it was set (epoch ms), when known. */
+  since?: number;
+}
+
+/** Who pauses, and why: kept by stores that can (Postgres rows), named by `status`. */
+export interface PauseRequest {
+  /** One loop; absent: every loop of the project. */
+  patternId?: string;
+  by?: string;
+  reason?: string;
+  at?: number;
+}
+
+/**
+ * The kill switch a project's store keeps (`ProjectStores.killSwitch`): every process of the project —
+ * any checkout on the file store's state branch, any machine on the fleet store — reads and writes the
+ * same pauses and halts through it. `check()` and `halt()` are what the engine uses; the rest is for
+ * `pause`, `resume`, `status`, `doctor` and the console.
+ *
+ * @example
+ * ```ts
+ * const kill = stores.killSwitch(plan, { env: process.env });
+ * await kill.pause({ patternId: 'ci-sweeper', by: 'ana@host', reason: 'flaky CI' });
+ * (await kill.sources())[0]; // { kind: 'store', source: 'paused by ana@host: flaky CI', clearable: true, … }
+ * ```
+ */
+export interface StoreKillSwitch extends KillSwitch {
+  halt(record: LoopHalt): Promise<void>;
+  /** The loop's halt no one has cleared yet, or null. */
+  activeHalt(): Promise<LoopHalt | null>;
+  /** Clears the loop's halt, recording who and when; returns the halt it cleared, or null. */
+  clearHalt(request: { by: string; at: number }): Promise<LoopHalt | null>;
+  pause(request?: PauseRequest): Promise<void>;
+  /** Clears what `pause` set (all, or one loop's); the environment and state-file lines stay as humans set them. */
+  resume(scope?: { patternId?: string }): Promise<void>;
+  /** Every form that is set now, in the order `check()` honours them. */
+  sources(): Promise<PauseSource[]>;
 }

@@ -1,12 +1,15 @@
 /** The default stores: files beside the repository (`.loop-runtime/`, loop-ledger.json, the run log). */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
 import type { AttemptLedger, AttemptRecord, Clock } from '../../core/ports/index.js';
 import type { FileAttemptLedgerOptions } from '../../adapters/attempt-ledger/file-attempt-ledger.js';
 import { FileBudgetLedger } from '../../adapters/budget-ledger/file-budget-ledger.js';
+import { FileKillSwitch } from '../../adapters/kill-switch/kill-switch.js';
 import type { LoadedProject } from '../../project/load-project.js';
 import { FileItemLeases } from '../file-item-leases.js';
 import { LEASE_MARGIN_MS } from '../lease-records.js';
-import type { ProjectStores } from './project-stores.js';
+import { killSwitchTarget, type ProjectStores } from './project-stores.js';
 
 /**
  * The file attempt ledger, loaded on its first call: `status` opens the stores only to read spend, and the
@@ -18,7 +21,9 @@ class LazyFileAttemptLedger implements AttemptLedger {
 
   constructor(private readonly options: FileAttemptLedgerOptions) {}
 
+  /** A ledger no tick wrote yet is empty: `status` and `doctor` read it for the circuit without loading zod. */
   async history(): Promise<readonly AttemptRecord[]> {
+    if (!this.ledger && !existsSync(resolve(this.options.root, this.options.file ?? 'loop-ledger.json'))) return [];
     return (await this.open()).history();
   }
 
@@ -59,6 +64,20 @@ export function fileStores(project: LoadedProject, _clock: Clock): ProjectStores
     },
     attempts: (plan, backendName, redact) => new LazyFileAttemptLedger({ root, file: plan.files.ledger, patternId: plan.pattern.id, goal: plan.pattern.goal, redact, backend: backendName }),
     itemLeases: (plan) => new FileItemLeases({ acquireItemLease: async (itemKey, options) => (await fileLeases(root)).acquireItemLease(itemKey, options) }, { staleMs: staleMs(plan) }),
+    killSwitch(target, wiring) {
+      const loop = killSwitchTarget(target);
+      const plan = loop?.plan;
+      return new FileKillSwitch({
+        root,
+        env: wiring.env,
+        ...(loop ? { patternId: loop.patternId } : {}),
+        ...(plan ? { stateFile: plan.files.state, runLog: plan.files.runLog, level: plan.level } : {}),
+        ...(wiring.redact ? { redact: wiring.redact } : {}),
+        ...(wiring.backendName ? { backend: wiring.backendName } : {}),
+        ...(wiring.readText ? { readText: wiring.readText } : {}),
+        ...(wiring.readRunLog ? { readRunLog: wiring.readRunLog } : {}),
+      });
+    },
     acquireLoopLease: async (plan) => (await fileLeases(root)).acquireLoopLease(plan.pattern.id, { staleMs: staleMs(plan) }),
     deliveryLedger: () => undefined,
     recordTicks: async () => undefined,

@@ -18,12 +18,14 @@ import {
   PostgresDatabase,
   PostgresDeliveryLedger,
   PostgresItemLeases,
+  PostgresKillSwitch,
   PostgresLoopLeases,
   PostgresRunHistory,
 } from '../../adapters/postgres/index.js';
+import { FileKillSwitch } from '../../adapters/kill-switch/kill-switch.js';
 import type { LoadedProject } from '../../project/load-project.js';
 import { LEASE_MARGIN_MS } from '../lease.js';
-import type { HeldLoopLease, ProjectStores } from './project-stores.js';
+import { killSwitchTarget, type HeldLoopLease, type ProjectStores } from './project-stores.js';
 import type { StoreChoice } from './store-choice.js';
 
 /** Databases opened by this process, by URL: one pool however many runtimes open the same store. */
@@ -80,6 +82,25 @@ export async function postgresStores(project: LoadedProject, choice: Extract<Sto
       return spent;
     },
     attempts: () => new PostgresAttemptLedger({ database, scope }),
+    killSwitch(target, wiring) {
+      const loop = killSwitchTarget(target);
+      const plan = loop?.plan;
+      const files = { root: project.root, env: wiring.env, ...(wiring.readText ? { readText: wiring.readText } : {}) };
+      // The repository's forms only: no patternId, so neither the loop's pause file nor the run log's halts are read.
+      const repository = new FileKillSwitch({ ...files, ...(plan ? { stateFile: plan.files.state } : {}) });
+      const runLog = plan
+        ? new FileKillSwitch({ ...files, patternId: plan.pattern.id, runLog: plan.files.runLog, level: plan.level, ...(wiring.redact ? { redact: wiring.redact } : {}), ...(wiring.backendName ? { backend: wiring.backendName } : {}) })
+        : undefined;
+      return new PostgresKillSwitch({
+        database,
+        scope,
+        repository,
+        now: () => clock.now(),
+        ...(loop ? { patternId: loop.patternId } : {}),
+        ...(runLog ? { runLog } : {}),
+        ...(wiring.redact ? { redact: wiring.redact } : {}),
+      });
+    },
     itemLeases: (plan) => new PostgresItemLeases({ database, clock, scope, staleMs: staleMs(plan) }),
     async acquireLoopLease(plan): Promise<HeldLoopLease> {
       const stale = staleMs(plan);

@@ -7,7 +7,8 @@
  */
 import type { TickResult } from '../../core/engine/tick-result.js';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
-import type { AttemptLedger, BudgetLedger, Clock, ItemLeases } from '../../core/ports/index.js';
+import type { AttemptLedger, BudgetLedger, Clock, ItemLeases, StoreKillSwitch } from '../../core/ports/index.js';
+import type { RunLogEntry } from '../../core/state/run-log.js';
 import type { PastTick } from '../../core/schedule/run-history.js';
 import type { DeliveryLedgerStore } from '../../adapters/delivery/delivery-flow.js';
 import type { RunHistoryEntry } from '../../adapters/postgres/postgres-run-history.js';
@@ -28,6 +29,27 @@ export interface RunQuery {
   limit?: number;
 }
 
+/** What a kill switch needs besides the store: where the repository's own forms are read and halts redacted. */
+export interface KillSwitchWiring {
+  env: Record<string, string | undefined>;
+  /** Applied to halt messages before they are stored. */
+  redact?: (text: string) => string;
+  /** Written as `backend` on run-log halt lines (`"mock"` marks rehearsals). */
+  backendName?: string;
+  /** Readers shared by a report over many loops (`status`, the console), so each file is read once. */
+  readText?: (path: string) => Promise<string | null>;
+  readRunLog?: (path: string) => Promise<readonly RunLogEntry[] | null>;
+}
+
+/** Whose kill switch: a loop's plan, a loop known only by id, or the project (null). */
+export type KillSwitchTarget = ExecutionPlan | { patternId: string; files?: undefined } | null;
+
+/** The loop id and, when the plan resolved, its files. */
+export function killSwitchTarget(target: KillSwitchTarget): { patternId: string; plan: ExecutionPlan | null } | null {
+  if (!target) return null;
+  return 'pattern' in target ? { patternId: target.pattern.id, plan: target } : { patternId: target.patternId, plan: null };
+}
+
 export interface ProjectStores {
   readonly kind: StoreChoice['kind'];
   /** Where the shared state is, for humans: `files under .loop-runtime/` or the database (no password) and scope. */
@@ -37,6 +59,13 @@ export interface ProjectStores {
   spentByLoopOn(day: string, plans: readonly ExecutionPlan[]): Promise<Map<string, number>>;
   attempts(plan: ExecutionPlan, backendName: string, redact: (text: string) => string): AttemptLedger;
   itemLeases(plan: ExecutionPlan): ItemLeases;
+  /**
+   * The kill switch every process of the project shares: pauses and halts that need a human, for one loop
+   * (its plan; `{ patternId }` for a loop whose configuration does not resolve, still pausable) or the project
+   * (`null`: `pause --all`). Files: `.loop-runtime/paused/`, the run log's halted lines;
+   * Postgres: rows. The repository's forms (root `loop-pause-all`, the state-file line, the env variable) count on both.
+   */
+  killSwitch(target: KillSwitchTarget, wiring: KillSwitchWiring): StoreKillSwitch;
   /** Takes the loop's lease or throws `LEASE_HELD`. */
   acquireLoopLease(plan: ExecutionPlan): Promise<HeldLoopLease>;
   /** The delivery ledger shared by every worker; undefined: the file beside the repository. */
