@@ -69,7 +69,7 @@ const round = (value, places = 1) => Math.round(value * 10 ** places) / 10 ** pl
  * const rows = benchColdStart({ runs: 9 }); // [{ command: 'list', cliMs: 52.1, nodeMs: 40.3, ratio: 1.29, target: 1.5, pass: true }, …]
  * ```
  */
-export function benchColdStart({ runs = 11 } = {}) {
+export function benchColdStart({ runs = 21 } = {}) {
   const repo = scaffold();
   // The user's own environment, minus what would change the answer (colour, CI progress lines).
   const env = { ...process.env, NO_COLOR: '1', CI: '' };
@@ -105,7 +105,7 @@ export function formatColdTable(rows) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const runs = Number(process.argv[2] ?? 11);
+  const runs = Number(process.argv[2] ?? 21);
   console.log(`cold start, median of ${runs} paired runs in a loop-init scaffold (load: ${loadavg().map((load) => load.toFixed(2)).join(' ')})`);
   console.log(formatColdTable(benchColdStart({ runs })));
 }

@@ -61,8 +61,9 @@ const PLAIN_ERROR_PLUGIN = `export function createBackend() {
  */
 async function makeApp(directory: string, dependency: string): Promise<string> {
   await mkdir(directory, { recursive: true });
-  // npm blocks a non-registry dependency's install scripts (its `prepare`) unless the project allows them.
-  await writeFile(join(directory, 'package.json'), `${JSON.stringify({ name: 'app', private: true, type: 'module', allowScripts: { 'loop-runtime': true } }, null, 2)}\n`);
+  // No `allowScripts`: npm 11 runs a git dependency's `prepare` while it packs the clone, before its install-script
+  // gate (which then warns about a `prepare` that already ran), so a user needs nothing beyond `npm install`.
+  await writeFile(join(directory, 'package.json'), `${JSON.stringify({ name: 'app', private: true, type: 'module' }, null, 2)}\n`);
   await mustRun('npm', [...INSTALL, dependency], directory);
   await writeFile(join(directory, '.gitignore'), 'node_modules/\n');
   await writeFile(join(directory, 'my-backend.js'), PLUGIN);
