@@ -1,13 +1,14 @@
 /**
- * The built CLI loads only what a command uses: `bin/loop-runtime.js` runs tsc's dist/src (the library's own build)
- * and each command's handler is an `import()` (src/cli/commands/index.ts), so in a repository the real loop-init
- * scaffolded the everyday commands load no zod, yaml or execa and none of the code that runs a tick. What a process
- * loaded is recorded by module hooks, never timed: speed is `npm run bench`'s business.
+ * The built CLI loads only what a command uses: `bin/loop-runtime.js` runs dist/lib/cli.js, an entry point of the
+ * library's own bundle (scripts/build-bundle.js), and each command's handler is an `import()`
+ * (src/cli/commands/index.ts) with its own chunk. So in a repository the real loop-init scaffolded the everyday
+ * commands load no zod, yaml or execa and none of the code that runs a tick. What a process loaded is recorded by
+ * module hooks and mapped to sources by dist/lib/modules.json, never timed: speed is `npm run bench`'s business.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadRegistry } from '../src/core/config/load-registry.js';
@@ -21,12 +22,14 @@ const HEAVY = ['zod', 'yaml', 'execa'];
 /** Node built-ins a read-only command has no use for: each loads a dozen or more of Node's internal modules. */
 const HEAVY_BUILTINS = ['node:crypto', 'node:child_process', 'node:stream'];
 /** Our code that runs a tick (engine, agent backends, worktrees) or another entry point (console, fleet). */
-const TICK_CODE = ['/dist/backends/', '/dist/src/core/engine/', '/dist/src/adapters/workspace/', '/dist/src/server/', '/dist/src/fleet/'];
+const TICK_CODE = ['backends/', 'src/core/engine/', 'src/adapters/workspace/', 'src/server/', 'src/fleet/'];
 const EVERYDAY: string[][] = [['list'], ['plan', 'daily-triage'], ['status'], ['validate']];
 const DRY_RUN = ['run', 'daily-triage', '--level', 'L2', '--dry-run'];
 
 let scratch: string;
 let repo: string;
+/** Output file of the bundle → the source modules (ours, and bundled packages' under node_modules/) it holds. */
+let bundleModules: Record<string, string[]>;
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'cli-cold-start-'));
@@ -37,6 +40,7 @@ beforeAll(async () => {
   const identity = { GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 'test@example.invalid', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 'test@example.invalid' };
   await run('git', ['add', '-A'], { cwd: repo });
   await run('git', ['commit', '-q', '-m', 'loop-init scaffold'], { cwd: repo, env: { ...process.env, ...identity } });
+  bundleModules = JSON.parse(await readFile(join(root, 'dist', 'lib', 'modules.json'), 'utf8')) as Record<string, string[]>;
 });
 
 afterAll(async () => {
@@ -44,26 +48,36 @@ afterAll(async () => {
 });
 
 interface Loaded {
-  /** Installed packages the process loaded a module of. */
+  /** Packages the process loaded a module of, installed or bundled. */
   packages: string[];
-  /** Our modules (dist/src, dist/backends), as URLs. */
-  ours: string[];
+  /** Files of the bundle it loaded. */
+  bundleFiles: string[];
+  /** Our source modules those files hold (`src/cli/main.ts`, `backends/mock/index.ts`). */
+  sources: string[];
+  /** Files of ours it loaded from anywhere but the bundle (tsc's dist/src): a second copy. */
+  elsewhere: string[];
   builtins: string[];
 }
+
+const PACKAGE = /node_modules\/((?:@[^/]+\/)?[^/]+)\//;
 
 /** Runs the built CLI under module hooks and sorts what it loaded. */
 async function loadedBy(args: string[]): Promise<Loaded> {
   const log = join(scratch, `loads-${args.join('-')}.txt`);
   await run(process.execPath, ['--import', recorder, bin, ...args], { cwd: repo, env: { ...process.env, NO_COLOR: '1', CI: '', LOOP_RUNTIME_LOAD_LOG: log } });
   const urls = [...new Set((await readFile(log, 'utf8')).trim().split('\n'))];
+  const bundleFiles = urls.filter((url) => url.includes('/dist/lib/')).map((url) => basename(url));
+  const inputs = bundleFiles.flatMap((file) => bundleModules[file] ?? []);
   const packages = new Set<string>();
-  for (const url of urls) {
-    const installed = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
-    if (installed) packages.add(installed[1]!);
+  for (const path of [...urls, ...inputs]) {
+    const name = PACKAGE.exec(path)?.[1];
+    if (name) packages.add(name);
   }
   return {
     packages: [...packages].sort(),
-    ours: urls.filter((url) => url.startsWith('file:') && !url.includes('/node_modules/') && url.includes('/dist/')),
+    bundleFiles,
+    sources: inputs.filter((path) => !path.includes('node_modules/')),
+    elsewhere: urls.filter((url) => url.startsWith('file:') && url.includes('/dist/') && !url.includes('/dist/lib/') && !url.includes('/node_modules/')),
     builtins: urls.filter((url) => url.startsWith('node:')).sort(),
   };
 }
@@ -72,7 +86,7 @@ describe('cold start of the built CLI', () => {
   it.each([['--version'], ['help'], ['list'], ['plan', 'daily-triage']])('`%s` in a loop-init scaffold loads no zod, yaml or execa', async (...args) => {
     const loaded = await loadedBy(args);
     expect(loaded.packages.filter((name) => HEAVY.includes(name))).toEqual([]);
-    expect(loaded.ours.length).toBeGreaterThan(0);
+    expect(loaded.sources).toContain('src/cli/main.ts');
   });
 
   // validate checks a report-only loop's preconditions without git (the git runner loads only for a loop that
@@ -85,26 +99,28 @@ describe('cold start of the built CLI', () => {
   it.each(EVERYDAY)('`%s` loads no node:crypto, child_process or stream, and none of the code that runs a tick', async (...args) => {
     const loaded = await loadedBy(args);
     expect(loaded.builtins.filter((name) => HEAVY_BUILTINS.includes(name))).toEqual([]);
-    expect(loaded.ours.filter((url) => TICK_CODE.some((part) => url.includes(part)))).toEqual([]);
+    expect(loaded.sources.filter((path) => TICK_CODE.some((part) => path.startsWith(part)))).toEqual([]);
   });
 
   // The twin of the two checks above: a dry run does load the engine, the mock backend and a child process, so
   // the URLs and names they look for are the ones a process really loads.
-  it('`run --dry-run` loads the engine, the mock backend and node:child_process, but no execa, yaml or @opentelemetry/api', async () => {
+  it('`run --dry-run` loads the engine, the mock backend, zod and node:child_process, but no execa, yaml or @opentelemetry/api', async () => {
     const loaded = await loadedBy(DRY_RUN);
-    expect(loaded.ours.some((url) => url.includes('/dist/src/core/engine/'))).toBe(true);
-    expect(loaded.ours.some((url) => url.includes('/dist/backends/mock/'))).toBe(true);
+    expect(loaded.sources.some((path) => path.startsWith('src/core/engine/'))).toBe(true);
+    expect(loaded.sources.some((path) => path.startsWith('backends/mock/'))).toBe(true);
     expect(loaded.builtins).toContain('node:child_process');
+    expect(loaded.packages).toEqual(expect.arrayContaining(['zod', 'proper-lockfile'])); // bundled, and installed
     // The rehearsal runs git through node:child_process; @opentelemetry/api loads only with a registered SDK.
     expect(loaded.packages.filter((name) => ['execa', 'yaml', '@opentelemetry/api'].includes(name))).toEqual([]);
   });
 
-  // One copy of the code: every module of ours the CLI runs is the library's build, which `exports` names.
-  it('the CLI runs only the library\'s build (dist/src, dist/backends)', async () => {
+  // One copy of the code: the CLI runs the bundle `exports` names, never tsc's JavaScript (kept for the
+  // repository's scripts, left out of the package), and the module defining LoopRuntimeError is one of its files.
+  it('the CLI runs only the library\'s bundle (dist/lib)', async () => {
     const loaded = await loadedBy(DRY_RUN);
-    const outside = loaded.ours.filter((url) => !url.includes('/dist/src/') && !url.includes('/dist/backends/'));
-    expect(outside).toEqual([]);
-    expect(loaded.ours).toContain(new URL('../dist/src/core/errors.js', import.meta.url).href);
+    expect(loaded.elsewhere).toEqual([]);
+    expect(loaded.sources).toContain('src/core/errors.ts');
+    expect(loaded.bundleFiles).toContain('cli.js');
   });
 
   it('--version loads the command-line parser and nothing else installed', async () => {

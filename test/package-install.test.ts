@@ -120,11 +120,11 @@ describe('the packed package installed with production dependencies only', () =>
     app = await makeApp(join(scratch, 'from-tarball'), tarball);
   }, INSTALL_TIMEOUT);
 
-  it('holds one copy of the code: tsc\'s dist/src and dist/backends with their declarations, and a bin that imports them', async () => {
-    const code = files.filter((path) => path.startsWith('dist/') && path.endsWith('.js'));
-    expect(code.filter((path) => !path.startsWith('dist/src/') && !path.startsWith('dist/backends/'))).toEqual([]);
-    expect(files).toEqual(expect.arrayContaining(['bin/loop-runtime.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/backends/index.d.ts', 'dist/catalogue.json']));
-    expect(await readFile(join(app, 'node_modules', 'loop-runtime', 'bin', 'loop-runtime.js'), 'utf8')).toContain("from '../dist/src/cli/main.js'");
+  it('holds one copy of the code: the bundle in dist/lib, tsc\'s declarations, and a bin that imports the bundle', async () => {
+    const code = files.filter((path) => path.endsWith('.js') && !path.startsWith('src/server/public/'));
+    expect(code.filter((path) => !path.startsWith('dist/lib/') && path !== 'bin/loop-runtime.js')).toEqual([]);
+    expect(files).toEqual(expect.arrayContaining(['bin/loop-runtime.js', 'dist/lib/cli.js', 'dist/lib/index.js', 'dist/src/index.d.ts', 'dist/backends/index.d.ts', 'dist/catalogue.json']));
+    expect(await readFile(join(app, 'node_modules', 'loop-runtime', 'bin', 'loop-runtime.js'), 'utf8')).toContain("from '../dist/lib/cli.js'");
   });
 
   it('runs --version, the dry run, and a plugin\'s LoopRuntimeError as exit 3 (a plain Error: 1)', async () => {
@@ -134,7 +134,7 @@ describe('the packed package installed with production dependencies only', () =>
   it('serves the library entry points from the same files the CLI runs', async () => {
     const script = "const a = await import('loop-runtime'); const b = await import('loop-runtime/backends'); console.log(import.meta.resolve('loop-runtime'), typeof a.LoopRuntimeError, typeof b.resolveBackend);";
     const printed = await mustRun(process.execPath, ['--input-type=module', '-e', script], app);
-    expect(printed.trim()).toBe(`${new URL(`file://${join(app, 'node_modules', 'loop-runtime', 'dist', 'src', 'index.js')}`).href} function function`);
+    expect(printed.trim()).toBe(`${new URL(`file://${join(app, 'node_modules', 'loop-runtime', 'dist', 'lib', 'index.js')}`).href} function function`);
   });
 });
 
