@@ -7,10 +7,10 @@
  *
  * - ESM in, ESM out, no step after esbuild. tsc still type-checks and writes the declarations `exports` names
  *   (dist/src/**\/*.d.ts); its JavaScript is for the repository's own scripts and is not in the package.
- * - Bundled: our code and the pure-ESM dependencies the CLI runs (BUNDLED): zod alone is ~95 modules to resolve
- *   and link one by one. Every other package stays an import of the installed one: CommonJS packages (bundled
- *   into ESM their `require()` of a built-in would need a shim), optional peers (openai, pg, dbos), and
- *   `@opentelemetry/api`, whose global registry must be the user's copy.
+ * - Bundled: our code and the dependencies the CLI runs (BUNDLED): zod alone is ~95 modules to resolve and link
+ *   one by one, proper-lockfile with graceful-fs ~15. Every other package stays an import of the installed one:
+ *   optional peers (openai, pg, dbos), `@opentelemetry/api` (its global registry must be the user's copy), and
+ *   packages one rare command uses or that read their own files (hono, @octokit/rest, uplot).
  * - dist/lib/modules.json: which source modules and packages each output file holds (tests check what a command
  *   loads by it).
  */
@@ -31,8 +31,8 @@ export const ENTRY_POINTS = {
   cli: 'src/cli/main.ts',
 };
 
-/** Dependencies bundled (by package name), with whatever they import; all pure ESM. */
-export const BUNDLED = ['cac', 'zod', 'diff', 'minimatch', 'croner'];
+/** Dependencies bundled (by package name), with whatever they import. */
+export const BUNDLED = ['cac', 'picocolors', 'zod', 'yaml', 'execa', 'simple-git', 'diff', 'minimatch', 'croner', 'proper-lockfile', 'write-file-atomic'];
 
 function packageName(specifier) {
   const parts = specifier.split('/');
@@ -67,15 +67,16 @@ const result = await build({
   minifySyntax: true,
   minifyWhitespace: true,
   legalComments: 'eof',
+  // CommonJS dependencies bundled into ESM (picocolors, graceful-fs, cross-spawn…) call require() for Node
+  // built-ins: esbuild's documented answer is a `require` made by createRequire in each output file.
+  banner: { js: "import { createRequire as __loopRuntimeCreateRequire } from 'node:module'; const require = __loopRuntimeCreateRequire(import.meta.url);" },
+  // write-file-atomic hashes its own file name into its temporary names (uniqueness only); in ESM it has no
+  // CommonJS `__filename`, so it gets the output file's (Node >= 20.11; engines say >= 20.19).
+  define: { __filename: 'import.meta.filename' },
   plugins: [externals],
   metafile: true,
   logLevel: 'warning',
 });
-
-const commonJs = Object.entries(result.metafile.inputs).filter(([path, input]) => path.includes('node_modules/') && input.format === 'cjs');
-if (commonJs.length > 0) {
-  throw new Error(`The bundle took in CommonJS (${commonJs.map(([path]) => path).join(', ')}), whose require() of Node built-ins fails in an ES module. To fix: leave that package out of BUNDLED in scripts/build-bundle.js.`);
-}
 
 const modules = {};
 for (const [path, output] of Object.entries(result.metafile.outputs)) {
