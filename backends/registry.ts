@@ -23,7 +23,7 @@ export interface BackendContext {
 /**
  * Built-in CLI backends that live in their own folder and export
  * `createBackend(settings, context)`; imported lazily. The imports are
- * literal so the CLI bundle (scripts/build-cli.js) carries each as a chunk: a
+ * literal so the bundle (scripts/build-bundle.js) carries each as a chunk: a
  * computed path would resolve against the bundle's directory, not this one.
  */
 const CLI_BACKEND_MODULES: Readonly<Record<string, { path: string; load: () => Promise<Record<string, unknown>> }>> = {

@@ -1,10 +1,7 @@
 #!/usr/bin/env node
-// CommonJS (bin/package.json), as is the bundle it loads (scripts/to-commonjs.js): a command whose modules are all
-// CommonJS never starts Node's ESM loader.
-'use strict';
+// The CLI is an entry point of the same bundle as the library (scripts/build-bundle.js): one copy of every class,
+// so an error a backend plugin throws with the LoopRuntimeError it imported from 'loop-runtime' is the CLI's
+// LoopRuntimeError (exit 3, not 1).
+import { main } from '../dist/lib/cli.js';
 
-require('../dist/cli/main.js')
-  .main(process.argv.slice(2))
-  .then((code) => {
-    process.exitCode = code;
-  });
+process.exitCode = await main(process.argv.slice(2));

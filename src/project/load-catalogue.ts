@@ -1,6 +1,6 @@
 /**
  * Our pattern catalogue. registry.yaml is the source; the build compiles it
- * to dist/catalogue.json (`scripts/build-cli.js`) so start-up parses JSON,
+ * to dist/catalogue.json (`scripts/build-catalogue.js`) so start-up parses JSON,
  * not YAML, and never validates the same file again. The JSON records the
  * YAML text it came from: when registry.yaml changed since the build (a
  * checkout between builds, a hand edit), the YAML is parsed and validated as
