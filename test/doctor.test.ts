@@ -105,6 +105,15 @@ describe('loop-runtime doctor', () => {
     expect(report.ok).toBe(true);
   });
 
+  it('the twin: an L1 loop on an agent CLI needs the sandbox (the agent runs in it, refused without it)', async () => {
+    const root = await codexProject('backend: codex');
+    const loaded = await loadProject(root);
+    if (!loaded.ok) throw new Error('expected a project');
+    const report = await runDoctor(loaded.project, { env: { PATH: '', OPENAI_API_KEY: CANARY }, timeoutMs: 2_000 });
+    expect(report.loops[0]!.checks.find((check) => check.check === 'sandbox')).toMatchObject({ ok: false, required: true, detail: expect.stringContaining('for the codex agent') });
+    expect(report.ok).toBe(false);
+  });
+
   it('opencode: the model it will run and why — chosen from the key that is set — or, with no key to choose from, exit 3 naming both fixes', async () => {
     const root = await codexProject('backend: opencode');
     const chosen = await doctor(root, { PATH: `${shims}:${SYSTEM_PATH}`, ANTHROPIC_API_KEY: CANARY });

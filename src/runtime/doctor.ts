@@ -108,8 +108,12 @@ async function doctorLoop(plan: ExecutionPlan, root: string, sandbox: DoctorChec
   const choice = describeBackendChoice(plan, root, options.env);
   const checks: DoctorCheck[] = [];
   const base = { id: plan.pattern.id, level: plan.level, backend: choice.backend, reason: choice.reason };
-  const needsSandbox = plan.phases.verify.enabled && plan.phases.verify.commands.length > 0;
-  const sandboxForLoop = { ...sandbox, required: needsSandbox, ...(needsSandbox ? {} : { detail: `${sandbox.detail} (this loop runs no verification commands at ${plan.level})` }) };
+  const runsCommands = plan.phases.verify.enabled && plan.phases.verify.commands.length > 0;
+  // Every agent CLI runs inside the same sandbox (refused without it, unless a run opts out below L3).
+  const containedAgent = choice.backend !== null && agentForBackend(choice.backend) !== undefined;
+  const needsSandbox = runsCommands || containedAgent;
+  const why = [runsCommands ? 'verification commands' : null, containedAgent ? `the ${choice.backend} agent` : null].filter(Boolean).join(' and ');
+  const sandboxForLoop = { ...sandbox, required: needsSandbox, detail: needsSandbox ? `${sandbox.detail} (for ${why})` : `${sandbox.detail} (this loop runs no verification commands and no agent CLI at ${plan.level})` };
   if (choice.backend === null) {
     checks.push({ check: 'backend', ok: false, detail: choice.reason, ...(choice.fix ? { fix: choice.fix } : {}), required: true }, sandboxForLoop);
     return { ...base, checks };
@@ -129,7 +133,7 @@ async function doctorLoop(plan: ExecutionPlan, root: string, sandbox: DoctorChec
   const variables = credentialVariables(choice.backend, plan.backend.options);
   if (variables.length > 0) checks.push(credentialsCheck(variables, options.env));
   checks.push(sandboxForLoop);
-  if (needsSandbox) {
+  if (runsCommands) {
     // Informational: which commands are judged per test, with which reporter, and which by exit code alone.
     const { describeVerifyRunners, describeVerifyRunner } = await import('../project/detect-test-runners.js');
     const runners = await describeVerifyRunners(root, plan.phases.verify.commands.map((command) => command.command));
