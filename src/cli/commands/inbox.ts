@@ -1,6 +1,6 @@
-/** `loop-runtime inbox`: the escalated changes waiting for a human decision. */
+/** `loop-runtime inbox [id] [--diff]`: what waits for a human decision; with an id or --diff, the change itself. */
 import pc from 'picocolors';
-import { ExitCode } from '../../core/errors.js';
+import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 import { openCliRuntime } from '../open.js';
 
@@ -13,12 +13,45 @@ export function formatAge(ms: number): string {
   return `${Math.floor(seconds / 86_400)}d`;
 }
 
+/** A patch as a reviewer reads it: added lines green, removed red (colour only on a TTY, as picocolors decides). */
+function paintPatch(patch: string): string {
+  return patch
+    .split('\n')
+    .map((line) => (line.startsWith('+++') || line.startsWith('---') ? pc.bold(line) : line.startsWith('+') ? pc.green(line) : line.startsWith('-') ? pc.red(line) : line.startsWith('@@') ? pc.cyan(line) : line))
+    .join('\n');
+}
+
 /** Handler for `loop-runtime inbox`. */
-export async function inboxCommand({ io }: CommandContext): Promise<CommandOutput> {
+export async function inboxCommand({ args, options, io }: CommandContext): Promise<CommandOutput> {
   const opened = await openCliRuntime(io);
   if (!opened.ok) return opened.output;
-  const items = await opened.runtime.inbox();
+  const all = await opened.runtime.inbox();
+  const wanted = args[0];
+  const items = wanted ? all.filter((item) => item.id === wanted || item.itemKey === wanted) : all;
+  if (wanted && items.length === 0) {
+    throw new LoopRuntimeError('USAGE', `Nothing in the inbox is "${wanted}".`, { fix: `run \`loop-runtime inbox\` for the ids that wait${all.length ? ` (${all.map((item) => item.id).join(', ')})` : ''}.` });
+  }
   if (items.length === 0) return { exitCode: ExitCode.ok, json: { items }, text: 'Nothing waits for a human decision.' };
+  if (wanted || options['diff']) {
+    // The change itself, as the console's inbox shows it: the paths, the gate's decision on them, the patch.
+    const shown = [];
+    for (const item of items) {
+      const diff = item.kind === 'escalated' && !item.keptBy ? await opened.runtime.diff(item.id) : null;
+      shown.push({ item, diff });
+    }
+    const text = shown
+      .map(({ item, diff }) =>
+        [
+          `${pc.bold(item.id)}  ${item.pattern}  ${item.branch}  ${formatAge(item.ageMs)} ago`,
+          `    ${item.kind === 'delivery-failed' ? 'delivery failed' : 'why'}: ${item.reason ?? 'unknown'}`,
+          ...(diff
+            ? [`    gate: ${diff.gate.allowed ? 'allows a commit' : `escalates (${diff.gate.reason})`}`, `    paths: ${diff.paths.join(', ') || '(none)'}`, '', paintPatch(diff.patch.trimEnd()), '']
+            : [item.kind === 'delivery-failed' && item.commit ? `    the verified commit: git show ${item.commit}` : `    kept by fleet worker ${item.keptBy ?? '?'}: its diff is in the console of that worker's repository`]),
+        ].join('\n'),
+      )
+      .join('\n');
+    return { exitCode: ExitCode.ok, json: { items: shown.map(({ item, diff }) => ({ ...item, ...(diff ? { diff } : {}) })) }, text };
+  }
   const lines = items.map((item) =>
     [
       `${pc.bold(item.id)}  ${item.pattern}  ${item.branch}  ${formatAge(item.ageMs)} ago${item.kind === 'delivery-failed' ? `  ${pc.yellow('delivery failed')}` : ''}`,

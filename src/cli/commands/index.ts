@@ -146,10 +146,10 @@ export const commands: CommandDefinition[] = [
     load: async () => (await import('./deliver.js')).deliverCommand,
   },
   {
-    name: 'inbox',
-    description: 'List what waits for a human: escalated changes (approve/reject) and verified commits whose delivery failed (deliver)',
-    options: [],
-    examples: ['loop-runtime inbox', 'loop-runtime inbox --json'],
+    name: 'inbox [id]',
+    description: 'List what waits for a human: escalated changes (approve/reject) and verified commits whose delivery failed (deliver); with an id or --diff, the change itself (paths, gate, patch)',
+    options: [{ flags: '--diff', description: 'Show each escalated change\'s patch and the gate\'s decision on its paths' }],
+    examples: ['loop-runtime inbox', 'loop-runtime inbox mock-1-mwqao1r1', 'loop-runtime inbox --diff', 'loop-runtime inbox --json'],
     load: async () => (await import('./inbox.js')).inboxCommand,
   },
   {
