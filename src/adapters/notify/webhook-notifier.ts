@@ -36,7 +36,8 @@ export function webhookNotifier(options: WebhookNotifierOptions): Notifier {
         });
       } catch (error) {
         const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-        const cause = error instanceof Error ? ((error.cause as { code?: string } | undefined)?.code ?? error.message) : String(error);
+        const inner = error instanceof Error ? (error.cause as { code?: string; message?: string; errors?: Array<{ code?: string }> } | undefined) : undefined;
+        const cause = inner?.code ?? inner?.errors?.[0]?.code ?? inner?.message ?? (error instanceof Error ? error.message : String(error));
         return timedOut
           ? { ok: false, reason: 'timeout', message: `the webhook at ${host} did not answer within ${timeoutMs} ms`, retryable: true, detail: { host, timeoutMs } }
           : { ok: false, reason: 'unreachable', message: `the webhook at ${host} could not be reached (${cause})`, retryable: true, detail: { host, cause } };
