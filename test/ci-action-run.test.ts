@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runJob, type JobResult, type WorkflowStep } from './ci/actions-runner.js';
 import { checkout, CHECKOUT, GIT_IDENTITY } from './ci/scratch-project.js';
+import { startFakeGitHub, type FakeGitHub } from './fakes/fake-github-server.js';
 
 const run = promisify(execFile);
 
@@ -28,6 +29,7 @@ let steps: CompositeStep[];
 let defaults: Record<string, string>;
 let runnerEnv: Record<string, string>;
 let clones = 0;
+let github: FakeGitHub;
 
 /** The composite's steps with `${{ inputs.* }}` resolved (what the runner does before it runs them). */
 function withInputs(inputs: Record<string, string>): WorkflowStep[] {
@@ -39,12 +41,12 @@ function withInputs(inputs: Record<string, string>): WorkflowStep[] {
   }));
 }
 
-async function runAction(inputs: Record<string, string>, event: object): Promise<JobResult & { cwd: string }> {
+async function runAction(inputs: Record<string, string>, event: object, actor = 'maintainer'): Promise<JobResult & { cwd: string }> {
   clones += 1;
   const cwd = await checkout(origin, join(root, `runner-${clones}`));
   const eventPath = join(root, `event-${clones}.json`);
   await writeFile(eventPath, JSON.stringify(event));
-  const result = await runJob({ steps: withInputs(inputs) }, { cwd, env: { ...runnerEnv, GITHUB_EVENT_PATH: eventPath, GITHUB_EVENT_NAME: 'workflow_dispatch' } });
+  const result = await runJob({ steps: withInputs(inputs) }, { cwd, env: { ...runnerEnv, GITHUB_EVENT_PATH: eventPath, GITHUB_EVENT_NAME: 'issues', GITHUB_ACTOR: actor } });
   return { ...result, cwd };
 }
 
@@ -70,6 +72,10 @@ beforeAll(async () => {
   await git('commit', '--quiet', '-m', 'initial');
   await git('remote', 'add', 'origin', origin);
   await git('push', '--quiet', 'origin', 'main');
+  github = await startFakeGitHub('acme/demo');
+  github.permissions.set('maintainer', 'write');
+  github.permissions.set('reader', 'read');
+  github.permissions.set('renovate[bot]', 'write');
   const emptyGitConfig = join(root, 'gitconfig');
   await writeFile(emptyGitConfig, '');
   await mkdir(join(root, 'tmp'));
@@ -84,10 +90,14 @@ beforeAll(async () => {
     GIT_CONFIG_GLOBAL: emptyGitConfig,
     GIT_CONFIG_NOSYSTEM: '1',
     NO_COLOR: '1',
+    GITHUB_REPOSITORY: 'acme/demo',
+    GITHUB_API_URL: github.url,
+    GH_TOKEN: 'test-token',
   };
 }, 120_000);
 
 afterAll(async () => {
+  await github?.close();
   if (root) await rm(root, { recursive: true, force: true });
 });
 
@@ -95,7 +105,7 @@ describe('the Action, its composite steps run locally', () => {
   it('event mode ticks the loop now: outputs read back, summary written, state pushed to the state branch', async () => {
     const result = await runAction({ loop: 'daily-triage', mode: 'event' }, { action: 'opened', issue: { number: 1 } });
     expect(result.failed, explain(result)).toBe(false);
-    expect(result.steps.map((step) => `${step.status}:${step.exitCode ?? '-'}`), explain(result)).toEqual(['uses-skipped:-', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0']);
+    expect(result.steps.map((step) => `${step.status}:${step.exitCode ?? '-'}`), explain(result)).toEqual(['uses-skipped:-', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0']);
     const outputs = result.outputs.summary!;
     expect(Object.keys(outputs)).toEqual(['outcome', 'tokens', 'cost-usd', 'pull-request-url', 'escalated']);
     expect(outputs.outcome).toMatch(/^(report|noop|proposed|escalated)$/);
@@ -103,8 +113,19 @@ describe('the Action, its composite steps run locally', () => {
     expect(outputs.escalated).toBe(outputs.outcome === 'escalated' ? 'true' : 'false');
     expect(result.summary).toContain('### loop-runtime');
     expect(result.summary).toContain('daily-triage');
+    expect(result.outputs.gate).toMatchObject({ allowed: 'true', reason: 'maintainer has write access' });
     const branches = await run('git', ['branch', '--list', 'loop-runtime-state'], { cwd: origin });
     expect(branches.stdout).toContain('loop-runtime-state');
+  }, 180_000);
+
+  it('event mode from an actor with read access: the gate skips the tick before it runs; green, outcome skipped', async () => {
+    const result = await runAction({ loop: 'daily-triage', mode: 'event', 'state-branch': '' }, { action: 'opened', sender: { type: 'User' } }, 'reader');
+    expect(result.failed, explain(result)).toBe(false);
+    expect(result.outputs.gate).toMatchObject({ allowed: 'false' });
+    expect(result.outputs.gate!.reason).toContain('permission: reader has read access to acme/demo');
+    expect(result.steps[5]!.output).toContain('Skipped by the trigger gate.');
+    expect(result.outputs.summary).toMatchObject({ outcome: 'skipped', tokens: '0', escalated: 'false' });
+    expect(result.summary).toContain('trigger gate');
   }, 180_000);
 
   it('a bad mode input stops before the tick with an error naming the fix; the summary still reports no-output and fails', async () => {
@@ -113,7 +134,7 @@ describe('the Action, its composite steps run locally', () => {
     const check = result.steps[2]!;
     expect(check.exitCode).toBe(3);
     expect(check.output).toContain("input mode is 'sometimes', not schedule or event. To fix:");
-    expect(result.steps.map((step) => step.status)).toEqual(['uses-skipped', 'ran', 'ran', 'skipped', 'skipped', 'ran', 'ran']);
+    expect(result.steps.map((step) => step.status)).toEqual(['uses-skipped', 'ran', 'ran', 'skipped', 'skipped', 'skipped', 'ran', 'ran']);
     expect(result.outputs.summary).toMatchObject({ outcome: 'no-output', tokens: '0', escalated: 'false' });
     expect(result.summary).toContain('no JSON output');
   }, 180_000);

@@ -40,7 +40,7 @@ describe('action.yml', async () => {
 
   it('is a composite with the documented inputs and outputs, every run: step in bash', () => {
     expect(action.runs.using).toBe('composite');
-    expect(Object.keys(action.inputs)).toEqual(['loop', 'level', 'backend', 'mode', 'state-branch', 'node-version']);
+    expect(Object.keys(action.inputs)).toEqual(['loop', 'level', 'backend', 'mode', 'state-branch', 'allow-bots', 'node-version']);
     expect(Object.keys(action.outputs)).toEqual(['outcome', 'tokens', 'cost-usd', 'pull-request-url', 'escalated']);
     for (const [name, output] of Object.entries(action.outputs)) expect(output.value).toBe(`\${{ steps.summary.outputs.${name} }}`);
     for (const step of action.runs.steps.filter((candidate) => candidate.run)) expect(step.shell).toBe('bash');

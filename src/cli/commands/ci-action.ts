@@ -3,11 +3,11 @@
  * Action (action.yml) pinned to a commit (src/ci/action-workflow.ts). Without --action-ref it writes a placeholder the
  * first run fails on, and says so.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
 import type { WorkflowLoop } from '../../ci/github-workflow.js';
-import type { CommandOutput } from '../command.js';
+import type { CommandContext, CommandOutput } from '../command.js';
 
 export interface CiInitActionInput {
   root: string;
@@ -46,4 +46,31 @@ export async function ciInitAction({ root, loops, stateBranch, cron, options }: 
     secrets.length ? `Add these repository secrets: ${secrets.join(', ')}.` : 'No secrets needed for these backends.',
   ].filter((line) => line !== null).join('\n');
   return { exitCode: ExitCode.ok, json: { ...json, written: true }, text };
+}
+
+/**
+ * `loop-runtime ci gate [--loop <id>] [--allow-bots a,b]`: the Action's trigger gate for `mode: event`
+ * (src/ci/trigger-gate.ts), run before the tick reads the event. Always exits 0: a skip is a result, not a failure.
+ * Writes `allowed` and `reason` to `$GITHUB_OUTPUT`; on a skip, `LOOP_RUNTIME_GATE=skipped` to `$GITHUB_ENV` and a
+ * `run --json`-shaped result (`action: skipped`) to `$RUNNER_TEMP/loop-runtime.json`, which the summary reports.
+ */
+export async function ciGate({ options, io }: CommandContext): Promise<CommandOutput> {
+  const { checkTrigger } = await import('../../ci/trigger-gate.js');
+  const env = io.env;
+  let event: Record<string, unknown> = {};
+  if (env.GITHUB_EVENT_PATH) event = (JSON.parse(await readFile(env.GITHUB_EVENT_PATH, 'utf8').catch(() => '{}')) as Record<string, unknown> | null) ?? {};
+  const allowBots = typeof options.allowBots === 'string' ? options.allowBots.split(',').map((login) => login.trim()).filter(Boolean) : [];
+  const verdict = await checkTrigger({ event, actor: env.GITHUB_ACTOR, repository: env.GITHUB_REPOSITORY, token: env.GH_TOKEN ?? env.GITHUB_TOKEN, apiUrl: env.GITHUB_API_URL, allowBots });
+  const reason = verdict.allowed ? `${verdict.actor} has ${verdict.permission} access` : `${verdict.reason}: ${verdict.message}`;
+  if (env.GITHUB_OUTPUT) await appendFile(env.GITHUB_OUTPUT, `allowed=${verdict.allowed}\nreason=${reason.replace(/[\r\n]+/g, ' ')}\n`, 'utf8');
+  if (!verdict.allowed) {
+    if (env.GITHUB_ENV) await appendFile(env.GITHUB_ENV, 'LOOP_RUNTIME_GATE=skipped\n', 'utf8');
+    if (env.RUNNER_TEMP) {
+      const loop = typeof options.loop === 'string' && options.loop ? options.loop : '?';
+      const skipped = { decisions: [{ id: loop, action: 'skipped', message: `trigger gate: ${reason}` }], exitCode: ExitCode.ok };
+      await writeFile(join(env.RUNNER_TEMP, 'loop-runtime.json'), `${JSON.stringify(skipped)}\n`, 'utf8');
+    }
+  }
+  const text = verdict.allowed ? `Trigger allowed: ${reason}.` : `::notice title=loop-runtime trigger gate::tick skipped (${reason.replace(/[\r\n%]+/g, ' ')})`;
+  return { exitCode: ExitCode.ok, json: verdict, text };
 }

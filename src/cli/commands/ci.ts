@@ -18,7 +18,8 @@ export async function ciCommand(context: CommandContext): Promise<CommandOutput>
   const action = context.args[0];
   if (action === 'init') return ciInit(context);
   if (action === 'summary') return ciSummary(context);
-  throw new LoopRuntimeError('USAGE', `ci ${action ?? ''} is not a ci action.`, { fix: 'use `loop-runtime ci init` or `loop-runtime ci summary <file.json>`.' });
+  if (action === 'gate') return (await import('./ci-action.js')).ciGate(context);
+  throw new LoopRuntimeError('USAGE', `ci ${action ?? ''} is not a ci action.`, { fix: 'use `loop-runtime ci init`, `loop-runtime ci summary <file.json>` or `loop-runtime ci gate`.' });
 }
 
 /** Agent backends that run contained in bubblewrap (see backends/shared/contained-cli.ts). */

@@ -101,6 +101,8 @@ export const commands: CommandDefinition[] = [
       { flags: '--outputs', description: 'ci summary: also write the Action outputs (outcome, tokens, cost-usd, pull-request-url, escalated) to $GITHUB_OUTPUT' },
       { flags: '--action', description: 'ci init: write a workflow that uses the loop-runtime Action (action.yml) pinned by --action-ref' },
       { flags: '--action-ref <owner/repo@sha>', description: 'ci init --action: the Action to use, pinned to a 40-hex commit' },
+      { flags: '--allow-bots <logins>', description: 'ci gate: bot logins (comma-separated) whose events may start a tick' },
+      { flags: '--loop <id>', description: 'ci gate: the loop the event would tick (named in the skipped result)' },
       { flags: '--since <window>', description: 'ci summary: the window of the per-loop metrics lines (default 30d)' },
     ],
     examples: ['loop-runtime ci init', 'loop-runtime ci init --dry-run', 'loop-runtime ci summary result.json --exit-code 0'],
