@@ -181,6 +181,9 @@ export async function openTickSession(options: TickSessionOptions): Promise<Tick
       // Ticks whose caller did not call afterTick (a resumed fleet tick) are recorded here; a tick id is recorded once.
       await recordDelivered(ticks);
       for (const tick of ticks) journal({ v: 1, type: 'tick-result', loop: plan.pattern.id, pid: process.pid, tickId: tick.tickId, at: tick.finishedAt, result: redactStrings(tick, redact) });
+      // Escalations, halts, circuit open, failed delivery: told to a human, after the ticks are recorded; never fails them.
+      const notify = project.settings?.notify;
+      if (notify) await (await import('../adapters/notify/notify-ticks.js')).notifyTicks(ticks.map((tick) => redactStrings(tick, redact)), notify, { env, note });
       return { proposals };
     },
   };

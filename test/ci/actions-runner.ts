@@ -39,6 +39,8 @@ export interface JobResult {
   failed: boolean;
   /** Everything the steps appended to `$GITHUB_STEP_SUMMARY`. */
   summary: string;
+  /** Each step's outputs (`$GITHUB_OUTPUT`), by step id. */
+  outputs: Record<string, Record<string, string>>;
 }
 
 export interface RunJobOptions {
@@ -132,5 +134,5 @@ export async function runJob(job: WorkflowJob, options: RunJobOptions): Promise<
     Object.assign(extraEnv, parseKeyValueFile(await readFile(files.env, 'utf8')));
     if (ran.code !== 0) failed = true;
   }
-  return { steps: results, failed, summary: await readFile(summaryPath, 'utf8') };
+  return { steps: results, failed, summary: await readFile(summaryPath, 'utf8'), outputs: Object.fromEntries(outputs) };
 }

@@ -36,6 +36,8 @@ export interface FakeGitHub extends FakeServer {
    * failing after doing the work).
    */
   failNextCreate(status: number, options?: { created?: boolean }): void;
+  /** Collaborator permissions (`GET /repos/{repo}/collaborators/{user}/permission`); a user not listed is a 404. */
+  permissions: Map<string, 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'none'>;
 }
 
 export async function startFakeGitHub(repository = 'acme/demo'): Promise<FakeGitHub> {
@@ -61,6 +63,7 @@ export async function startFakeGitHub(repository = 'acme/demo'): Promise<FakeGit
   };
   let base = '';
   const failingCreates: Array<{ status: number; created: boolean }> = [];
+  const permissions: FakeGitHub['permissions'] = new Map();
   const server = await startHttpFake((request, response) => {
     const url = new URL(request.url, base);
     const prefix = `/repos/${repository}/pulls`;
@@ -104,6 +107,11 @@ export async function startFakeGitHub(repository = 'acme/demo'): Promise<FakeGit
       const runs = pull?.checkRuns ?? [];
       return sendJson(response, 200, { total_count: runs.length, check_runs: runs });
     }
+    const collaborator = new RegExp(`^/repos/${repository}/collaborators/([^/]+)/permission$`).exec(url.pathname);
+    if (request.method === 'GET' && collaborator) {
+      const permission = permissions.get(decodeURIComponent(collaborator[1]!));
+      return permission ? sendJson(response, 200, { permission, user: { login: decodeURIComponent(collaborator[1]!) } }) : sendJson(response, 404, { message: 'Not Found' });
+    }
     const merge = new RegExp(`^${prefix}/(\\d+)/merge$`).exec(url.pathname);
     if (request.method === 'PUT' && merge) {
       const pull = pulls.find((candidate) => candidate.number === Number(merge[1]));
@@ -117,6 +125,7 @@ export async function startFakeGitHub(repository = 'acme/demo'): Promise<FakeGit
   return {
     ...server,
     pulls,
+    permissions,
     htmlUrl,
     failNextCreate(status, options = {}) {
       failingCreates.push({ status, created: options.created ?? false });

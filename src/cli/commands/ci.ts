@@ -18,7 +18,8 @@ export async function ciCommand(context: CommandContext): Promise<CommandOutput>
   const action = context.args[0];
   if (action === 'init') return ciInit(context);
   if (action === 'summary') return ciSummary(context);
-  throw new LoopRuntimeError('USAGE', `ci ${action ?? ''} is not a ci action.`, { fix: 'use `loop-runtime ci init` or `loop-runtime ci summary <file.json>`.' });
+  if (action === 'gate') return (await import('./ci-action.js')).ciGate(context);
+  throw new LoopRuntimeError('USAGE', `ci ${action ?? ''} is not a ci action.`, { fix: 'use `loop-runtime ci init`, `loop-runtime ci summary <file.json>` or `loop-runtime ci gate`.' });
 }
 
 /** Agent backends that run contained in bubblewrap (see backends/shared/contained-cli.ts). */
@@ -146,8 +147,12 @@ async function ciInit({ options, io }: CommandContext): Promise<CommandOutput> {
   const { githubWorkflow, WORKFLOW_PATH } = await import('../../ci/github-workflow.js');
   const { BACKEND_REQUIREMENTS, shellWord } = await import('../../ci/workflow-install.js');
   const { crontabLine, systemdUnits } = await import('../../ci/server-schedule.js');
-  const install = await installFor(project.root, options.package);
   const stateBranch = options.state === false ? null : typeof options.stateBranch === 'string' ? options.stateBranch : 'loop-runtime-state';
+  if (options.action || options.actionRef !== undefined) {
+    const { ciInitAction } = await import('./ci-action.js');
+    return ciInitAction({ root: project.root, loops: plans.map(workflowLoopFromPlan), stateBranch, ...(cron ? { cron } : {}), options });
+  }
+  const install = await installFor(project.root, options.package);
   const workflow = githubWorkflow({ loops: plans.map(workflowLoopFromPlan), install, stateBranch, ...(cron ? { cron } : {}) });
   const server = {
     root: project.root,
@@ -207,8 +212,16 @@ async function ciSummary({ args, options, io }: CommandContext): Promise<Command
   const summary = renderCiSummary(output, { ...(given !== undefined && Number.isInteger(given) ? { exitCode: given } : {}), ...(metrics ? { metrics } : {}) });
   const summaryPath = io.env.GITHUB_STEP_SUMMARY;
   if (summaryPath) await appendFile(summaryPath, `${summary.markdown}\n`, 'utf8');
+  if (options.outputs) await writeActionOutputs(io.env.GITHUB_OUTPUT, output);
   const text = [...summary.annotations, ...(summaryPath ? [] : [summary.markdown])].join('\n');
   return { exitCode: summary.exitCode, json: summary, text };
+}
+
+/** `--outputs`: the Action's outputs (action.yml) into `$GITHUB_OUTPUT`, from the JSON (see action-outputs.ts). */
+async function writeActionOutputs(path: string | undefined, output: unknown): Promise<void> {
+  if (!path) throw new LoopRuntimeError('USAGE', 'ci summary --outputs needs GITHUB_OUTPUT, the file a GitHub step writes its outputs to; it is not set.', { fix: 'run it inside a GitHub Actions step (the Action does), or set GITHUB_OUTPUT=<file> to try it locally.' });
+  const { actionOutputs, githubOutputLines } = await import('../../ci/action-outputs.js');
+  await appendFile(path, githubOutputLines(actionOutputs(output)), 'utf8');
 }
 
 /**

@@ -183,6 +183,17 @@ export const StoreSchema = z.union([
 ]);
 export type StoreSetting = z.infer<typeof StoreSchema>;
 
+/**
+ * `notify:`: tell a human on escalation, halt, circuit open and failed delivery. The webhook URL is a secret (it
+ * is the credential), so the file names the environment variable that holds it, as `store:` does.
+ */
+export const NotifySchema = z.strictObject({
+  webhook: z.string().regex(ENV_REFERENCE, 'must name the environment variable holding the webhook URL, as env:NAME (e.g. env:LOOP_RUNTIME_WEBHOOK_URL): the URL is the credential, which never belongs in a committed file'),
+  /** The console's base URL (e.g. http://127.0.0.1:4317), for a link to the loop in each message. */
+  console: z.string().url().optional(),
+});
+export type NotifySetting = z.infer<typeof NotifySchema>;
+
 /** The `loop-runtime:` block of LOOP.md front matter. */
 export const RuntimeSettingsSchema = LoopSettingsSchema.extend({
   version: z.literal(1).default(1),
@@ -192,6 +203,7 @@ export const RuntimeSettingsSchema = LoopSettingsSchema.extend({
    */
   worktreesDir: z.string().min(1).optional(),
   store: StoreSchema.optional(),
+  notify: NotifySchema.optional(),
   loops: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/), LoopSettingsSchema).optional(),
 });
 export type RuntimeSettings = z.infer<typeof RuntimeSettingsSchema>;

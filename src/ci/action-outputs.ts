@@ -1,0 +1,64 @@
+/**
+ * The outputs of the GitHub Action (action.yml) from `loop-runtime run --json`: `outcome`, `tokens`, `cost-usd`,
+ * `pull-request-url`, `escalated`. Pure: JSON in, `$GITHUB_OUTPUT` text out. Read from the JSON, never from prose, so
+ * a reworded summary cannot change what a workflow's `if:` sees.
+ */
+import { loopsInRunOutput } from './ci-summary.js';
+
+export interface ActionOutputs {
+  /** The tick's kind (proposed, escalated, noop, halted, …), or the decision (not-due, lease-held, error); space-separated for several loops; `no-output` without JSON. */
+  outcome: string;
+  tokens: string;
+  /** Empty when no backend reported a price. */
+  'cost-usd': string;
+  'pull-request-url': string;
+  escalated: 'true' | 'false';
+}
+
+interface TickLike {
+  kind?: string;
+  tokens?: number;
+  costUsd?: number | null;
+  delivery?: { kind?: string; url?: string } | null;
+}
+
+function ticksAndActions(output: Record<string, unknown>): Array<{ tick: TickLike | null; action: string }> {
+  if (Array.isArray(output.decisions)) {
+    return (output.decisions as Array<Record<string, unknown>>).map((decision) => ({ tick: (decision.tick as TickLike | undefined) ?? null, action: String(decision.action ?? 'unknown') }));
+  }
+  if (Array.isArray(output.ticks)) return (output.ticks as TickLike[]).map((tick) => ({ tick, action: 'ticked' }));
+  return [];
+}
+
+/**
+ * @example
+ * ```ts
+ * actionOutputs({ pattern: { id: 'ci-sweeper' }, ticks: [{ kind: 'escalated', tokens: 120 }] });
+ * // → { outcome: 'escalated', tokens: '120', 'cost-usd': '', 'pull-request-url': '', escalated: 'true' }
+ * ```
+ */
+export function actionOutputs(output: unknown): ActionOutputs {
+  const none: ActionOutputs = { outcome: 'no-output', tokens: '0', 'cost-usd': '', 'pull-request-url': '', escalated: 'false' };
+  if (typeof output !== 'object' || output === null) return none;
+  const record = output as Record<string, unknown>;
+  if (record.error !== undefined || Array.isArray(record.issues)) return { ...none, outcome: 'error' };
+  const rows = ticksAndActions(record);
+  const outcomes = rows.map((row) => row.tick?.kind ?? row.action);
+  const costs = rows.map((row) => row.tick?.costUsd).filter((cost): cost is number => typeof cost === 'number');
+  const url = rows.map((row) => row.tick?.delivery?.url).find((value): value is string => typeof value === 'string' && value !== '');
+  return {
+    outcome: outcomes.length ? outcomes.join(' ') : loopsInRunOutput(output).length ? 'unknown' : 'nothing-configured',
+    tokens: String(rows.reduce((total, row) => total + (row.tick?.tokens ?? 0), 0)),
+    'cost-usd': costs.length ? costs.reduce((total, cost) => total + cost, 0).toFixed(4) : '',
+    'pull-request-url': url ?? '',
+    escalated: outcomes.includes('escalated') ? 'true' : 'false',
+  };
+}
+
+/** `name=value` lines for `$GITHUB_OUTPUT`; a value with a line break (none expected) gets GitHub's heredoc form. */
+export function githubOutputLines(outputs: ActionOutputs): string {
+  return Object.entries(outputs)
+    .map(([name, value]) => (/[\r\n]/.test(value) ? `${name}<<LOOP_RUNTIME_EOF\n${value}\nLOOP_RUNTIME_EOF` : `${name}=${value}`))
+    .join('\n')
+    .concat('\n');
+}

@@ -1,0 +1,96 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { validateAction, validateWorkflow } from '@action-validator/core';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { actionOutputs, githubOutputLines } from './action-outputs.js';
+import { ACTION_REF_PLACEHOLDER, actionWorkflow, CHECKOUT_PINNED, PINNED_ACTION_REF } from './action-workflow.js';
+import type { WorkflowLoop } from './github-workflow.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const SHA = /@[0-9a-f]{40}$/;
+const MINUTE = 60_000;
+const LOOPS: WorkflowLoop[] = [
+  { id: 'ci-sweeper', cadence: { text: '5m-15m', minIntervalMs: 5 * MINUTE, maxIntervalMs: 15 * MINUTE }, backend: 'claude-code', delivery: 'pull-request', timeoutMs: 30 * MINUTE, probeCommands: [], sandbox: true },
+  { id: 'daily-triage', cadence: { text: '1d-2h', minIntervalMs: 120 * MINUTE, maxIntervalMs: 1440 * MINUTE }, backend: 'openai', delivery: 'local', timeoutMs: 20 * MINUTE, probeCommands: [], sandbox: false },
+];
+
+/** Every `uses:` value anywhere in a parsed YAML document. */
+function usesOf(node: unknown): string[] {
+  if (Array.isArray(node)) return node.flatMap(usesOf);
+  if (typeof node !== 'object' || node === null) return [];
+  return Object.entries(node).flatMap(([key, value]) => (key === 'uses' && typeof value === 'string' ? [value] : usesOf(value)));
+}
+
+const unpinned = (yaml: string) => usesOf(parse(yaml)).filter((uses) => !SHA.test(uses));
+
+describe('action.yml', async () => {
+  const text = await readFile(join(ROOT, 'action.yml'), 'utf8');
+  const action = parse(text) as { inputs: Record<string, unknown>; outputs: Record<string, { value: string }>; runs: { using: string; steps: Array<{ uses?: string; run?: string; shell?: string }> } };
+
+  it('passes the Action metadata validator (@action-validator/core)', () => {
+    expect(validateAction(text).errors).toEqual([]);
+  });
+
+  it('pins every uses: to a 40-hex commit; the check catches a tag (the twin)', () => {
+    expect(usesOf(action).length).toBeGreaterThan(0);
+    expect(unpinned(text)).toEqual([]);
+    expect(unpinned(text.replace(/@[0-9a-f]{40}/, '@v4'))).toEqual(['actions/setup-node@v4']);
+  });
+
+  it('is a composite with the documented inputs and outputs, every run: step in bash', () => {
+    expect(action.runs.using).toBe('composite');
+    expect(Object.keys(action.inputs)).toEqual(['loop', 'level', 'backend', 'mode', 'state-branch', 'allow-bots', 'node-version']);
+    expect(Object.keys(action.outputs)).toEqual(['outcome', 'tokens', 'cost-usd', 'pull-request-url', 'escalated']);
+    for (const [name, output] of Object.entries(action.outputs)) expect(output.value).toBe(`\${{ steps.summary.outputs.${name} }}`);
+    for (const step of action.runs.steps.filter((candidate) => candidate.run)) expect(step.shell).toBe('bash');
+  });
+});
+
+describe('ci init --action workflow', () => {
+  const ref = 'acme/loop-runtime@0123456789abcdef0123456789abcdef01234567';
+
+  it('uses the Action at the given commit, checkout pinned, and passes the workflow validator', () => {
+    const text = actionWorkflow({ loops: LOOPS, actionRef: ref });
+    expect(validateWorkflow(text).errors).toEqual([]);
+    expect(usesOf(parse(text))).toEqual([CHECKOUT_PINNED, ref, CHECKOUT_PINNED, ref]);
+    expect(unpinned(text)).toEqual([]);
+    const jobs = (parse(text) as { jobs: Record<string, { permissions: object; env?: object; steps: Array<{ with?: Record<string, string> }> }> }).jobs;
+    expect(jobs['ci-sweeper']!.permissions).toEqual({ contents: 'write', 'pull-requests': 'write' });
+    expect(jobs['ci-sweeper']!.steps[1]!.with).toMatchObject({ loop: 'ci-sweeper', 'state-branch': 'loop-runtime-state' });
+    expect(jobs['daily-triage']!.env).toEqual({ OPENAI_API_KEY: '${{ secrets.OPENAI_API_KEY }}' });
+  });
+
+  it('without a ref writes a placeholder that says what to replace, and the pin check flags it', () => {
+    const text = actionWorkflow({ loops: LOOPS, actionRef: null, stateBranch: null });
+    expect(text).toContain(ACTION_REF_PLACEHOLDER);
+    expect(text).toMatch(/REPLACE .* with <owner>\/loop-runtime@<40-hex commit sha>/);
+    expect(unpinned(text)).toEqual([ACTION_REF_PLACEHOLDER, ACTION_REF_PLACEHOLDER]);
+  });
+
+  it('accepts only owner/repo@<40-hex> refs', () => {
+    expect(PINNED_ACTION_REF.test(ref)).toBe(true);
+    expect(PINNED_ACTION_REF.test('acme/loop-runtime@v1')).toBe(false);
+    expect(PINNED_ACTION_REF.test('acme/loop-runtime@main')).toBe(false);
+    expect(PINNED_ACTION_REF.test('acme/loop-runtime@0123456')).toBe(false);
+  });
+});
+
+describe('actionOutputs', () => {
+  it('reads outcome, tokens, cost, pull request and escalation from run --json', () => {
+    const proposed = { pattern: { id: 'ci-sweeper' }, ticks: [{ kind: 'proposed', tokens: 1200, costUsd: 0.0123, delivery: { kind: 'pull-request', url: 'https://example.invalid/pr/7' } }] };
+    expect(actionOutputs(proposed)).toEqual({ outcome: 'proposed', tokens: '1200', 'cost-usd': '0.0123', 'pull-request-url': 'https://example.invalid/pr/7', escalated: 'false' });
+    const escalated = { decisions: [{ id: 'a', action: 'ticked', tick: { kind: 'escalated', tokens: 5 } }, { id: 'b', action: 'not-due' }] };
+    expect(actionOutputs(escalated)).toEqual({ outcome: 'escalated not-due', tokens: '5', 'cost-usd': '', 'pull-request-url': '', escalated: 'true' });
+  });
+
+  it('says no-output without JSON and error for an error', () => {
+    expect(actionOutputs(null).outcome).toBe('no-output');
+    expect(actionOutputs({ error: { code: 'CONFIG_INVALID', message: 'x' } }).outcome).toBe('error');
+  });
+
+  it('writes name=value lines, and the heredoc form for a value with a line break', () => {
+    const lines = githubOutputLines({ outcome: 'a\nb', tokens: '1', 'cost-usd': '', 'pull-request-url': '', escalated: 'false' });
+    expect(lines).toBe('outcome<<LOOP_RUNTIME_EOF\na\nb\nLOOP_RUNTIME_EOF\ntokens=1\ncost-usd=\npull-request-url=\nescalated=false\n');
+  });
+});
