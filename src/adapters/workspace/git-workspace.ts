@@ -176,6 +176,18 @@ export class GitWorkspace implements Workspace {
     const reviewed = this.reviewed.get(handle.id);
     return reviewed === undefined ? refuseCommit(handle, 'changes() was never read, so no reviewed tree can be restored after the base tests') : withBaseFiles(handle, reviewed, paths, run);
   }
+  /** Back to the base exactly: `reset --hard` restores tracked files, `clean -fd` (no `-x`) removes untracked, non-ignored ones. */
+  async resetToBase(handle: WorkspaceHandle): Promise<WorkspaceResult<{}>> {
+    const worktree = git(handle.path);
+    try {
+      await worktree.raw(['reset', '--hard', '--quiet', handle.baseCommit]);
+      await worktree.raw(['clean', '-f', '-d', '--quiet']);
+      this.reviewed.delete(handle.id);
+      return { ok: true };
+    } catch (error) {
+      return gitFailure(`Could not reset ${handle.path} to the base ${handle.baseCommit.slice(0, 12)} after the baseline run`, error);
+    }
+  }
   /** The checkout's node_modules / .venv / venv, for commands to see read-only (never copied). */
   dependencyDirs(handle: WorkspaceHandle): Promise<ReadOnlyBind[]> {
     return dependencyDirs(this.store.root, handle);

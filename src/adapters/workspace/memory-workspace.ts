@@ -140,6 +140,14 @@ export class MemoryWorkspace implements Workspace {
     }
   }
 
+  /** Back to the base: the attempt's edits are forgotten (what `git reset --hard && git clean -fd` does to a worktree). */
+  async resetToBase(handle: WorkspaceHandle): Promise<WorkspaceResult<{}>> {
+    const attempt = this.attempt(handle);
+    attempt.edits.clear();
+    delete attempt.reviewed;
+    return { ok: true };
+  }
+
   /** Deletes a file in the attempt (what `git rm` would do in a worktree). */
   remove(handle: WorkspaceHandle, path: string): void {
     this.attempt(handle).edits.set(normalizeWorkspacePath(path), null);

@@ -84,6 +84,15 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
     await ports.workspace.discard(handle);
     return { kind: 'paused', source: INTERRUPT_SOURCE };
   }
+  if (baseline && ports.workspace.resetToBase) {
+    // The baseline's commands ran in this worktree: whatever they wrote must not become the implementer's change.
+    const reset = await ports.workspace.resetToBase(handle);
+    if (!reset.ok) {
+      await ports.workspace.discard(handle);
+      context.step('workspace', `reset after the baseline failed: ${reset.message}`);
+      return { kind: 'failed', phase: 'workspace', message: reset.message, retryable: reset.retryable };
+    }
+  }
 
   const implemented = await context.callBackend({
     role: 'implement',

@@ -109,6 +109,13 @@ export interface Workspace {
    */
   withBaseFiles?<T>(handle: WorkspaceHandle, paths: readonly string[], run: () => Promise<T>): Promise<WorkspaceResult<{ value: T }>>;
   /**
+   * Optional capability: puts the workspace back exactly at the base commit — tracked files restored, untracked
+   * files that are not ignored removed (ignored build outputs and caches may stay). The engine calls it after the
+   * baseline verification run, so a file a command wrote at the base never becomes part of the implementer's
+   * change. Fails with `git`/`io` when the workspace could not be reset (then the tick must not go on).
+   */
+  resetToBase?(handle: WorkspaceHandle): Promise<WorkspaceResult<{}>>;
+  /**
    * Optional capability: the repository's installed dependency directories (`node_modules`, `.venv`, `venv`) a
    * command in this workspace may see read-only, as absolute `source` (in the user's checkout) → `target` (the
    * same place in the workspace) pairs. Only directories that exist at the source and are absent from the
