@@ -10,6 +10,7 @@ import { changedPaths, type AttemptRecord, type ChangedFile, type DeliveryRecord
 import { INTERRUPT_SOURCE, overrunHalt, type TickContext } from './tick-context.js';
 import type { TickBase, TickResult, VerificationSummary } from './tick-result.js';
 import { runBaseline, verifyChange } from './verify-phase.js';
+import { cannotRunAtBase, type CannotRun } from '../verify/base-runnable.js';
 import { commitMessage, pullRequestBody, pullRequestTitle } from './change-message.js';
 
 type Outcome = TickResult extends infer T ? (T extends TickBase ? Omit<T, keyof TickBase> : never) : never;
@@ -83,6 +84,14 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
     // Stopped before the implementer wrote anything: nothing to keep for a human.
     await ports.workspace.discard(handle);
     return { kind: 'paused', source: INTERRUPT_SOURCE };
+  }
+  const cannotRun = baseline ? baseline.evidence.map(cannotRunAtBase).filter((entry): entry is CannotRun => entry !== null) : [];
+  if (cannotRun.length > 0) {
+    // Judging any change by a command that cannot run is paying an implementer for nothing: the tick stops here.
+    await ports.workspace.discard(handle);
+    const message = `Stopped before the implementer: ${cannotRun.map((entry) => entry.message).join(' ')}`;
+    context.step('verify', message);
+    return { kind: 'failed', phase: 'verify', message, retryable: false, cause: 'verification-cannot-run', cannotRun };
   }
   if (baseline && ports.workspace.resetToBase) {
     // The baseline's commands ran in this worktree: whatever they wrote must not become the implementer's change.
