@@ -9,7 +9,7 @@ import type { EnginePorts } from './engine-ports.js';
 import { changedPaths, type AttemptRecord, type ChangedFile, type DeliveryRecord, type WorkItem, type WorkspaceHandle } from '../ports/index.js';
 import { INTERRUPT_SOURCE, overrunHalt, type TickContext } from './tick-context.js';
 import type { TickBase, TickResult, VerificationSummary } from './tick-result.js';
-import { runBaseline, verifyChange } from './verify-phase.js';
+import { runBaseline, verificationBrief, verifyChange } from './verify-phase.js';
 import { cannotRunAtBase, type CannotRun } from '../verify/base-runnable.js';
 import { commitMessage, pullRequestBody, pullRequestTitle } from './change-message.js';
 
@@ -102,6 +102,7 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
       return { kind: 'failed', phase: 'workspace', message: reset.message, retryable: reset.retryable };
     }
   }
+  const brief = await verificationBrief(context, ports, handle, baseline);
 
   const implemented = await context.callBackend({
     role: 'implement',
@@ -111,6 +112,7 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
     ...(ports.commands ? { commands: ports.commands } : {}),
     ...(files ? { files } : {}),
     ...(previousFailure ? { previousFailure } : {}),
+    ...(brief ? { verification: brief } : {}),
   });
   if (implemented.kind === 'paused' && context.interrupted) {
     // The operator stopped it: the half-done work stays for a look (inbox: approve or reject), unverified.
