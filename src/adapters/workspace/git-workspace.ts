@@ -9,12 +9,13 @@
  * and parked in a small pool; the next attempt moves one into place and
  * switches its branch instead of checking out every file again.
  */
-import type { ChangeSet, Clock, CommitRecord, CommitRequest, ReadOnlyBind, WorkItem, Workspace, WorkspaceFiles, WorkspaceHandle, WorkspaceResult } from '../../core/ports/index.js';
+import type { BaselineCache, ChangeSet, Clock, CommitRecord, CommitRequest, ReadOnlyBind, WorkItem, Workspace, WorkspaceFiles, WorkspaceHandle, WorkspaceResult } from '../../core/ports/index.js';
 import { buildChangedFiles, capPatch, parseBinaryPaths, parseNameStatus, splitNul, withTrailers } from '../../core/workspace/git-diff-parse.js';
 import { makeWorktreeId, updateEntry, type PoolSlot, type WorktreeEntry } from '../../core/workspace/worktree-manifest.js';
 import { confinedFiles } from './git-confined-files.js';
 import { dependencyDirs, readAtCommit, withBaseFiles } from './git-base-files.js';
 import { recoverWorktrees } from './git-recover.js';
+import { fileBaselineCache } from './git-baseline-cache.js';
 import { git, gitFailure, identityEnv } from '../git/git-run.js';
 import { resolveBase, type ResolvedBase } from './git-resolve-base.js';
 import { liveWorktrees, WorktreeStore } from './git-worktree-store.js';
@@ -187,6 +188,10 @@ export class GitWorkspace implements Workspace {
     } catch (error) {
       return gitFailure(`Could not reset ${handle.path} to the base ${handle.baseCommit.slice(0, 12)} after the baseline run`, error);
     }
+  }
+  /** Base results across ticks, in the checkout's `.loop-runtime/` (see git-baseline-cache.ts). */
+  baselineCache(): BaselineCache {
+    return fileBaselineCache(this.store.root);
   }
   /** The checkout's node_modules / .venv / venv, for commands to see read-only (never copied). */
   dependencyDirs(handle: WorkspaceHandle): Promise<ReadOnlyBind[]> {

@@ -17,6 +17,7 @@ import { combineVerdict } from '../verify/combine-verdict.js';
 import { planReports, runWithReport, testSummary } from '../verify/test-reports/run-with-report.js';
 import { verificationEdits, type VerificationEdit } from '../verify/verification-paths.js';
 import { implementerBrief } from '../verify/implementer-brief.js';
+import { baselineCacheKey, cacheableBaseline, cachedBaseline } from '../verify/baseline-cache.js';
 import { scriptsOf } from '../verify/test-reports/detect-test-runner.js';
 import type { EnginePorts } from './engine-ports.js';
 import type { ChangeSet, CheckOutput, CommandEvidence, ImplementVerification, ReadOnlyBind, Verdict, WorkItem, WorkspaceHandle } from '../ports/index.js';
@@ -62,7 +63,12 @@ async function runAll(context: TickContext, ports: EnginePorts, handle: Workspac
 export async function runBaseline(context: TickContext, ports: EnginePorts, handle: WorkspaceHandle): Promise<BaselineSummary | null> {
   const planned = context.plan.phases.verify;
   if (!planned.enabled || planned.commands.length === 0 || !ports.commands) return null;
-  const evidence = await runAll(context, ports, handle, planned.commands, (await ports.workspace.dependencyDirs?.(handle)) ?? []);
+  const cache = ports.workspace.baselineCache?.(handle);
+  const key = baselineCacheKey(handle.baseCommit, planned.commands, ports.commands);
+  const cached = cache ? cachedBaseline(await cache.read(key).catch(() => null), planned.commands) : null;
+  const evidence = cached ?? (await runAll(context, ports, handle, planned.commands, (await ports.workspace.dependencyDirs?.(handle)) ?? []));
+  if (cached) context.step('verify', `base ${handle.baseCommit.slice(0, 12)}: results from the cache (same commit, commands and environment); nothing ran`);
+  else if (cache && !context.interrupted && cacheableBaseline(evidence, planned.commands)) await cache.write(key, evidence).catch(() => undefined);
   if (context.interrupted) {
     context.step('verify', `base ${handle.baseCommit.slice(0, 12)}: interrupted by ${context.interruptedBy} before the implementer`);
     return null;
