@@ -94,9 +94,9 @@ export class MemoryWorkspace implements Workspace {
       this.baselineCache = (handle) => {
         this.attempt(handle);
         return {
-          read: async (key) => structuredClone(this.baselines.get(key) ?? null),
+          read: async (key) => JSON.parse(JSON.stringify(this.baselines.get(key) ?? null)) as unknown,
           write: async (key, value) => {
-            this.baselines.set(key, structuredClone(value));
+            this.baselines.set(key, JSON.parse(JSON.stringify(value ?? null)) as unknown);
           },
         };
       };
