@@ -53,10 +53,11 @@ describe.runIf(sandbox.kind === 'bwrap')('per-test verification, end to end in b
     const honest = await perTestTick(files, PYTHON_FIX, { untracked: addVenvWithPlugin });
     expect(honest.detected).toEqual(['.venv/bin/python -m pytest -q']);
     expectCommitted(honest, 'src/textutil.py', 'tests.test_textutil::test_parse_pair');
-    // The twin: the same repository verified with pytest on PATH fails on the plugin's option, at the base and after.
+    // The twin: the same repository verified with pytest on PATH fails on the plugin's option at the base (a usage
+    // error, exit 4), so the tick stops before the implementer, naming it.
     const onPath = await perTestTick(files, PYTHON_FIX, { untracked: addVenvWithPlugin, verify: ['pytest -q'] });
     expect(onPath.committed).toEqual([]);
-    expect(onPath.reasons.join('\n')).toMatch(/`pytest -q` failed with exit code 4/);
+    expect(onPath.result).toMatchObject({ kind: 'failed', cause: 'verification-cannot-run', cannotRun: [{ command: 'pytest -q', kind: 'usage-error' }] });
   }, LONG);
 
   it('Go: the honest fix is committed with TestParsePair still red; t.Skip on a passing test is rejected naming it', async () => {

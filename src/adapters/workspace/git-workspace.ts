@@ -9,12 +9,13 @@
  * and parked in a small pool; the next attempt moves one into place and
  * switches its branch instead of checking out every file again.
  */
-import type { ChangeSet, Clock, CommitRecord, CommitRequest, ReadOnlyBind, WorkItem, Workspace, WorkspaceFiles, WorkspaceHandle, WorkspaceResult } from '../../core/ports/index.js';
+import type { BaselineCache, ChangeSet, Clock, CommitRecord, CommitRequest, ReadOnlyBind, WorkItem, Workspace, WorkspaceFiles, WorkspaceHandle, WorkspaceResult } from '../../core/ports/index.js';
 import { buildChangedFiles, capPatch, parseBinaryPaths, parseNameStatus, splitNul, withTrailers } from '../../core/workspace/git-diff-parse.js';
 import { makeWorktreeId, updateEntry, type PoolSlot, type WorktreeEntry } from '../../core/workspace/worktree-manifest.js';
 import { confinedFiles } from './git-confined-files.js';
 import { dependencyDirs, readAtCommit, withBaseFiles } from './git-base-files.js';
 import { recoverWorktrees } from './git-recover.js';
+import { fileBaselineCache } from './git-baseline-cache.js';
 import { git, gitFailure, identityEnv } from '../git/git-run.js';
 import { resolveBase, type ResolvedBase } from './git-resolve-base.js';
 import { liveWorktrees, WorktreeStore } from './git-worktree-store.js';
@@ -175,6 +176,22 @@ export class GitWorkspace implements Workspace {
   async withBaseFiles<T>(handle: WorkspaceHandle, paths: readonly string[], run: () => Promise<T>): Promise<WorkspaceResult<{ value: T }>> {
     const reviewed = this.reviewed.get(handle.id);
     return reviewed === undefined ? refuseCommit(handle, 'changes() was never read, so no reviewed tree can be restored after the base tests') : withBaseFiles(handle, reviewed, paths, run);
+  }
+  /** Back to the base exactly: `reset --hard` restores tracked files, `clean -fd` (no `-x`) removes untracked, non-ignored ones. */
+  async resetToBase(handle: WorkspaceHandle): Promise<WorkspaceResult<{}>> {
+    const worktree = git(handle.path);
+    try {
+      await worktree.raw(['reset', '--hard', '--quiet', handle.baseCommit]);
+      await worktree.raw(['clean', '-f', '-d', '--quiet']);
+      this.reviewed.delete(handle.id);
+      return { ok: true };
+    } catch (error) {
+      return gitFailure(`Could not reset ${handle.path} to the base ${handle.baseCommit.slice(0, 12)} after the baseline run`, error);
+    }
+  }
+  /** Base results across ticks, in the checkout's `.loop-runtime/` (see git-baseline-cache.ts). */
+  baselineCache(): BaselineCache {
+    return fileBaselineCache(this.store.root);
   }
   /** The checkout's node_modules / .venv / venv, for commands to see read-only (never copied). */
   dependencyDirs(handle: WorkspaceHandle): Promise<ReadOnlyBind[]> {

@@ -7,6 +7,7 @@
  */
 import { LoopRuntimeError } from '../../core/errors.js';
 import type {
+  BaselineCache,
   ChangeSet,
   CommitRecord,
   CommitRequest,
@@ -29,6 +30,8 @@ export interface MemoryWorkspaceOptions {
   retain?: number;
   /** Patch text cap in characters (default 200 000), applied by whole files as the git workspace does. */
   patchLimit?: number;
+  /** Remember base results across ticks (the `baselineCache` capability; off by default: scripted runners count runs). */
+  cacheBaselines?: boolean;
 }
 
 /** A commit of the memory workspace: the request, and each committed path's new content (`null`: deleted). */
@@ -76,6 +79,7 @@ export class MemoryWorkspace implements Workspace {
   private readonly readBaseOption: ((path: string) => Promise<string | null>) | undefined;
   private readonly baseCommit: string;
   private readonly attempts = new Map<string, Attempt>();
+  private readonly baselines = new Map<string, unknown>();
   private counter = 0;
   private readonly retain: number;
   private readonly patchLimit: number;
@@ -86,6 +90,17 @@ export class MemoryWorkspace implements Workspace {
     this.base = new Map(Object.entries(options.files ?? {}));
     this.readBaseOption = options.readBase;
     this.baseCommit = options.baseCommit ?? '0000000';
+    if (options.cacheBaselines) {
+      this.baselineCache = (handle) => {
+        this.attempt(handle);
+        return {
+          read: async (key) => JSON.parse(JSON.stringify(this.baselines.get(key) ?? null)) as unknown,
+          write: async (key, value) => {
+            this.baselines.set(key, JSON.parse(JSON.stringify(value ?? null)) as unknown);
+          },
+        };
+      };
+    }
   }
 
   async prepare(request: Parameters<Workspace['prepare']>[0]): Promise<WorkspaceResult<{ handle: WorkspaceHandle }>> {
@@ -139,6 +154,17 @@ export class MemoryWorkspace implements Workspace {
       }
     }
   }
+
+  /** Back to the base: the attempt's edits are forgotten (what `git reset --hard && git clean -fd` does to a worktree). */
+  async resetToBase(handle: WorkspaceHandle): Promise<WorkspaceResult<{}>> {
+    const attempt = this.attempt(handle);
+    attempt.edits.clear();
+    delete attempt.reviewed;
+    return { ok: true };
+  }
+
+  /** Base results across ticks, kept in memory (one environment: the key alone decides); on with `cacheBaselines`. */
+  readonly baselineCache?: (handle: WorkspaceHandle) => BaselineCache;
 
   /** Deletes a file in the attempt (what `git rm` would do in a worktree). */
   remove(handle: WorkspaceHandle, path: string): void {

@@ -9,7 +9,8 @@ import type { EnginePorts } from './engine-ports.js';
 import { changedPaths, type AttemptRecord, type ChangedFile, type DeliveryRecord, type WorkItem, type WorkspaceHandle } from '../ports/index.js';
 import { INTERRUPT_SOURCE, overrunHalt, type TickContext } from './tick-context.js';
 import type { TickBase, TickResult, VerificationSummary } from './tick-result.js';
-import { runBaseline, verifyChange } from './verify-phase.js';
+import { runBaseline, verificationBrief, verifyChange } from './verify-phase.js';
+import { cannotRunAtBase, type CannotRun } from '../verify/base-runnable.js';
 import { commitMessage, pullRequestBody, pullRequestTitle } from './change-message.js';
 
 type Outcome = TickResult extends infer T ? (T extends TickBase ? Omit<T, keyof TickBase> : never) : never;
@@ -84,6 +85,24 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
     await ports.workspace.discard(handle);
     return { kind: 'paused', source: INTERRUPT_SOURCE };
   }
+  const cannotRun = baseline ? baseline.evidence.map(cannotRunAtBase).filter((entry): entry is CannotRun => entry !== null) : [];
+  if (cannotRun.length > 0) {
+    // Judging any change by a command that cannot run is paying an implementer for nothing: the tick stops here.
+    await ports.workspace.discard(handle);
+    const message = `Stopped before the implementer: ${cannotRun.map((entry) => entry.message).join(' ')}`;
+    context.step('verify', message);
+    return { kind: 'failed', phase: 'verify', message, retryable: false, cause: 'verification-cannot-run', cannotRun };
+  }
+  if (baseline && ports.workspace.resetToBase) {
+    // The baseline's commands ran in this worktree: whatever they wrote must not become the implementer's change.
+    const reset = await ports.workspace.resetToBase(handle);
+    if (!reset.ok) {
+      await ports.workspace.discard(handle);
+      context.step('workspace', `reset after the baseline failed: ${reset.message}`);
+      return { kind: 'failed', phase: 'workspace', message: reset.message, retryable: reset.retryable };
+    }
+  }
+  const brief = await verificationBrief(context, ports, handle, baseline);
 
   const implemented = await context.callBackend({
     role: 'implement',
@@ -93,6 +112,7 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
     ...(ports.commands ? { commands: ports.commands } : {}),
     ...(files ? { files } : {}),
     ...(previousFailure ? { previousFailure } : {}),
+    ...(brief ? { verification: brief } : {}),
   });
   if (implemented.kind === 'paused' && context.interrupted) {
     // The operator stopped it: the half-done work stays for a look (inbox: approve or reject), unverified.

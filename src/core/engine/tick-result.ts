@@ -110,7 +110,17 @@ export type TickResult =
       attempt: number;
       attemptsLeft: number;
     })
-  | (TickBase & { kind: 'failed'; phase: TickStep['phase']; message: string; retryable: boolean; stranded?: StrandedDelivery });
+  | (TickBase & {
+      kind: 'failed';
+      phase: TickStep['phase'];
+      message: string;
+      retryable: boolean;
+      stranded?: StrandedDelivery;
+      /** Why, when the engine knows: `verification-cannot-run` — a verify command could not run at the base (not found, a usage error, no test collected); no implementer ran. */
+      cause?: 'verification-cannot-run';
+      /** With `verification-cannot-run`: each command that could not run, how, and its fix. */
+      cannotRun?: Array<{ command: string; kind: 'command-not-found' | 'usage-error' | 'no-tests-collected'; message: string }>;
+    });
 
 /**
  * A verified, committed change whose delivery failed (phase `deliver`): the

@@ -16,8 +16,11 @@ import { checkDiffIntegrity } from '../verify/check-diff-integrity.js';
 import { combineVerdict } from '../verify/combine-verdict.js';
 import { planReports, runWithReport, testSummary } from '../verify/test-reports/run-with-report.js';
 import { verificationEdits, type VerificationEdit } from '../verify/verification-paths.js';
+import { implementerBrief } from '../verify/implementer-brief.js';
+import { baselineCacheKey, cacheableBaseline, cachedBaseline } from '../verify/baseline-cache.js';
+import { scriptsOf } from '../verify/test-reports/detect-test-runner.js';
 import type { EnginePorts } from './engine-ports.js';
-import type { ChangeSet, CheckOutput, CommandEvidence, ReadOnlyBind, Verdict, WorkItem, WorkspaceHandle } from '../ports/index.js';
+import type { ChangeSet, CheckOutput, CommandEvidence, ImplementVerification, ReadOnlyBind, Verdict, WorkItem, WorkspaceHandle } from '../ports/index.js';
 import { INTERRUPT_SOURCE, type TickContext } from './tick-context.js';
 import type { BaselineSummary } from './tick-result.js';
 
@@ -60,7 +63,12 @@ async function runAll(context: TickContext, ports: EnginePorts, handle: Workspac
 export async function runBaseline(context: TickContext, ports: EnginePorts, handle: WorkspaceHandle): Promise<BaselineSummary | null> {
   const planned = context.plan.phases.verify;
   if (!planned.enabled || planned.commands.length === 0 || !ports.commands) return null;
-  const evidence = await runAll(context, ports, handle, planned.commands, (await ports.workspace.dependencyDirs?.(handle)) ?? []);
+  const cache = ports.workspace.baselineCache?.(handle);
+  const key = baselineCacheKey(handle.baseCommit, planned.commands, ports.commands);
+  const cached = cache ? cachedBaseline(await cache.read(key).catch(() => null), planned.commands) : null;
+  const evidence = cached ?? (await runAll(context, ports, handle, planned.commands, (await ports.workspace.dependencyDirs?.(handle)) ?? []));
+  if (cached) context.step('verify', `base ${handle.baseCommit.slice(0, 12)}: results from the cache (same commit, commands and environment); nothing ran`);
+  else if (cache && !context.interrupted && cacheableBaseline(evidence, planned.commands)) await cache.write(key, evidence).catch(() => undefined);
   if (context.interrupted) {
     context.step('verify', `base ${handle.baseCommit.slice(0, 12)}: interrupted by ${context.interruptedBy} before the implementer`);
     return null;
@@ -76,6 +84,19 @@ export async function runBaseline(context: TickContext, ports: EnginePorts, hand
   const perTest = evidence.map(testSummary).filter((line): line is string => line !== null);
   if (perTest.length) context.step('verify', `base ${base} per test: ${perTest.join('; ')} — where a report shows which tests fail, those must pass and every passing test must keep passing`);
   return { commit: handle.baseCommit, evidence, failing };
+}
+
+/**
+ * What the implementer is told about verification (see `implementerBrief`): the commands as they will run, the
+ * runner each drives (a package script read at the base), the base's failing tests and output. Undefined when no
+ * baseline ran.
+ */
+export async function verificationBrief(context: TickContext, ports: EnginePorts, handle: WorkspaceHandle, baseline: BaselineSummary | null): Promise<ImplementVerification | undefined> {
+  if (!baseline) return undefined;
+  const commands = context.plan.phases.verify.commands;
+  const packageScript = commands.some((spec) => /^\s*(?:npm|pnpm|yarn|bun)\s/.test(spec.command));
+  const scripts = packageScript ? scriptsOf((await ports.workspace.readBase?.(handle, 'package.json')) ?? null) : null;
+  return implementerBrief(commands, baseline.evidence, scripts);
 }
 
 export async function verifyChange(

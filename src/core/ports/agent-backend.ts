@@ -97,6 +97,18 @@ export interface ImplementRequest extends AgentRequestBase {
   files?: WorkspaceFiles;
   /** Previous failure on this item, so the next attempt can do better. */
   previousFailure?: string;
+  /** How the change will be verified and what failed at the base: what a human would be told before starting. */
+  verification?: ImplementVerification;
+}
+
+/**
+ * What the implementer is told about verification: the commands the verifier runs after its change (trusted: from
+ * the plan), with the test runner each drives, and the base's failing commands with their failing test ids and
+ * output tail (untrusted: the repository's own text, already redacted and capped).
+ */
+export interface ImplementVerification {
+  commands: Array<{ command: string; runner: string | null; runs?: string }>;
+  baseFailing: Array<{ command: string; exitCode: number | null; tests: string[]; output: string }>;
 }
 
 /** Check: read-only review of the implementer's change against the verifier's own evidence. */

@@ -109,6 +109,20 @@ export interface Workspace {
    */
   withBaseFiles?<T>(handle: WorkspaceHandle, paths: readonly string[], run: () => Promise<T>): Promise<WorkspaceResult<{ value: T }>>;
   /**
+   * Optional capability: puts the workspace back exactly at the base commit — tracked files restored, untracked
+   * files that are not ignored removed (ignored build outputs and caches may stay). The engine calls it after the
+   * baseline verification run, so a file a command wrote at the base never becomes part of the implementer's
+   * change. Fails with `git`/`io` when the workspace could not be reset (then the tick must not go on).
+   */
+  resetToBase?(handle: WorkspaceHandle): Promise<WorkspaceResult<{}>>;
+  /**
+   * Optional capability: the verification commands' results at a base, remembered across ticks (issue 28). The
+   * engine gives a key naming the base commit, the commands and the runner; the adapter adds the environment's
+   * fingerprint (dependency directories, PATH, tool versions) so a changed environment misses. `read` returns
+   * the stored value or null (missing, unreadable, another fingerprint); the engine validates it before use.
+   */
+  baselineCache?(handle: WorkspaceHandle): BaselineCache;
+  /**
    * Optional capability: the repository's installed dependency directories (`node_modules`, `.venv`, `venv`) a
    * command in this workspace may see read-only, as absolute `source` (in the user's checkout) → `target` (the
    * same place in the workspace) pairs. Only directories that exist at the source and are absent from the
@@ -121,4 +135,10 @@ export interface Workspace {
 export interface ReadOnlyBind {
   source: string;
   target: string;
+}
+
+/** Stored baseline results by key; a value is whatever the engine wrote (it validates what it reads). */
+export interface BaselineCache {
+  read(key: string): Promise<unknown>;
+  write(key: string, value: unknown): Promise<void>;
 }

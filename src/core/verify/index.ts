@@ -1,3 +1,5 @@
+export { cannotRunAtBase } from './base-runnable.js';
+export type { CannotRun, CannotRunKind } from './base-runnable.js';
 export { checkDiffIntegrity } from './check-diff-integrity.js';
 export type { IntegrityFinding, IntegrityKind, IntegrityOptions } from './check-diff-integrity.js';
 export { combineVerdict, parseVerdict } from './combine-verdict.js';

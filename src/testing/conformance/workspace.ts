@@ -207,6 +207,28 @@ export function describeWorkspaceConformance(name: string, makeWorkspace: MakeWo
       expect(await harness.committedPaths(handle)).toEqual(changedPaths(changes));
     });
 
+    it('resetToBase leaves exactly the base: rewritten files restored, new and deleted files undone, nothing to commit', async (context) => {
+      const { workspace } = harness;
+      if (!workspace.resetToBase) {
+        context.skip();
+        return;
+      }
+      const { handle, files } = await start();
+      // What a verification command at the base might do: rewrite a tracked file, write a new one, delete one.
+      await files.write('src/math.ts', 'export const add = () => 0;\n');
+      await files.write('generated/report.txt', 'written by a command\n');
+      await files.remove('README.md');
+      expect(changedPaths(await changesOf(handle))).not.toEqual([]);
+      expect(await workspace.resetToBase(handle)).toMatchObject({ ok: true });
+      expect(await files.read('src/math.ts')).toBe(CONFORMANCE_BASE_FILES['src/math.ts']);
+      expect(await files.read('README.md')).toBe(CONFORMANCE_BASE_FILES['README.md']);
+      expect(await files.read('generated/report.txt')).toBeNull();
+      expect(changedPaths(await changesOf(handle))).toEqual([]);
+      // The attempt goes on from there: what is written after the reset is the change, and only that.
+      await files.write('src/math.ts', 'export const add = (a: number, b: number) => b + a;\n');
+      expect(changedPaths(await changesOf(handle))).toEqual(['src/math.ts']);
+    });
+
     it('refuses to commit before changes() was read', async () => {
       const { handle, files } = await start();
       await files.write('src/math.ts', 'export const add = () => 3;\n');
