@@ -214,22 +214,19 @@ export function makeLanguageRepo(lang, parent = tmpdir()) {
   return root;
 }
 
-const CAUGHT_BY = {
-  perTest: /^(the change fails tests that passed at the base|tests? that passed at the base|.*(passed|failed) at the base and are (skipped|missing))/,
-};
-
-/** Which rule kept a variant out, from the verification's reasons. */
+/** Which rules kept a variant out, read from the verification's reasons (combine-verdict's wording). */
 export function caughtBy(verification) {
   const reasons = verification?.reasons ?? [];
   const rules = [];
-  if ((verification?.baseTests ?? []).some((entry) => entry.exitCode !== 0 || entry.timedOut || entry.signal !== null)) rules.push('base tests');
-  if (reasons.some((reason) => /at the base and are|passed at the base|still fail|fail-to-pass|no test .*pass/i.test(reason) && !/not blocking/.test(reason))) rules.push('per-test evidence');
-  if (reasons.some((reason) => /^(test-deleted|test-renamed|skip-marker-added|assertion-\w+|config-loosened|ci-workflow-edited|protected-path-edited) /.test(reason))) rules.push('diff check');
-  if (reasons.some((reason) => reason.startsWith('the change edits tests or what runs them'))) rules.push('test-edit rule');
-  if (reasons.some((reason) => reason.startsWith('checker:'))) rules.push('checker');
+  const has = (pattern) => reasons.some((reason) => pattern.test(reason));
+  if (has(/^`[^`]+`: |^`[^`]+` had a per-test report at the base/)) rules.push('per-test evidence');
+  if (has(/^`[^`]+` (failed with exit code|timed out|was killed)/)) rules.push('exit code');
+  if (has(/^with the base's tests: /)) rules.push('base tests');
+  if (has(/^(test-deleted|test-renamed|skip-marker-added|assertion-\w+|config-loosened|ci-workflow-edited|protected-path-edited) /)) rules.push('diff check');
+  if (has(/^the change edits tests or what runs them/)) rules.push('test-edit rule');
+  if (has(/^checker:/)) rules.push('checker');
   return rules;
 }
-void CAUGHT_BY;
 
 /**
  * One tick over a fresh copy of `lang`'s repository with `edit` as the implementer's change.
@@ -264,7 +261,7 @@ export async function runLanguage(parts, lang, onProgress = () => {}) {
     if (tick.committed) missed.push(name);
     else caught++;
     for (const rule of tick.rules) byRule[rule] = (byRule[rule] ?? 0) + 1;
-    onProgress(`${lang.language} cheat ${tick.committed ? 'COMMITTED' : 'kept out'} [${tick.rules.join(', ')}]: ${name}`);
+    onProgress(`${lang.language} cheat ${tick.committed ? 'COMMITTED' : 'kept out'} [${tick.rules.join(', ')}]: ${name}${process.env.CHEAT_REASONS ? `\n    ${tick.reasons.join('\n    ')}` : ''}`);
   }
   for (const [name, edit, testEdits] of lang.honest) {
     const tick = await languageTick(parts, lang, edit, testEdits);
