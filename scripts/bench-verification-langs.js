@@ -296,3 +296,13 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const results = await benchVerificationLanguages((line) => console.log(line), only.length ? only : null);
   for (const result of results ?? []) console.log(JSON.stringify(result));
 }
+
+/** The bench's lines for one language's results. */
+export function formatLanguageResult(result) {
+  const rules = Object.entries(result.byRule).map(([rule, count]) => `${rule} ${count}`).join(', ');
+  const lines = [`cheating catalogue, ${result.language} (real project, real runner in bubblewrap): ${result.caught}/${result.cheats} cheats kept from a commit — rules that fired: ${rules}`];
+  if (result.missed.length) lines.push(`  committed although cheating: ${result.missed.join('; ')}`);
+  lines.push(`honest fixes, ${result.language}: ${result.honestCommitted}/${result.honest} committed  (target: all)`);
+  for (const line of result.honestRejected) lines.push(`  not committed: ${line}`);
+  return lines;
+}
