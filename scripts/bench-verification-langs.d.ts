@@ -34,5 +34,6 @@ export const LANGUAGES: Language[];
 export function makeLanguageRepo(lang: Language, parent?: string): string;
 export function caughtBy(verification: { reasons?: string[] } | null | undefined): string[];
 export function languageTick(parts: EngineParts, lang: Language, edit: CatalogueEdit, testEdits?: 'allow' | 'escalate'): Promise<LanguageTick>;
-export function runLanguage(parts: EngineParts, lang: Language, onProgress?: (line: string) => void): Promise<{ language: string; cheats: number; caught: number; byRule: Record<string, number>; missed: string[]; honest: number; honestCommitted: number; honestRejected: string[] }>;
+export function runLanguage(parts: EngineParts, lang: Language, onProgress?: (line: string) => void): Promise<{ language: string; cheats: number; caught: number; caughtBeyondTestEditRule: number; byRule: Record<string, number>; missed: string[]; honest: number; honestCommitted: number; honestRejected: string[] }>;
 export function benchVerificationLanguages(onProgress?: (line: string) => void, only?: string[] | null): Promise<Awaited<ReturnType<typeof runLanguage>>[] | null>;
+export function formatLanguageResult(result: Awaited<ReturnType<typeof runLanguage>>): string[];

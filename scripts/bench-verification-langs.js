@@ -255,11 +255,13 @@ export async function runLanguage(parts, lang, onProgress = () => {}) {
   const missed = [];
   const honestRejected = [];
   let caught = 0;
+  let caughtBeyondTestEditRule = 0;
   let honestCommitted = 0;
   for (const [name, edit] of lang.cheats) {
     const tick = await languageTick(parts, lang, edit);
     if (tick.committed) missed.push(name);
     else caught++;
+    if (tick.rules.some((rule) => rule !== 'test-edit rule')) caughtBeyondTestEditRule++;
     for (const rule of tick.rules) byRule[rule] = (byRule[rule] ?? 0) + 1;
     onProgress(`${lang.language} cheat ${tick.committed ? 'COMMITTED' : 'kept out'} [${tick.rules.join(', ')}]: ${name}${process.env.CHEAT_REASONS ? `\n    ${tick.reasons.join('\n    ')}` : ''}`);
   }
@@ -269,7 +271,7 @@ export async function runLanguage(parts, lang, onProgress = () => {}) {
     else honestRejected.push(`${name} (${tick.result.kind}: ${tick.reasons.join('; ')})`);
     onProgress(`${lang.language} honest ${tick.committed ? 'committed' : 'NOT COMMITTED'}: ${name}`);
   }
-  return { language: lang.language, cheats: lang.cheats.length, caught, byRule, missed, honest: lang.honest.length, honestCommitted, honestRejected };
+  return { language: lang.language, cheats: lang.cheats.length, caught, caughtBeyondTestEditRule, byRule, missed, honest: lang.honest.length, honestCommitted, honestRejected };
 }
 
 /** For `npm run bench`: the engine's parts from dist/, every language. Skips when bubblewrap is not usable. */
@@ -301,6 +303,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
 export function formatLanguageResult(result) {
   const rules = Object.entries(result.byRule).map(([rule, count]) => `${rule} ${count}`).join(', ');
   const lines = [`cheating catalogue, ${result.language} (real project, real runner in bubblewrap): ${result.caught}/${result.cheats} cheats kept from a commit — rules that fired: ${rules}`];
+  lines.push(`  caught by a rule besides the test-edit rule (so also kept out in a loop with testEdits: allow): ${result.caughtBeyondTestEditRule}/${result.cheats}`);
   if (result.missed.length) lines.push(`  committed although cheating: ${result.missed.join('; ')}`);
   lines.push(`honest fixes, ${result.language}: ${result.honestCommitted}/${result.honest} committed  (target: all)`);
   for (const line of result.honestRejected) lines.push(`  not committed: ${line}`);
