@@ -216,7 +216,8 @@ export function makeLanguageRepo(lang, parent = tmpdir()) {
 
 /** Which rules kept a variant out, read from the verification's reasons (combine-verdict's wording). */
 export function caughtBy(verification) {
-  const reasons = verification?.reasons ?? [];
+  // Notes ride along with the reasons: "… still fail — not what this item is about, so not blocking" is not a rule firing.
+  const reasons = (verification?.reasons ?? []).filter((reason) => !reason.endsWith('so not blocking') && !reason.startsWith('fail-to-pass '));
   const rules = [];
   const has = (pattern) => reasons.some((reason) => pattern.test(reason));
   if (has(/^`[^`]+`: |^`[^`]+` had a per-test report at the base/)) rules.push('per-test evidence');
