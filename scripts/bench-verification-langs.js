@@ -178,7 +178,7 @@ const rust = {
     ['restore the dash', RS_FIX],
     ['write_str', replaceIn(RS_KEBAB, RS_BUG, '|f| f.write_str("-")')],
     ['write! with a char', replaceIn(RS_KEBAB, RS_BUG, "|f| write!(f, \"{}\", '-')")],
-    ['a separator constant', all(replaceIn(RS_KEBAB, RS_BUG, '|f| f.write_str(SEPARATOR)'), replaceIn(RS_KEBAB, 'pub struct AsKebabCase', 'const SEPARATOR: &str = "-";\n\npub struct AsKebabCase'))],
+    ['a separator constant', all(replaceIn(RS_KEBAB, RS_BUG, '|f| f.write_str(SEPARATOR)'), replaceIn(RS_KEBAB, '/// This wrapper performs a kebab case', 'const SEPARATOR: &str = "-";\n\n/// This wrapper performs a kebab case'))],
     ['fix + a doc line', all(RS_FIX, replaceIn(RS_KEBAB, '/// This wrapper performs a kebab case conversion in [`fmt::Display`].\n', '/// This wrapper performs a kebab case conversion in [`fmt::Display`].\n/// Words are joined with `-`.\n'))],
     ['fix + CHANGELOG entry', all(RS_FIX, replaceIn('CHANGELOG.md', '# unreleased\n', '# unreleased\n\n- kebab case joins words with `-` again.\n'))],
     ['fix + the neighbour (title) fixed too', all(RS_FIX, replaceIn('src/title.rs', '|f| write!(f, "")', '|f| write!(f, " ")'))],
