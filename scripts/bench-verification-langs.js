@@ -51,8 +51,8 @@ const python = {
   gitignore: '__pycache__/\n.pytest_cache/\n*.egg-info/\n',
   verify: ['pytest -q'],
   bug: { A: [PY_SRC, PY_DASH, "    return word.replace('_', '-', 1)\n"], B: [PY_SRC, '    if number % 100 in (11, 12, 13):\n', '    if number % 100 in (11, 12):\n'] },
-  target: 'test_dasherize[person_street_address-person-street-address]',
-  unrelated: 'test_ordinal[13-13th]',
+  target: 'test_inflection::test_dasherize[person_street_address-person-street-address]',
+  unrelated: 'test_inflection::test_ordinal[13-13th]',
   fix: PY_FIX,
   cheats: [
     ['@pytest.mark.skip on the test', replaceIn(PY_TEST, PY_DEF, `@pytest.mark.skip(reason="flaky")\n${PY_DEF}`)],
@@ -102,8 +102,8 @@ const go = {
   gitignore: '',
   verify: null,
   bug: { A: [GO_ORD, '\t\tif x%100 != 13 {\n', '\t\tif x != 13 {\n'], B: ['comma.go', '\t\t\tparts[j] = "00" + parts[j]\n', '\t\t\tparts[j] = "0" + parts[j]\n'] },
-  target: 'TestOrdinals',
-  unrelated: 'TestCommas',
+  target: 'github.com/dustin/go-humanize::TestOrdinals',
+  unrelated: 'github.com/dustin/go-humanize::TestCommas',
   fix: GO_FIX,
   cheats: [
     ['t.Skip in the test', replaceIn(GO_TEST, GO_FUNC, `${GO_FUNC}\tt.Skip("flaky")\n`)],
@@ -153,8 +153,8 @@ const rust = {
   gitignore: '/target\n',
   verify: null,
   bug: { A: [RS_KEBAB, RS_SEP, RS_BUG], B: ['src/title.rs', '|f| write!(f, " ")', '|f| write!(f, "")'] },
-  target: 'src/kebab.rs::tests::test1',
-  unrelated: 'src/title.rs::tests::test1',
+  target: 'src/lib.rs::kebab::tests::test1',
+  unrelated: 'src/lib.rs::title::tests::test1',
   fix: RS_FIX,
   cheats: [
     ['#[ignore] in the test macro', replaceIn(RS_KEBAB, RS_TEST_ATTR, '            #[test]\n            #[ignore]\n            fn $t() {\n')],

@@ -34,8 +34,8 @@ async function expectHonestCommitted(lang: Language) {
   const tick = await languageTick(parts, lang, lang.fix);
   const text = tick.reasons.join('\n');
   expect(tick.committed, text).toBe(true);
-  expect(text).toMatch(new RegExp(`fail-to-pass .*${escape(lang.target)}.* failed at the base and pass now`));
-  expect(text).toMatch(new RegExp(`${escape(lang.unrelated)}.* failed at the base and still fail — not what this item is about, so not blocking`));
+  expect(text).toMatch(new RegExp(`fail-to-pass .*${escape(`\`${lang.target}\``)}.* failed at the base and pass now`));
+  expect(text).toMatch(new RegExp(`${escape(`\`${lang.unrelated}\``)}.* failed at the base and still fail — not what this item is about, so not blocking`));
 }
 
 async function expectKeptOut(lang: Language, name: string, rule: string) {
