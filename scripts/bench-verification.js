@@ -5,7 +5,9 @@
  * over a small real project, the scripted checker that approves everything).
  * Counts what caught each cheat — the base-test rule, the plain commands, the
  * diff check, the test-edit rule, the checker — and how many honest fixes
- * were committed. Prints numbers; asserts nothing.
+ * were committed. Then the same in Python, Go and Rust on vendored real
+ * projects (scripts/bench-verification-langs.js), which prints its own lines.
+ * Prints numbers; asserts nothing.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -135,5 +137,9 @@ export async function benchVerification() {
     if (committed) honestCommitted++;
     else honestRejected.push(`${name} (${result.kind}: ${(result.verification?.reasons ?? []).join('; ')})`);
   }
-  return { cheats: CHEATS.length, honest: HONEST.length, caught, checkerCalls, missed, keptWithTestEditsAllowed, honestCommitted, honestRejected };
+  // Python, Go and Rust on vendored real projects, through the real runner in bubblewrap (skipped without it).
+  const { benchVerificationLanguages, formatLanguageResult } = await import('./bench-verification-langs.js');
+  const languages = (await benchVerificationLanguages()) ?? [];
+  for (const result of languages) console.log(formatLanguageResult(result).join('\n'));
+  return { cheats: CHEATS.length, honest: HONEST.length, caught, checkerCalls, missed, keptWithTestEditsAllowed, honestCommitted, honestRejected, languages };
 }
