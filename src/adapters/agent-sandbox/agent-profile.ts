@@ -11,30 +11,8 @@
 import type { AgentRole } from '../../core/ports/index.js';
 import { defaultProfile, SandboxProfileSchema, type SandboxProfile } from '../../core/sandbox/sandbox-profile.js';
 
-/** Host paths a CLI and its shell need, read-only. Missing ones are dropped by the adapter. */
-export const SYSTEM_READABLE_PATHS: readonly string[] = [
-  '/usr',
-  '/bin',
-  '/sbin',
-  '/lib',
-  '/lib32',
-  '/lib64',
-  '/libx32',
-  '/etc/alternatives',
-  '/etc/ssl',
-  '/etc/ca-certificates',
-  '/etc/pki',
-  '/etc/resolv.conf',
-  '/etc/hosts',
-  '/etc/passwd',
-  '/etc/group',
-  '/etc/nsswitch.conf',
-  '/etc/localtime',
-  '/etc/ld.so.cache',
-  '/etc/ld.so.conf',
-  '/etc/ld.so.conf.d',
-  '/etc/os-release',
-];
+/** Host paths a CLI and its shell need, read-only: the list the verification sandbox starts from too. */
+export { SYSTEM_READABLE_PATHS } from '../../core/sandbox/verification-profile.js';
 
 export interface AgentProfileInput {
   role: AgentRole;

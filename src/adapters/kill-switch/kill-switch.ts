@@ -14,6 +14,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { LoopHalt, PauseRequest, PauseSource, PauseStatus, StoreKillSwitch } from '../../core/ports/index.js';
+import { pauseStatusOf } from '../../core/ports/kill-switch.js';
 import { activeHalt, haltRunLogLine, resumeRunLogLine } from '../../core/state/halt-lines.js';
 import { appendRunLogLine, parseRunLog, type RunLogEntry } from '../../core/state/run-log.js';
 import { isoSecond } from '../../core/state/state-blocks.js';
@@ -87,9 +88,7 @@ export class FileKillSwitch implements StoreKillSwitch {
   /** A halt outranks a pause: it is the reason a human must act. */
   async check(): Promise<PauseStatus> {
     const { halt, found } = await this.gather();
-    const [first] = found;
-    if (halt) return { paused: true, source: first?.source ?? 'halt', halt };
-    return first ? { paused: true, source: first.source } : { paused: false };
+    return pauseStatusOf(halt, found);
   }
 
   /** The loop's halt no one has resumed yet, or null (always null without `runLog` and `patternId`). */

@@ -7,6 +7,7 @@
  * methodology's and still apply: they are read through `repository`.
  */
 import type { LoopHalt, PauseRequest, PauseSource, PauseStatus, StickyHaltReason, StoreKillSwitch } from '../../core/ports/index.js';
+import { pauseStatusOf } from '../../core/ports/kill-switch.js';
 import type { PostgresDatabase } from './postgres-database.js';
 
 /** Pattern id of the row that pauses every loop of a scope. */
@@ -64,9 +65,7 @@ export class PostgresKillSwitch implements StoreKillSwitch {
   async check(): Promise<PauseStatus> {
     // One halt query and one pause query per check: it runs at tick start and before every backend call.
     const { halt, found } = await this.gather();
-    const [first] = found;
-    if (halt) return { paused: true, source: first?.source ?? 'halt', halt };
-    return first ? { paused: true, source: first.source } : { paused: false };
+    return pauseStatusOf(halt, found);
   }
 
   async activeHalt(): Promise<LoopHalt | null> {

@@ -27,6 +27,20 @@ export interface PauseStatus {
 }
 
 /**
+ * What every kill switch answers from what it found: a halt outranks a pause (it is the reason a human must act).
+ *
+ * @example
+ * ```ts
+ * pauseStatusOf(null, [{ source: 'file loop-pause-all' }]); // → { paused: true, source: 'file loop-pause-all' }
+ * ```
+ */
+export function pauseStatusOf(halt: LoopHalt | null, found: readonly { source: string }[]): PauseStatus {
+  const [first] = found;
+  if (halt) return { paused: true, source: first?.source ?? 'halt', halt };
+  return first ? { paused: true, source: first.source } : { paused: false };
+}
+
+/**
  * Honours every observed form of the kill switch. Checked at tick start and before every backend call.
  * `check()` reads the current state each time (no caching): a switch set mid-tick stops the next phase.
  *

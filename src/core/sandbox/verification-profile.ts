@@ -15,8 +15,11 @@
  */
 import { defaultProfile, isWithin, normalizePath, SandboxProfileSchema, type DefaultProfileOptions, type SandboxProfile } from './sandbox-profile.js';
 
-/** System paths a shell, node, python, go and cargo need, read-only. Missing ones are dropped by the adapter. */
-export const VERIFY_SYSTEM_PATHS: readonly string[] = [
+/**
+ * System paths a shell, node, python, go, cargo and the agent CLIs need, read-only — the one list both sandboxes
+ * (verification commands and agents) start from. Missing ones are dropped by the adapter.
+ */
+export const SYSTEM_READABLE_PATHS: readonly string[] = [
   '/usr',
   '/bin',
   '/sbin',
@@ -28,6 +31,7 @@ export const VERIFY_SYSTEM_PATHS: readonly string[] = [
   '/etc/ssl',
   '/etc/ca-certificates',
   '/etc/pki',
+  '/etc/resolv.conf',
   '/etc/hosts',
   '/etc/passwd',
   '/etc/group',
@@ -42,6 +46,9 @@ export const VERIFY_SYSTEM_PATHS: readonly string[] = [
   '/etc/services',
   '/etc/mime.types',
 ];
+
+/** The verification sandbox's system paths (the shared list). */
+export const VERIFY_SYSTEM_PATHS = SYSTEM_READABLE_PATHS;
 
 /**
  * Toolchain variables passed into the sandbox, so a toolchain installed where
