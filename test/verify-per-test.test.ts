@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BwrapRunner, detectSandbox } from '../src/adapters/command-runner/bwrap-runner.js';
 import type { CommandRunner } from '../src/core/ports/index.js';
 import { cleanupTempDirs } from './git-fixtures.js';
-import { addVenvWithPlugin, both, GO_FIX, GO_REPO, NODE_FIX, NODE_REPO, perTestTick, PYTHON_FIX, PYTHON_REPO, replaceIn, RUST_FIX, RUST_REPO, type PerTestTick } from './per-test-fixtures.js';
+import { addVenvWithPlugin, both, NODE_FIX, NODE_REPO, perTestTick, PYTHON_FIX, PYTHON_REPO, replaceIn, RUST_FIX, RUST_REPO, type PerTestTick } from './per-test-fixtures.js';
 
 afterAll(cleanupTempDirs);
 const sandbox = await detectSandbox();
@@ -60,18 +60,9 @@ describe.runIf(sandbox.kind === 'bwrap')('per-test verification, end to end in b
     expect(onPath.result).toMatchObject({ kind: 'failed', cause: 'verification-cannot-run', cannotRun: [{ command: 'pytest -q', kind: 'usage-error' }] });
   }, LONG);
 
-  it('Go: the honest fix is committed with TestParsePair still red; t.Skip on a passing test is rejected naming it', async () => {
-    const honest = await perTestTick(GO_REPO, GO_FIX);
-    expect(honest.detected).toEqual(['go test ./...']);
-    expectCommitted(honest, 'textutil.go', 'example.com/textutil::TestParsePair');
-    // The report file keeps test2json; the evidence's output is what `go test -v` would print.
-    const output = honest.result.kind === 'proposed' ? (honest.result.verification.evidence[0]?.output ?? '') : '';
-    expect(output).toContain('--- PASS: TestShout');
-    expect(output).not.toContain('"Action"');
-
-    const skipped = await perTestTick(GO_REPO, both(GO_FIX, replaceIn('textutil_test.go', 'func TestAdd(t *testing.T) {\n', 'func TestAdd(t *testing.T) {\n\tt.Skip("flaky")\n')), { testEdits: 'allow' });
-    expectRejectedNaming(skipped, /passed at the base and are skipped now: `example.com\/textutil::TestAdd`/);
-  }, LONG);
+  // Go runs on the vendored go-humanize in test/cheats-python-go-rust.test.ts (the honest fix with an unrelated red
+  // test, t.Skip rejected naming the test): each `go test` in the sandbox starts from a cold build cache, so it is not
+  // repeated here on a synthetic module.
 
   it('Rust (cargo, tests inside src/lib.rs): the honest fix is committed; #[ignore], [lib] test = false and a .cargo runner --skip are rejected naming the test', async () => {
     const honest = await perTestTick(RUST_REPO, RUST_FIX);
