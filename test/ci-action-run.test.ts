@@ -106,6 +106,9 @@ describe('the Action, its composite steps run locally', () => {
     const result = await runAction({ loop: 'daily-triage', mode: 'event' }, { action: 'opened', issue: { number: 1 } });
     expect(result.failed, explain(result)).toBe(false);
     expect(result.steps.map((step) => `${step.status}:${step.exitCode ?? '-'}`), explain(result)).toEqual(['uses-skipped:-', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0']);
+    // The built checkout is used as it is: the install step must not reinstall or rebuild it (under npm test that
+    // would pull node_modules and dist/ from under every other test file).
+    expect(result.steps[1]!.output).not.toMatch(/added \d+ packages|> loop-runtime@/);
     const outputs = result.outputs.summary!;
     expect(Object.keys(outputs)).toEqual(['outcome', 'tokens', 'cost-usd', 'pull-request-url', 'escalated']);
     expect(outputs.outcome).toMatch(/^(report|noop|proposed|escalated)$/);

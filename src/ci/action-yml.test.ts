@@ -94,3 +94,14 @@ describe('actionOutputs', () => {
     expect(lines).toBe('outcome<<LOOP_RUNTIME_EOF\na\nb\nLOOP_RUNTIME_EOF\ntokens=1\ncost-usd=\npull-request-url=\nescalated=false\n');
   });
 });
+
+describe('the Action installs itself only when its checkout has no build', () => {
+  it('checks for the very file the bin runs (a stale path made every run reinstall and rebuild the checkout)', async () => {
+    const action = parse(await readFile(join(ROOT, 'action.yml'), 'utf8')) as { runs: { steps: Array<{ run?: string }> } };
+    const install = action.runs.steps.find((step) => step.run?.includes('npm ci'))?.run ?? '';
+    const checked = /-f "\$GITHUB_ACTION_PATH\/([^"]+)"/.exec(install)?.[1];
+    expect(checked).toBeDefined();
+    const bin = await readFile(join(ROOT, 'bin', 'loop-runtime.js'), 'utf8');
+    expect(bin).toContain(`'../${checked}'`);
+  });
+});
