@@ -37,16 +37,6 @@ export const PYTHON_REPO: Record<string, string> = {
 };
 export const PYTHON_FIX = replaceIn('src/textutil.py', 'return text.upper()', 'return text.upper() + "!"');
 
-/** Go: `Shout` lacks its "!" and `ParsePair` does not trim. */
-export const GO_REPO: Record<string, string> = {
-  'go.mod': 'module example.com/textutil\n\ngo 1.22\n',
-  'textutil.go':
-    'package textutil\n\nimport "strings"\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Shout(text string) string { return strings.ToUpper(text) }\n\nfunc ParsePair(text string) (string, string) {\n\tparts := strings.SplitN(text, "=", 2)\n\treturn parts[0], parts[1]\n}\n',
-  'textutil_test.go':
-    'package textutil\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal("add")\n\t}\n}\n\nfunc TestShout(t *testing.T) {\n\tif got := Shout("hi"); got != "HI!" {\n\t\tt.Fatalf("got %q", got)\n\t}\n}\n\nfunc TestParsePair(t *testing.T) {\n\tif k, v := ParsePair("a = 1"); k != "a" || v != "1" {\n\t\tt.Fatalf("got %q %q", k, v)\n\t}\n}\n',
-};
-export const GO_FIX = replaceIn('textutil.go', 'return strings.ToUpper(text) }', 'return strings.ToUpper(text) + "!" }');
-
 /** Rust: tests live beside the code in `src/lib.rs` (`#[cfg(test)]`), plus one integration test. */
 export const RUST_REPO: Record<string, string> = {
   'Cargo.toml': '[package]\nname = "textutil"\nversion = "0.1.0"\nedition = "2021"\n',

@@ -10,7 +10,7 @@
  */
 import { access, readFile, realpath } from 'node:fs/promises';
 import { basename, delimiter, dirname, isAbsolute, join } from 'node:path';
-import { isSafeReadableRoot, VERIFY_SYSTEM_PATHS } from '../../core/sandbox/verification-profile.js';
+import { isSafeReadableRoot, SYSTEM_READABLE_PATHS } from '../../core/sandbox/verification-profile.js';
 import type { ReadOnlyBind } from '../../core/ports/index.js';
 import { findExecutable } from './sandbox-host.js';
 
@@ -65,7 +65,7 @@ export interface ToolchainPathsInput {
  */
 export async function toolchainPaths(input: ToolchainPathsInput): Promise<string[]> {
   const { env, home } = input;
-  const candidates: string[] = [...VERIFY_SYSTEM_PATHS];
+  const candidates: string[] = [...SYSTEM_READABLE_PATHS];
   // Every PATH directory, so a tool the command calls by name is there.
   for (const directory of (env.PATH ?? '').split(delimiter)) if (isAbsolute(directory)) candidates.push(directory);
   // And each known toolchain's whole prefix: npm in node's lib, python's stdlib, GOROOT, a pyenv root.

@@ -14,7 +14,7 @@ export {
   denylistVerificationProfile,
   isSafeReadableRoot,
   TOOLCHAIN_ENV,
-  VERIFY_SYSTEM_PATHS,
+  SYSTEM_READABLE_PATHS,
   verificationProfile,
 } from './verification-profile.js';
 export type { DenylistVerificationOptions, VerificationProfileOptions } from './verification-profile.js';

@@ -47,9 +47,6 @@ export const SYSTEM_READABLE_PATHS: readonly string[] = [
   '/etc/mime.types',
 ];
 
-/** The verification sandbox's system paths (the shared list). */
-export const VERIFY_SYSTEM_PATHS = SYSTEM_READABLE_PATHS;
-
 /**
  * Toolchain variables passed into the sandbox, so a toolchain installed where
  * the user chose is found there (its directories are bound read-only).
