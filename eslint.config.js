@@ -34,7 +34,7 @@ const relativeImportsStayInCore = {
     messages: {
       outside:
         '"{{specifier}}" resolves to {{target}}, outside the pure core ({{roots}}). The core reaches the world only through ports. ' +
-        'To fix: define or use a port in src/core/ports and let the composition root (src/runtime/create-runtime.ts) pass the adapter in.',
+        'To fix: define or use a port in src/core/ports and let the composition root (src/composition/create-runtime.ts) pass the adapter in.',
     },
     schema: [],
   },

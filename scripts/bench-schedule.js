@@ -88,7 +88,7 @@ function ledgerRoot(lines, now) {
 /** @returns {Promise<{ dueDecisionMsFor1000Loops: number, budgetCheckMsAt1k: number, budgetCheckMsAt100k: number, budgetBytesReadAt1k: number, budgetBytesReadAt100k: number }>} */
 export async function benchSchedule() {
   const { loadProject } = await import('../dist/src/project/load-project.js');
-  const { evaluateDueLoops } = await import('../dist/src/runtime/due-loops.js');
+  const { evaluateDueLoops } = await import('../dist/src/use-cases/due-loops.js');
   const { FileBudgetLedger } = await import('../dist/src/adapters/budget-ledger/file-budget-ledger.js');
   // A fixed mid-day "now", so "today" never straddles midnight while the benchmark runs.
   const now = Date.UTC(2026, 8, 15, 12, 0, 0);

@@ -13,7 +13,7 @@ import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadProject, resolvePlan } from '../src/project/load-project.js';
-import { createLoopRuntime } from '../src/runtime/create-runtime.js';
+import { createLoopRuntime } from '../src/composition/create-runtime.js';
 import { startFakeAnthropicServer } from '../test/fakes/fake-anthropic-server.js';
 import { startFakeOpenAIServer } from '../test/fakes/fake-openai-server.js';
 import { TokenMeter, type MeteredCall, type MeteredRole } from '../test/fakes/token-meter.js';

@@ -2,7 +2,7 @@
  * loop-runtime's public API. The core (planner, engine, budget, gates,
  * state formats) is pure (`src/core`); the Node adapters (files, git,
  * sandbox) live under `src/adapters/<port>`, and `openRuntime` — the one
- * wiring path every entry point uses — under `src/runtime`.
+ * wiring path every entry point uses — under `src/composition`.
  *
  * @example
  * ```ts
@@ -49,14 +49,14 @@ export { FileAttemptLedger } from './adapters/attempt-ledger/file-attempt-ledger
 export type { FileAttemptLedgerOptions } from './adapters/attempt-ledger/file-attempt-ledger.js';
 export { FileKillSwitch } from './adapters/kill-switch/kill-switch.js';
 export type { FileKillSwitchOptions } from './adapters/kill-switch/kill-switch.js';
-export { createLoopRuntime } from './runtime/create-runtime.js';
-export { openRuntime } from './runtime/runtime.js';
-export type { OpenRuntimeOptions, Planned, RunRequest, Runtime } from './runtime/runtime.js';
-export type { DueLoopReport, DueRunSummary, RunSummary } from './runtime/run-loops.js';
-export type { LoopStatus, LoopStatusReport } from './runtime/loop-status.js';
-export type { DoctorCheck, DoctorLoop, DoctorReport } from './runtime/doctor.js';
-export { describeBackendChoice, type BackendChoice } from './runtime/backend-choice.js';
-export type { ApproveResult, InboxItem, RejectResult } from './runtime/git-approval.js';
-export type { RetryResult, StrandedItem } from './runtime/stranded-delivery.js';
-export type { PreconditionCheck, PreconditionProblem } from './runtime/preconditions.js';
-export type { LoopRuntime, RuntimeOptions } from './runtime/create-runtime.js';
+export { createLoopRuntime } from './composition/create-runtime.js';
+export { openRuntime } from './composition/runtime.js';
+export type { OpenRuntimeOptions, Planned, RunRequest, Runtime } from './composition/runtime.js';
+export type { DueLoopReport, DueRunSummary, RunSummary } from './use-cases/run.js';
+export type { LoopStatus, LoopStatusReport } from './use-cases/status.js';
+export type { DoctorCheck, DoctorLoop, DoctorReport } from './use-cases/doctor.js';
+export { describeBackendChoice, type BackendChoice } from './composition/backend-choice.js';
+export type { ApproveResult, InboxItem, RejectResult } from './use-cases/approval.js';
+export type { RetryResult, StrandedItem } from './use-cases/deliver.js';
+export type { PreconditionCheck, PreconditionProblem } from './use-cases/preconditions.js';
+export type { LoopRuntime, RuntimeOptions } from './composition/create-runtime.js';

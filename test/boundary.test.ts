@@ -70,7 +70,7 @@ describe('the core compiles without Node (tsconfig.core.json)', () => {
     const files = core.getRootFileNames().map((file) => relative(root, file));
     expect(files).toContain('src/core/engine/loop-engine.ts');
     expect(files).toContain('backends/mock/mock-backend.ts');
-    expect(files).toContain('src/adapters/item-leases/memory-item-leases.ts');
+    expect(files).toContain('src/adapters/leases/memory-item-leases.ts');
     expect(files.some((file) => file.endsWith('.test.ts'))).toBe(false);
     expect(errorsOf(core)).toEqual([]);
   });
@@ -115,7 +115,7 @@ describe('the core lint (eslint.config.js)', () => {
     ['a node: import', "import { readFile } from 'node:fs/promises';", 'no-restricted-imports'],
     ['a bare built-in', "import fs from 'fs';", 'no-restricted-imports'],
     ['an I/O package', "import { execa } from 'execa';", 'no-restricted-imports'],
-    ['the runtime', "import { createLoopRuntime } from '../runtime/create-runtime.js';", 'core-boundary/relative-imports-stay-in-core'],
+    ['the runtime', "import { createLoopRuntime } from '../composition/create-runtime.js';", 'core-boundary/relative-imports-stay-in-core'],
     ['an adapter', "import { GitWorkspace } from '../adapters/workspace/git-workspace.js';", 'core-boundary/relative-imports-stay-in-core'],
     ['a backend', "export * from '../../backends/openai/index.js';", 'core-boundary/relative-imports-stay-in-core'],
     ['the CLI as a type', "export type Main = typeof import('../cli/main.js');", 'core-boundary/relative-imports-stay-in-core'],

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ExitCode, exitCodeFor, exitCodeForHalt, isFailingExitCode, LoopRuntimeError, mostSeriousExitCode, NOTICE_EXIT_CODES } from '../src/core/errors.js';
 import type { HaltReason, TickResult } from '../src/core/engine/tick-result.js';
-import { exitCodeForDue, exitCodeForTicks, type DueLoopReport } from '../src/runtime/run-loops.js';
+import { exitCodeForDue, exitCodeForTicks, type DueLoopReport } from '../src/use-cases/run.js';
 
 const base = { tickId: 't', patternId: 'p', level: 'L2', startedAt: 0, finishedAt: 0, tokens: 0, budget: { spentToday: 0, dailyTokenCap: 1 }, steps: [] };
 const halted = (reason: HaltReason): TickResult => ({ ...base, kind: 'halted', reason, message: reason });

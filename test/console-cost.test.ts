@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openRuntime } from '../src/runtime/runtime.js';
+import { openRuntime } from '../src/composition/runtime.js';
 import { FixedClock } from '../src/testing/fixed-clock.js';
 import { cleanupTempDirs, makeRepo } from './git-fixtures.js';
 import { METRICS_LOOP_MD, seedMetricsHistory } from './metrics-fixtures.js';

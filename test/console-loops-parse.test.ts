@@ -8,7 +8,7 @@ import { rm } from 'node:fs/promises';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { FileKillSwitch } from '../src/adapters/kill-switch/kill-switch.js';
 import * as runLog from '../src/core/state/run-log.js';
-import { openRuntime } from '../src/runtime/runtime.js';
+import { openRuntime } from '../src/composition/runtime.js';
 import { FixedClock } from '../src/testing/fixed-clock.js';
 // @ts-expect-error -- a bench script in plain JavaScript, without declarations
 import { scaffold } from '../scripts/bench-serve.js';

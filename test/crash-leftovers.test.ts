@@ -18,7 +18,7 @@ import { isLoopRuntimeError } from '../src/core/errors.js';
 import { buildPlan } from '../src/core/plan/build-plan.js';
 import { withFileLock, type FileLockEvent } from '../src/adapters/fs/atomic-file.js';
 import { WorktreeStore } from '../src/adapters/workspace/git-worktree-store.js';
-import { recoverAtTickStart, RECOVERY_LOG } from '../src/runtime/recovery/tick-start-recovery.js';
+import { recoverAtTickStart, RECOVERY_LOG } from '../src/adapters/recovery/tick-start-recovery.js';
 import { dailyTriagePattern } from './fixtures/patterns.js';
 import { makeLoopRepo, runCli } from './e2e-fixtures.js';
 import { cleanupTempDirs, makeRepo, sh } from './git-fixtures.js';

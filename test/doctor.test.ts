@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectSandbox } from '../src/adapters/command-runner/bwrap-runner.js';
 import { main } from '../src/cli/main.js';
 import { loadProject } from '../src/project/load-project.js';
-import { runDoctor, type DoctorReport } from '../src/runtime/doctor.js';
+import { runDoctor, type DoctorReport } from '../src/use-cases/doctor.js';
 import { cleanupTempDirs, makeRepo } from './git-fixtures.js';
 
 const CANARY = 'sk-doctor-canary-7f3a9c';

@@ -12,7 +12,7 @@ import { createBackend as createGeminiBackend } from '../backends/gemini-cli/ind
 import { createBackend as createOpenCodeBackend } from '../backends/opencode/index.js';
 import type { AgentBackend } from '../src/core/ports/index.js';
 import { loadProject, resolvePlan } from '../src/project/load-project.js';
-import { createLoopRuntime } from '../src/runtime/create-runtime.js';
+import { createLoopRuntime } from '../src/composition/create-runtime.js';
 import { BUGGY_ADD_PROJECT, git, makeLoopRepo, readText, spendEntries } from './e2e-fixtures.js';
 import { geminiCall, geminiText, startFakeGeminiServer, type GeminiStep } from './fakes/fake-gemini-server.js';
 import { startFakeOpenAIServer, type OpenAIStep } from './fakes/fake-openai-server.js';

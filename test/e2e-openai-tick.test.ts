@@ -7,7 +7,7 @@
  * approves and a commit lands on a loop/ branch.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { createLoopRuntime } from '../src/runtime/create-runtime.js';
+import { createLoopRuntime } from '../src/composition/create-runtime.js';
 import { loadProject, resolvePlan } from '../src/project/load-project.js';
 import { startFakeOpenAIServer } from './fakes/fake-openai-server.js';
 import { BUGGY_ADD_PROJECT, git, makeLoopRepo, NO_NETWORK_PROBE, readText, runLogLines, spendEntries } from './e2e-fixtures.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileAttemptLedger } from '../src/adapters/attempt-ledger/file-attempt-ledger.js';
 import { FileKillSwitch } from '../src/adapters/kill-switch/kill-switch.js';
-import { openRuntime } from '../src/runtime/runtime.js';
+import { openRuntime } from '../src/composition/runtime.js';
 import { FixedClock } from '../src/testing/fixed-clock.js';
 import { git, makeLoopRepo, runCli, runLogLines } from './e2e-fixtures.js';
 import { cleanupTempDirs } from './git-fixtures.js';

@@ -21,7 +21,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MockBackend } from '../backends/mock/index.js';
 import type { AgentBackend, AgentRequest, AgentResult } from '../src/core/ports/index.js';
-import { openRuntime } from '../src/runtime/runtime.js';
+import { openRuntime } from '../src/composition/runtime.js';
 import { FixedClock } from '../src/testing/fixed-clock.js';
 import { makeLoopRepo } from './e2e-fixtures.js';
 import { cleanupTempDirs } from './git-fixtures.js';

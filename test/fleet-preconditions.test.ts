@@ -1,6 +1,6 @@
 /**
  * A fleet worker's tick is held to the preconditions `run` checks before any model call
- * (`src/runtime/preconditions.ts`): a worker process wired as `loop-runtime worker` wires it, a private Postgres,
+ * (`src/use-cases/preconditions.ts`): a worker process wired as `loop-runtime worker` wires it, a private Postgres,
  * a real repository whose loop pushes its changes to a remote the repository does not have. The tick is refused
  * before it reserves a token — no budget entry, no worktree branch — recorded as a failed tick in the run log and
  * STATE.md, and its workflow ends in error naming the fix. Before, the worker's tick called the model and made the

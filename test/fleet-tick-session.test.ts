@@ -1,6 +1,6 @@
 /**
  * A fleet worker's tick is surrounded by what surrounds `run`'s
- * (`src/runtime/tick-session.ts`), for real: worker processes wired as
+ * (`src/composition/tick-session.ts`), for real: worker processes wired as
  * `loop-runtime worker` wires them, a private Postgres, a real repository
  * (L2, mock backend, local delivery). A worker's tick that delivers a change
  * runs tick-start recovery first, is recorded for outcome tracking (`metrics`
@@ -15,7 +15,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readTickEvents } from '../src/runtime/tick-events.js';
+import { readTickEvents } from '../src/adapters/tick-events/tick-events.js';
 import { makeLoopRepo, runCli } from './e2e-fixtures.js';
 import { eventually, queryRows, startServiceWorker, usePgCluster } from './fleet-processes.js';
 

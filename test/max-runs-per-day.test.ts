@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { MockBackend } from '../backends/mock/index.js';
 import { main } from '../src/cli/main.js';
-import { openRuntime } from '../src/runtime/runtime.js';
+import { openRuntime } from '../src/composition/runtime.js';
 import { FixedClock } from '../src/testing/fixed-clock.js';
 import { cleanupTempDirs, makeRepo } from './git-fixtures.js';
 

@@ -10,10 +10,10 @@ import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openRuntime, type Runtime } from '../src/runtime/runtime.js';
+import { openRuntime, type Runtime } from '../src/composition/runtime.js';
 import { FixedClock } from '../src/testing/index.js';
 import { renderLoopMetrics } from '../src/cli/commands/metrics.js';
-import { OUTCOMES_FILE } from '../src/runtime/outcomes/outcome-store.js';
+import { OUTCOMES_FILE } from '../src/adapters/outcomes/outcome-store.js';
 import { cleanupTempDirs, makeRepo, sh, writeFiles } from './git-fixtures.js';
 import { startFakeGitHub, type FakeGitHub } from './fakes/fake-github-server.js';
 

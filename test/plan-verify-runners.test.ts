@@ -4,7 +4,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
-import type { DoctorReport } from '../src/runtime/doctor.js';
+import type { DoctorReport } from '../src/use-cases/doctor.js';
 import { describeVerifyRunners } from '../src/project/detect-test-runners.js';
 import { cleanupTempDirs, makeRepo } from './git-fixtures.js';
 

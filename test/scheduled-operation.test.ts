@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { MockBackend } from '../backends/mock/index.js';
 import { main } from '../src/cli/main.js';
-import { createLoopRuntime } from '../src/runtime/create-runtime.js';
+import { createLoopRuntime } from '../src/composition/create-runtime.js';
 import { loadProject, resolvePlan } from '../src/project/load-project.js';
 
 const ROOT = resolve(import.meta.dirname, '..');

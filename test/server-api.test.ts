@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../src/adapters/clock/system-clock.js';
 import { startServer, type RunningServer } from '../src/server/serve.js';
 import { loadAssets } from '../src/server/assets.js';
-import { redactorFor } from '../src/runtime/wiring.js';
+import { redactorFor } from '../src/composition/wiring.js';
 import { CANARY, CANARY_ENV, packageRoot, scaffoldRepository } from './server-fixtures.js';
 
 let repo: string;

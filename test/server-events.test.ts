@@ -6,8 +6,8 @@ import { appendFile, mkdtemp, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tailTickEvents } from '../src/runtime/event-tail.js';
-import { appendTickEvent, EVENTS_FILE, readTickEvents, type TickEventLine } from '../src/runtime/tick-events.js';
+import { tailTickEvents } from '../src/adapters/tick-events/event-tail.js';
+import { appendTickEvent, EVENTS_FILE, readTickEvents, type TickEventLine } from '../src/adapters/tick-events/tick-events.js';
 
 const line = (index: number): TickEventLine => ({ v: 1, type: 'phase-end', loop: 'daily-triage', pid: 1, tickId: `tick-${index}`, phase: 'triage', at: index, tokens: index, note: 'x'.repeat(40) });
 

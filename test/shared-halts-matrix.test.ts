@@ -15,7 +15,7 @@ import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openRuntime } from '../src/runtime/runtime.js';
+import { openRuntime } from '../src/composition/runtime.js';
 import { systemClock } from '../src/adapters/clock/system-clock.js';
 import { git, makeLoopRepo, runCli } from './e2e-fixtures.js';
 import { queryRows, usePgCluster } from './fleet-processes.js';

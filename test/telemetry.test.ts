@@ -11,7 +11,7 @@ import { buildPlan } from '../src/core/plan/build-plan.js';
 import { LoopEngine } from '../src/core/engine/loop-engine.js';
 import { createMemoryPorts } from '../src/testing/create-memory-ports.js';
 import { FixedClock } from '../src/testing/fixed-clock.js';
-import { telemetryObserver } from '../src/runtime/outcomes/telemetry.js';
+import { telemetryObserver } from '../src/adapters/telemetry/telemetry.js';
 import { dailyTriagePattern } from './fixtures/patterns.js';
 
 const spans = new InMemorySpanExporter();

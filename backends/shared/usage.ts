@@ -34,7 +34,7 @@ export const DEFAULT_PRICES: PriceTable = {
   'claude-sonnet-4*': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
   'claude-haiku-4*': { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 },
   'claude-opus-4*': { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 },
-  // The models an opencode loop with no model: runs (src/runtime/opencode-model.ts), priced as opencode's bundled
+  // The models an opencode loop with no model: runs (src/adapters/agents/opencode-model.ts), priced as opencode's bundled
   // list has them (gpt-6-sol's standard tier; past 272,000 tokens of context it costs 4 / 15).
   'claude-sonnet-5*': { input: 2, output: 10, cacheRead: 0.2, cacheWrite: 2.5 },
   'gpt-6-sol*': { input: 2, output: 10, cacheRead: 0.2, cacheWrite: 2.5 },

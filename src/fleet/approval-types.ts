@@ -2,10 +2,10 @@
  * What a fleet's human approval is made of, shared by the worker that waits
  * (`approval-workflow.ts`) and the entry points that decide (`approve` /
  * `reject` from the CLI, the console and the API, through
- * `src/runtime/fleet-decision.ts`). Plain data: everything here is stored by
+ * `src/use-cases/fleet-decision.ts`). Plain data: everything here is stored by
  * DBOS as a workflow input, a message or an event.
  */
-import type { ApproveResult, RejectResult } from '../runtime/git-approval.js';
+import type { ApproveResult, RejectResult } from '../use-cases/approval.js';
 
 export const APPROVAL_WORKFLOW = 'loop-runtime.approval';
 /** The topic `approve`/`reject` send their decision on. */

@@ -20,8 +20,8 @@ import type { Clock } from '../core/ports/index.js';
 import type { DeliveryLedgerStore } from '../adapters/delivery/delivery-flow.js';
 import type { PostgresRunHistory } from '../adapters/postgres/index.js';
 import { resolvePlan, type LoadedProject } from '../project/load-project.js';
-import { approveChange, recordOutOfTick, rejectChange, type ApproveResult, type RejectResult } from '../runtime/git-approval.js';
-import { redactorFor } from '../runtime/wiring.js';
+import { approveChange, recordOutOfTick, rejectChange, type ApproveResult, type RejectResult } from '../use-cases/approval.js';
+import { redactorFor } from '../composition/wiring.js';
 import {
   APPROVAL_WAIT_SECONDS,
   APPROVAL_WORKFLOW,
@@ -116,7 +116,7 @@ export async function actOnDecision(input: ApprovalInput, message: DecisionMessa
       if (result.status === 'applied') {
         const applied = result;
         const resolved = await resolvePlan(context.project, change.pattern);
-        const { recordApproval } = await import('../runtime/outcomes/record-proposals.js');
+        const { recordApproval } = await import('../use-cases/outcomes/record-proposals.js');
         // Outcome tracking is best effort, as in `runtime.approve`: the commit is made and recorded either way.
         if (resolved.ok) await recordApproval(context.project.root, resolved.plan, applied, at).catch(() => undefined);
         const url = 'url' in applied.delivery ? (applied.delivery.url ?? null) : null;

@@ -14,12 +14,12 @@ import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import { PostgresRunHistory } from '../adapters/postgres/index.js';
 import { loadProject, resolvePlan, type LoadedProject } from '../project/load-project.js';
 import { excludeRuntimeFiles } from '../adapters/git/exclude-runtime-files.js';
-import { createLoopRuntime } from '../runtime/create-runtime.js';
-import { refuseUnmetPreconditions, refusingWithoutSandbox } from '../runtime/refused-tick.js';
-import { evaluateDueLoops } from '../runtime/due-loops.js';
-import { redactorFor } from '../runtime/wiring.js';
-import { chooseStore, DATABASE_URL_VARIABLE } from '../runtime/stores/store-choice.js';
-import { postgresStores, projectScope, sharedDatabase } from '../runtime/stores/postgres-stores.js';
+import { createLoopRuntime } from '../composition/create-runtime.js';
+import { refuseUnmetPreconditions, refusingWithoutSandbox } from '../use-cases/refused-tick.js';
+import { evaluateDueLoops } from '../use-cases/due-loops.js';
+import { redactorFor } from '../composition/wiring.js';
+import { chooseStore, DATABASE_URL_VARIABLE } from '../composition/stores/store-choice.js';
+import { postgresStores, projectScope, sharedDatabase } from '../composition/stores/postgres-stores.js';
 import { awaitApproval, serveApprovals } from './approval-workflow.js';
 import { FleetWorker, tickWorkflowId, type FleetTickInput } from './fleet-worker.js';
 import { postgresTickLease } from './tick-lease.js';
@@ -173,7 +173,7 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
         // What surrounds `run`'s tick surrounds this one: the same piece (recovery, stranded deliveries, telemetry, the
         // event journal `serve` tails, outcome tracking), made safe to repeat for a tick resumed on another worker.
         async surround({ step, tickId, resumed }) {
-          const { openTickSession } = await import('../runtime/tick-session.js');
+          const { openTickSession } = await import('../composition/tick-session.js');
           const redact = redactorFor(options.env, project.root);
           const session = await openTickSession({
             project,

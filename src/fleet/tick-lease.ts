@@ -19,7 +19,7 @@ import { LoopRuntimeError } from '../core/errors.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import type { Clock } from '../core/ports/index.js';
 import { PostgresLoopLeases, type PostgresDatabase } from '../adapters/postgres/index.js';
-import { LEASE_MARGIN_MS } from '../runtime/lease.js';
+import { LEASE_MARGIN_MS } from '../adapters/leases/file-leases.js';
 import type { StepRunner } from './durable-ports.js';
 
 /** The answer of taking a loop lease: held (with its refresh and release) or held by someone else. */

@@ -9,7 +9,7 @@ import { isAbsolute, relative, sep } from 'node:path';
 import { Hono, type Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { isLoopRuntimeError } from '../core/errors.js';
-import type { Redact } from '../runtime/wiring.js';
+import type { Redact } from '../composition/wiring.js';
 import type { Asset } from './assets.js';
 import type { EventHub } from './event-hub.js';
 import type { TicketBook } from './event-tickets.js';

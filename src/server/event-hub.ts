@@ -4,8 +4,8 @@
  * tagged with its repository; a finished tick's full result stays in the
  * journal (the History detail reads it on demand).
  */
-import type { EventTail } from '../runtime/event-tail.js';
-import type { TickEventLine } from '../runtime/tick-events.js';
+import type { EventTail } from '../adapters/tick-events/event-tail.js';
+import type { TickEventLine } from '../adapters/tick-events/tick-events.js';
 import type { ServedRepository } from './served-repository.js';
 
 export interface LiveEvent {

@@ -15,7 +15,7 @@ import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { LoopRuntimeError } from '../core/errors.js';
 import type { Clock } from '../core/ports/index.js';
-import { redactorFor, type Redact } from '../runtime/wiring.js';
+import { redactorFor, type Redact } from '../composition/wiring.js';
 import { createApp } from './app.js';
 import { loadAssets } from './assets.js';
 import { EventHub } from './event-hub.js';

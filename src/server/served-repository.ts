@@ -7,7 +7,7 @@ import { basename } from 'node:path';
 import { formatDiagnostic } from '../core/config/diagnostics.js';
 import { LoopRuntimeError } from '../core/errors.js';
 import type { Clock } from '../core/ports/index.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { Runtime } from '../composition/runtime.js';
 
 export interface ServedRepository {
   id: string;
@@ -18,7 +18,7 @@ export interface ServedRepository {
 /** Opens each repository's runtime; the first configuration problem stops the start with every issue named. */
 export async function openRepositories(roots: readonly string[], env: Record<string, string | undefined>, clock: Clock): Promise<ServedRepository[]> {
   // Imported like the CLI does: a static import here gives the CLI's `import()` of the runtime a facade chunk.
-  const { openRuntime } = await import('../runtime/runtime.js');
+  const { openRuntime } = await import('../composition/runtime.js');
   const repos: ServedRepository[] = [];
   for (const [index, root] of roots.entries()) {
     const opened = await openRuntime({ cwd: root, env, clock });

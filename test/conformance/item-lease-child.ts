@@ -4,7 +4,7 @@
  * Prints one JSON line with what it got. With "hold" it keeps a granted lease
  * until it is killed.
  */
-import { FileItemLeases, FileLeases } from '../../src/runtime/lease.js';
+import { FileItemLeases, FileLeases } from '../../src/adapters/leases/file-leases.js';
 
 const [root, itemKey, patternId, tickId, mode] = process.argv.slice(2);
 if (!root || !itemKey || !patternId || !tickId || (mode !== 'release' && mode !== 'hold')) {

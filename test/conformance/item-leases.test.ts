@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { MemoryItemLeases } from '../../src/adapters/item-leases/memory-item-leases.js';
-import { FileItemLeases, FileLeases } from '../../src/runtime/lease.js';
+import { MemoryItemLeases } from '../../src/adapters/leases/memory-item-leases.js';
+import { FileItemLeases, FileLeases } from '../../src/adapters/leases/file-leases.js';
 import { describeItemLeasesConformance } from '../../src/testing/conformance/index.js';
 import { FixedClock } from '../../src/testing/fixed-clock.js';
 

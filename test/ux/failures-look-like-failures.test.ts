@@ -10,7 +10,7 @@ import { runLogOutcome } from '../../src/core/engine/tick-result.js';
 import type { TickRecord } from '../../src/core/ports/index.js';
 import { summarizeRuns } from '../../src/core/schedule/run-history.js';
 import { loadProject } from '../../src/project/load-project.js';
-import { evaluateDueLoops } from '../../src/runtime/due-loops.js';
+import { evaluateDueLoops } from '../../src/use-cases/due-loops.js';
 import { loopMarkdown } from '../e2e-fixtures.js';
 import { cleanupTempDirs, makeRepo } from '../git-fixtures.js';
 

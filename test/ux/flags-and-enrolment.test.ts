@@ -8,7 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadProject, resolvePlan } from '../../src/project/load-project.js';
-import { openRuntime } from '../../src/runtime/runtime.js';
+import { openRuntime } from '../../src/composition/runtime.js';
 import { FixedClock } from '../../src/testing/index.js';
 import { loopMarkdown, runCli } from '../e2e-fixtures.js';
 import { cleanupTempDirs, makeRepo } from '../git-fixtures.js';

@@ -117,7 +117,7 @@ function serverCommand(install: WorkflowInstall, shellWord: (text: string) => st
  */
 async function agentForWorkflow(plan: ExecutionPlan, root: string, env: Record<string, string | undefined>): Promise<ExecutionPlan> {
   if (plan.backend.name !== 'auto') return plan;
-  const { describeBackendChoice } = await import('../../runtime/backend-choice.js');
+  const { describeBackendChoice } = await import('../../composition/backend-choice.js');
   const name = describeBackendChoice(plan, root, env).backend ?? plan.backend.candidates[0]?.backend;
   return name ? { ...plan, backend: { ...plan.backend, name } } : plan;
 }
@@ -236,7 +236,7 @@ async function summaryMetrics(io: CommandContext['io'], output: unknown, window:
   const since = parseSince(window, systemClock.now());
   if (since === null) throw new LoopRuntimeError('USAGE', `--since ${window} is not a duration or a date.`, { fix: 'use e.g. 12h, 30d, 2w or 2026-11-01.' });
   try {
-    const { openRuntime } = await import('../../runtime/runtime.js');
+    const { openRuntime } = await import('../../composition/runtime.js');
     const opened = await openRuntime({ cwd: io.cwd, env: io.env, clock: systemClock });
     if (!opened.ok) return { unavailable: `the configuration did not load (${opened.issues.length} problem(s)).` };
     const result = await opened.runtime.metrics(undefined, { since, audit: false });

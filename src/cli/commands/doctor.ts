@@ -7,7 +7,7 @@
  */
 import pc from 'picocolors';
 import { ExitCode } from '../../core/errors.js';
-import type { DoctorCheck, DoctorReport } from '../../runtime/doctor.js';
+import type { DoctorCheck, DoctorReport } from '../../use-cases/doctor.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 import { openCliRuntime } from '../open.js';
 

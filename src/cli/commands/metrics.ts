@@ -7,7 +7,7 @@
 import pc from 'picocolors';
 import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
 import { parseSince } from '../../core/outcomes/index.js';
-import type { LoopMetricsReport } from '../../runtime/outcomes/gather-metrics.js';
+import type { LoopMetricsReport } from '../../use-cases/outcomes/gather-metrics.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 import { configErrorOutput, openCliRuntime } from '../open.js';
 import { formatCount } from '../../core/text/format-count.js';

@@ -9,7 +9,7 @@ import { LEVELS } from '../../core/config/constants.js';
 import type { Level } from '../../core/config/schemas.js';
 import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
-import type { BackendChoice } from '../../runtime/backend-choice.js';
+import type { BackendChoice } from '../../composition/backend-choice.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 import { configErrorOutput } from '../open.js';
 import { formatCount } from '../../core/text/format-count.js';
@@ -98,7 +98,7 @@ export async function planCommand({ args, options, io }: CommandContext): Promis
     return configErrorOutput(resolved.issues);
   }
   const warnings = [...loaded.warnings, ...resolved.warnings];
-  const { describeBackendChoice } = await import('../../runtime/backend-choice.js');
+  const { describeBackendChoice } = await import('../../composition/backend-choice.js');
   const choice = describeBackendChoice(resolved.plan, loaded.project.root, io.env);
   const { describeVerifyRunners, describeVerifyRunner } = await import('../../project/detect-test-runners.js');
   const commands = resolved.plan.phases.verify.commands.map((command) => command.command);

@@ -8,8 +8,8 @@ import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 
 /** The state files of the project's configured loops (defaults when the project does not load). */
-export async function projectStateFiles(root: string): Promise<import('../../runtime/state-branch.js').StateFile[]> {
-  const { stateFilesFor } = await import('../../runtime/state-branch.js');
+export async function projectStateFiles(root: string): Promise<import('../../adapters/state-branch/state-branch.js').StateFile[]> {
+  const { stateFilesFor } = await import('../../adapters/state-branch/state-branch.js');
   const { loadProject, resolvePlan } = await import('../../project/load-project.js');
   const loaded = await loadProject(root);
   const files: Array<{ state: string; runLog: string; ledger: string }> = [];
@@ -29,7 +29,7 @@ export async function stateCommand({ args, options, io }: CommandContext): Promi
     throw new LoopRuntimeError('USAGE', `state ${action ?? ''} is not a state action.`.replace('  ', ' '), { fix: 'use `loop-runtime state pull` before ticks and `loop-runtime state push` after them.' });
   }
   const remote = typeof options.remote === 'string' ? options.remote : 'origin';
-  const { DEFAULT_STATE_BRANCH, pullState, pushState } = await import('../../runtime/state-branch.js');
+  const { DEFAULT_STATE_BRANCH, pullState, pushState } = await import('../../adapters/state-branch/state-branch.js');
   const branch = typeof options.branch === 'string' ? options.branch : DEFAULT_STATE_BRANCH;
   const files = await projectStateFiles(io.cwd);
   io.progress(`state ${action}: ${remote}/${branch} (${files.length} file(s))`);

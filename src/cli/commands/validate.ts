@@ -22,7 +22,7 @@ export async function validateCommand({ io }: CommandContext): Promise<CommandOu
   const configuredLoops = loaded.ok ? loaded.project.configuredLoops : [];
   const files = loaded.ok ? Object.keys(loaded.project.files) : [];
   if (loaded.ok) {
-    const { checkPreconditions, preconditionDiagnostics, repositoryProbe } = await import('../../runtime/preconditions.js');
+    const { checkPreconditions, preconditionDiagnostics, repositoryProbe } = await import('../../use-cases/preconditions.js');
     // One repository, many loops: git and gh are asked once, not once per loop.
     const repository = repositoryProbe(loaded.project.root, io.env);
     let needsSandbox = false;
@@ -39,7 +39,7 @@ export async function validateCommand({ io }: CommandContext): Promise<CommandOu
       needsSandbox ||= plan.phases.implement.enabled && plan.phases.verify.enabled && plan.phases.verify.commands.length > 0;
     }
     if (needsSandbox) {
-      const { sandboxCheck } = await import('../../runtime/doctor.js');
+      const { sandboxCheck } = await import('../../use-cases/doctor.js');
       const sandbox = await sandboxCheck(io.env, 10_000);
       if (!sandbox.ok) {
         warnings.push({ severity: 'warning', file: 'sandbox (precondition)', line: 0, column: 0, path: '', message: `a loop runs verification commands, but the sandbox cannot run them: ${sandbox.detail}`, fix: sandbox.fix ?? 'run `loop-runtime doctor` for details.', code: 'PRECONDITION_SANDBOX' });

@@ -1,4 +1,4 @@
-import type { DueRunSummary } from '../../runtime/run-loops.js';
+import type { DueRunSummary } from '../../use-cases/run.js';
 
 /** One line per configured loop: ticked, not due, skipped (lease held) or error. */
 export function renderDue(summary: DueRunSummary): string {

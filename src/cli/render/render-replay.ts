@@ -5,9 +5,9 @@
  */
 import pc from 'picocolors';
 import { shortJson } from '../../core/replay/json-differences.js';
-import type { ReplayReport } from '../../runtime/replay/replay-recording.js';
-import type { RecordingTestSummary } from '../../runtime/replay/test-recordings.js';
-import type { CallDifference } from '../../runtime/replay/world-ports.js';
+import type { ReplayReport } from '../../use-cases/replay.js';
+import type { RecordingTestSummary } from '../../use-cases/test-recordings.js';
+import type { CallDifference } from '../../replay/world-ports.js';
 
 const value = (entry: string | number | null) => {
   const text = entry === null ? '—' : String(entry);

@@ -1,6 +1,6 @@
 import pc from 'picocolors';
 import type { TickResult } from '../../core/engine/tick-result.js';
-import type { RunSummary } from '../../runtime/run-loops.js';
+import type { RunSummary } from '../../use-cases/run.js';
 import { formatCount } from '../../core/text/format-count.js';
 
 const number = (value: number) => formatCount(value);

@@ -1,0 +1,54 @@
+/**
+ * `.loop-runtime/outcomes.jsonl` on disk: appended one line per write under
+ * the file's lock, read whole and folded. A corrupt file is `STATE_FAILED`
+ * (see `parseOutcomeLines`), never an empty history.
+ */
+import { appendFile, mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { foldOutcomes, formatOutcomeLine, parseOutcomeLines, type OutcomeHistory, type OutcomeLine } from '../../core/outcomes/index.js';
+import { readTextOrNull, withFileLock, writeTextAtomically } from '../fs/atomic-file.js';
+
+/** Relative to the repository root. */
+export const OUTCOMES_FILE = '.loop-runtime/outcomes.jsonl';
+
+export class OutcomeStore {
+  readonly path: string;
+
+  constructor(readonly root: string) {
+    this.path = join(root, OUTCOMES_FILE);
+  }
+
+  async lines(): Promise<OutcomeLine[]> {
+    return parseOutcomeLines(await readTextOrNull(this.path), OUTCOMES_FILE);
+  }
+
+  async history(): Promise<OutcomeHistory> {
+    return foldOutcomes(await this.lines());
+  }
+
+  /**
+   * Appends lines in one write, under the lock, after checking the file is readable (never appends to a corrupt
+   * file). With `oncePer: 'tick'`, a proposal of a tick already in the file (same tick id) is not appended again: a
+   * fleet tick resumed after its worker died records its delivered change once (the first record, the one its run
+   * history has). Returns how many were added.
+   */
+  async append(lines: readonly OutcomeLine[], options: { oncePer?: 'tick' } = {}): Promise<number> {
+    if (lines.length === 0) return 0;
+    await mkdir(dirname(this.path), { recursive: true });
+    return withFileLock(this.path, async () => {
+      const existing = await readTextOrNull(this.path);
+      const parsed = parseOutcomeLines(existing, OUTCOMES_FILE);
+      const recorded = new Set(parsed.flatMap((line) => (line.type === 'proposal' && line.tickId ? [line.tickId] : [])));
+      const fresh = options.oncePer === 'tick' ? lines.filter((line) => !(line.type === 'proposal' && line.tickId && recorded.has(line.tickId))) : lines;
+      if (fresh.length === 0) return 0;
+      const added = fresh.map((line) => `${formatOutcomeLine(line)}\n`).join('');
+      if (existing && !existing.endsWith('\n')) {
+        // A torn last append (a crash mid-write) would become a corrupt middle line: drop it, rewrite whole.
+        await writeTextAtomically(this.path, existing.slice(0, existing.lastIndexOf('\n') + 1) + added);
+      } else {
+        await appendFile(this.path, added);
+      }
+      return fresh.length;
+    });
+  }
+}

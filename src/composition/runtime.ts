@@ -1,0 +1,272 @@
+/**
+ * The one wiring path. Every entry point — each CLI command, the library,
+ * and anything later (a server) — opens a `Runtime` for a repository and
+ * makes one call on it. The runtime builds every adapter through
+ * `create-runtime.ts` and `wiring.ts`, so redaction, leases, the gate and the
+ * kill switch apply the same way whoever asks.
+ *
+ * @example
+ * ```ts
+ * const opened = await openRuntime({ cwd: '/repo', env: process.env, clock: systemClock });
+ * if (!opened.ok) throw new Error(opened.issues.map(formatDiagnostic).join('\n'));
+ * const summary = await opened.runtime.run('daily-triage', { dryRun: true });
+ * ```
+ */
+import type { Diagnostic } from '../core/config/diagnostics.js';
+// Static, not `import()`: every runtime loads the project first, and `status` is the everyday command of the
+// runtime's own; imported here they load beside this module instead of one after another (each a file the ESM
+// loader reads and compiles; the status report is ~3 KB).
+import { loadProject, resolvePlan, type LoadedProject } from '../project/load-project.js';
+import { loopStatus } from '../use-cases/status.js';
+import type { OpenRuntimeOptions, RunRequest, Runtime } from './runtime-contract.js';
+import type { ProjectStores } from './stores/project-stores.js';
+
+export type { OpenRuntimeOptions, Planned, RunRequest, Runtime } from './runtime-contract.js';
+
+/** Loads the repository's configuration and returns the runtime over it, or the configuration's issues. */
+export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: true; runtime: Runtime } | { ok: false; issues: Diagnostic[] }> {
+  const loaded = await loadProject(options.cwd);
+  if (!loaded.ok) return { ok: false, issues: loaded.issues };
+  const project = loaded.project;
+  const tickOptions = async (request: RunRequest) => ({
+    stores: request.dryRun ? await stores() : await writableStores(),
+    dryRun: Boolean(request.dryRun),
+    env: options.env,
+    clock: options.clock,
+    allowUnsandboxed: Boolean(request.allowUnsandboxed),
+    ...(options.progress ? { progress: options.progress } : {}),
+    ...(options.backend ? { backend: options.backend } : {}),
+    ...(request.record ? { record: request.record } : {}),
+    ...(request.signal ? { signal: request.signal } : {}),
+  });
+  const backendOverride = (request: RunRequest) => (request.dryRun ? 'mock' : request.backendName);
+  const decisions = { clock: options.clock, env: options.env };
+  // Opened on first use: commands that read only configuration never touch (or import) the store.
+  let opening: Promise<ProjectStores> | null = null;
+  const stores = () => (opening ??= import('./stores/project-stores.js').then(({ openProjectStores }) => openProjectStores(project, options)));
+  const withStores = async () => ({ clock: options.clock, env: options.env, stores: await stores() });
+  // What a command writes under the checkout (.loop-runtime/: leases, journals, the console's token) stays out of the
+  // user's commits, through .git/info/exclude. A dry run writes nothing there, so it excludes nothing either.
+  let excluding: Promise<void> | null = null;
+  const excludeOnce = () => (excluding ??= import('../adapters/git/exclude-runtime-files.js').then(({ excludeRuntimeFiles }) => excludeRuntimeFiles(project.root)));
+  const writableStores = async () => {
+    await excludeOnce();
+    return stores();
+  };
+
+  const runtime: Runtime = {
+    project,
+    async run(id, request = {}) {
+      if (request.record) (await import('../replay/record-tick.js')).checkRecordable(request.ticks ?? 1, false);
+      const unconfigured = request.dryRun ? null : await refuseUnconfigured(project, id);
+      if (unconfigured) return unconfigured;
+      const backend = backendOverride(request);
+      const current = request.dryRun ? project : await checkOutcomesBeforeTick(project, [id]);
+      const resolved = await resolvePlan(current, id, { ...(request.level ? { level: request.level } : {}), ...(backend ? { backend } : {}) });
+      if (!resolved.ok) return resolved;
+      const { tickUnderLease } = await import('../use-cases/run.js');
+      const summary = await tickUnderLease(current, resolved.plan, request.ticks ?? 1, await tickOptions(request));
+      if (request.dryRun && request.backendName && request.backendName !== 'mock') {
+        summary.notes.unshift(`dry-run: rehearsed with the mock backend; --backend ${request.backendName} applies to runs without --dry-run.`);
+      }
+      return { ok: true, value: summary, warnings: resolved.warnings };
+    },
+    async runDue(request = {}) {
+      if (request.record) (await import('../replay/record-tick.js')).checkRecordable(1, true);
+      const unconfigured = request.dryRun || !request.id ? null : await refuseUnconfigured(project, request.id);
+      if (unconfigured) return unconfigured;
+      const backend = backendOverride(request);
+      const { tickDueLoops } = await import('../use-cases/run.js');
+      const current = request.dryRun ? project : await checkOutcomesBeforeTick(project, request.id ? [request.id] : project.configuredLoops);
+      const due = await tickDueLoops(
+        current,
+        { ...(request.id ? { id: request.id } : {}), ...(request.level ? { level: request.level } : {}), ...(backend ? { backendName: backend } : {}) },
+        await tickOptions(request),
+      );
+      return due.ok ? { ok: true, value: due.summary, warnings: due.issues } : due;
+    },
+    async inbox() {
+      const [{ listInbox }, { fleetInbox }] = await Promise.all([import('../use-cases/approval.js'), import('../use-cases/fleet-decision.js')]);
+      const local = await listInbox(project.root, options.clock.now(), project.settings?.worktreesDir ?? null, (await stores()).deliveryLedger());
+      // A fleet's escalated changes wait on their workers' disks: listed from the fleet's approval waits.
+      const fleet = await fleetInbox(project, options.env, options.clock.now());
+      return [...local, ...fleet.filter((item) => !local.some((held) => held.id === item.id))];
+    },
+    async approve(idOrItemKey, approval = {}) {
+      // A change a fleet tick escalated is decided by the worker waiting for it (one decision acts, once).
+      const fleet = await (await import('../use-cases/fleet-decision.js')).decideInFleet(project, options.env, idOrItemKey, { decision: 'approve', yes: Boolean(approval.yes) });
+      if (fleet) return fleet;
+      const { approveChange } = await import('../use-cases/approval.js');
+      const result = await approveChange(project, idOrItemKey, { ...decisions, deliveryLedger: (await writableStores()).deliveryLedger(), yes: Boolean(approval.yes) });
+      if (result.status === 'applied') {
+        // A human's approval delivers a change like a tick does: its fate counts for the loop.
+        const resolved = await resolvePlan(project, result.pattern);
+        const { recordApproval } = await import('../use-cases/outcomes/record-proposals.js');
+        if (resolved.ok) await recordApproval(project.root, resolved.plan, result, options.clock.now()).catch(() => undefined);
+      }
+      return result;
+    },
+    async reject(idOrItemKey) {
+      const fleet = await (await import('../use-cases/fleet-decision.js')).decideInFleet(project, options.env, idOrItemKey, { decision: 'reject', yes: false });
+      if (fleet) return fleet;
+      const { rejectChange } = await import('../use-cases/approval.js');
+      return rejectChange(project, idOrItemKey, { ...decisions, deliveryLedger: (await writableStores()).deliveryLedger() });
+    },
+    async deliver(idOrItemKey) {
+      const { retryDelivery } = await import('../use-cases/deliver.js');
+      return retryDelivery(project, idOrItemKey, { ...decisions, deliveryLedger: (await writableStores()).deliveryLedger() });
+    },
+    async status() {
+      return loopStatus(project, await withStores());
+    },
+    async outcomesSync(id) {
+      const { configuredPlans, outcomesSync } = await import('../use-cases/outcomes/outcomes-facade.js');
+      const { plans, issues } = await configuredPlans(project, id);
+      if (plans.length === 0 && issues.length > 0) return { ok: false, issues };
+      return { ok: true, value: await outcomesSync(project, plans, decisions), warnings: issues };
+    },
+    async metrics(id, request) {
+      const { configuredPlans, loopMetrics } = await import('../use-cases/outcomes/outcomes-facade.js');
+      const { plans, issues } = await configuredPlans(project, id);
+      if (plans.length === 0 && issues.length > 0) return { ok: false, issues };
+      return { ok: true, value: await loopMetrics(project, plans, request.since, { ...decisions, ...(request.audit === false ? { audit: false } : {}) }), warnings: issues };
+    },
+    async promote(id, request = {}) {
+      const { configuredPlans, promoteLoop } = await import('../use-cases/outcomes/outcomes-facade.js');
+      const { plans, issues } = await configuredPlans(project, id);
+      if (!plans[0]) return { ok: false, issues };
+      return { ok: true, value: await promoteLoop(project, plans[0], { ...decisions, yes: Boolean(request.yes) }), warnings: issues };
+    },
+    async resetMock(id) {
+      const resolved = await resolvePlan(project, id);
+      if (!resolved.ok) return resolved;
+      const { resetMock } = await import('../use-cases/reset-mock.js');
+      return { ok: true, value: await resetMock(project.root, resolved.plan, project.settings?.worktreesDir ?? null), warnings: [] };
+    },
+    async loops() {
+      return (await import('../use-cases/console-queries.js')).consoleLoops(project, await withStores());
+    },
+    async history(filter = {}) {
+      return (await import('../use-cases/console-queries.js')).runHistory(project, filter, options);
+    },
+    async runs(query = {}) {
+      const fleet = await (await stores()).runs({ ...(query.loop ? { patternId: query.loop } : {}), ...(query.since !== undefined ? { since: query.since } : {}), limit: query.limit ?? 50 });
+      const { fromRunHistory, selectRunLogRecords } = await import('../use-cases/run-records.js');
+      return fleet ? fleet.map(fromRunHistory) : selectRunLogRecords(await (await import('../use-cases/console-queries.js')).runLogOf(project), query);
+    },
+    async tick(tickId) {
+      return (await import('../use-cases/console-queries.js')).tickDetail(project, tickId, options);
+    },
+    async spend(days = 30) {
+      return (await import('../use-cases/console-queries.js')).spendByDay(project, Math.max(1, Math.min(days, 366)), await withStores());
+    },
+    async diff(idOrItemKey) {
+      return (await import('../use-cases/console-queries.js')).inboxDiff(project, idOrItemKey, options);
+    },
+    async pause(scope = {}) {
+      await excludeOnce();
+      const by = scope.by ?? (await import('../use-cases/resume.js')).actor(options.env);
+      return (await import('../use-cases/pause.js')).setPause(project, { ...(await withStores()), by, ...(scope.reason ? { reason: scope.reason } : {}) }, true, scope.loop);
+    },
+    async resume(scope = {}) {
+      await excludeOnce();
+      return (await import('../use-cases/pause.js')).setPause(project, { ...(await withStores()), by: scope.by ?? 'the console (serve)' }, false, scope.loop);
+    },
+    async resumeLoop(id, request = {}) {
+      const unconfigured = await refuseUnconfigured(project, id);
+      if (unconfigured) return unconfigured;
+      const resolved = await resolvePlan(project, id);
+      if (!resolved.ok) return resolved;
+      const { resumeLoop } = await import('../use-cases/resume.js');
+      return { ok: true, value: await resumeLoop(resolved.plan, { ...(await withStores()), ...(request.by ? { by: request.by } : {}) }), warnings: resolved.warnings };
+    },
+    async recentEvents(limit = 200) {
+      const { readTickEvents } = await import('../adapters/tick-events/tick-events.js');
+      const lines = (await readTickEvents(project.root)).filter((line) => line.type !== 'tick-result');
+      return lines.slice(-Math.max(0, limit));
+    },
+    async events(listener) {
+      const { tailTickEvents } = await import('../adapters/tick-events/event-tail.js');
+      return tailTickEvents(project.root, listener);
+    },
+    async replay(file, request = {}) {
+      const { replayRecording } = await import('../use-cases/replay.js');
+      const replayed = await replayRecording(project, file, { env: options.env, ...request });
+      return replayed.ok ? { ...replayed, warnings: [] } : replayed;
+    },
+    async testRecordings(request = {}) {
+      const { testRecordings } = await import('../use-cases/test-recordings.js');
+      return testRecordings(project, { env: options.env, ...request });
+    },
+    async doctor() {
+      const { runDoctor } = await import('../use-cases/doctor.js');
+      return runDoctor(project, { env: options.env, stores: await stores() });
+    },
+  };
+
+  /**
+   * The cheap check at the start of a tick: follow the loops' delivered changes and apply their autonomy
+   * policy (no model call). A level change is written to LOOP.md, so the project is read again and this
+   * very tick runs at the new level.
+   */
+  async function checkOutcomesBeforeTick(current: LoadedProject, ids: readonly string[]): Promise<LoadedProject> {
+    const { configuredPlans, outcomesSync } = await import('../use-cases/outcomes/outcomes-facade.js');
+    const known = ids.filter((loop) => current.patterns.some((pattern) => pattern.id === loop));
+    const plans = (await Promise.all(known.map((loop) => configuredPlans(current, loop)))).flatMap((result) => result.plans);
+    const result = await outcomesSync(current, plans, decisions);
+    for (const check of result.checks) {
+      if (check.syncError) options.progress?.(`${check.pattern}: outcomes not checked — ${check.syncError}`);
+      if (check.change) options.progress?.(`${check.pattern}: level ${check.change.from} → ${check.change.to} (${check.change.reason})`);
+    }
+    if (!result.checks.some((check) => check.change)) return current;
+    const reloaded = await loadProject(options.cwd);
+    return reloaded.ok ? reloaded.project : current;
+  }
+  return { ok: true, runtime: withRedaction(runtime, project, options.env) };
+}
+
+/**
+ * Methods that neither write nor show what a tick produced — configuration, counts, checks, built from files the
+ * runtime wrote redacted — and skip the redactor: loading the rule set starts Node's ESM loader, which would cost
+ * `status` its cold start (test/cli-cold-start.test.ts).
+ */
+const NOT_REDACTED = new Set<keyof Runtime>(['status', 'doctor', 'resetMock', 'metrics']);
+
+/**
+ * The runtime's one exit for text: every method's answer (and every event `events` hands its listener) passes
+ * this repository's redactor before any caller — a CLI command's text and `--json`, a console response, the
+ * library — sees it (but `NOT_REDACTED`). Before it, the repository's secret files are read (once per runtime)
+ * so that every redactor for it (`redactorFor(env, root)`: writers, recordings, the journal) redacts their
+ * values; a dry run writes nothing and skips that walk.
+ */
+function withRedaction(runtime: Runtime, project: LoadedProject, env: Record<string, string | undefined>): Runtime {
+  let loading: Promise<typeof import('../adapters/redaction/redaction.js')> | null = null;
+  let walking: Promise<void> | null = null;
+  const wrapped: Record<string, unknown> = { ...runtime };
+  for (const [name, method] of Object.entries(runtime)) {
+    if (typeof method !== 'function' || NOT_REDACTED.has(name as keyof Runtime)) continue;
+    wrapped[name] = async (...args: unknown[]) => {
+      const request = args[name === 'run' ? 1 : 0] as { dryRun?: boolean } | undefined;
+      const dryRun = (name === 'run' || name === 'runDue') && Boolean(request?.dryRun);
+      const redaction = await (loading ??= import('../adapters/redaction/redaction.js'));
+      if (!dryRun) {
+        await (walking ??= redaction.prepareRedaction(project.root, project.settings?.worktreesDir ?? null));
+      }
+      const { redactorFor, redactValues } = redaction;
+      const redact = redactorFor(env, project.root);
+      if (name === 'events') {
+        const listener = args[0] as (line: unknown) => void;
+        return (method as (listener: (line: unknown) => void) => unknown).call(runtime, (line: unknown) => listener(redactValues(line, redact)));
+      }
+      return redactValues(await (method as (...input: unknown[]) => Promise<unknown>).apply(runtime, args), redact);
+    };
+  }
+  return wrapped as unknown as Runtime;
+}
+
+/** A real tick of a loop the repository never configured is a config error: loops never enrol themselves. */
+async function refuseUnconfigured(project: LoadedProject, id: string): Promise<{ ok: false; issues: Diagnostic[] } | null> {
+  const { notConfiguredIssue } = await import('../project/loop-enrolment.js');
+  const issue = notConfiguredIssue(project, id);
+  return issue ? { ok: false, issues: [issue] } : null;
+}

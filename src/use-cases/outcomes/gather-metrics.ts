@@ -1,0 +1,118 @@
+/**
+ * `metrics`: reads each loop's run log, the spend journal and outcomes.jsonl,
+ * and hands them to the pure `computeLoopMetrics`; adds the promotion
+ * recommendation with its evidence (acceptance, volume, days at the level,
+ * the loop-audit score).
+ */
+import { join } from 'node:path';
+import {
+  changesSince,
+  computeLoopMetrics,
+  DEFAULT_AUTONOMY,
+  lastLevelChange,
+  recommendPromotion,
+  REHEARSAL_BACKEND,
+  withoutRehearsals,
+  type HumanDecisionFact,
+  type LoopMetrics,
+  type OutcomeHistory,
+  type PromotionRecommendation,
+  type TickFact,
+} from '../../core/outcomes/index.js';
+import { parseRunLog, type RunLogEntry } from '../../core/state/run-log.js';
+import { parseTimestamp } from '../../core/time/utc-time.js';
+import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
+import { readTextOrNull } from '../../adapters/fs/atomic-file.js';
+import { parseJournalLine } from '../../adapters/budget-ledger/journal-line.js';
+import { OutcomeStore } from '../../adapters/outcomes/outcome-store.js';
+import type { AuditResult } from '../../adapters/outcomes/loop-audit.js';
+
+export interface LoopMetricsReport extends LoopMetrics {
+  level: string;
+  autonomy: 'on' | 'off';
+  promotion: PromotionRecommendation;
+}
+
+/** Tokens and cost per tick id from `.loop-runtime/spend.jsonl` (settled, recorded and reconciled spend). */
+export async function spendByTick(root: string): Promise<Map<string, { tokens: number; costUsd: number | null }>> {
+  const text = (await readTextOrNull(join(root, '.loop-runtime/spend.jsonl'))) ?? '';
+  const spend = new Map<string, { tokens: number; costUsd: number | null }>();
+  for (const line of text.split('\n')) {
+    const parsed = parseJournalLine(line);
+    if (parsed.kind !== 'entry' || parsed.entry.kind === 'open') continue;
+    const entry = parsed.entry;
+    const previous = spend.get(entry.tickId) ?? { tokens: 0, costUsd: null };
+    const cost = 'costUsd' in entry ? entry.costUsd : null;
+    spend.set(entry.tickId, { tokens: previous.tokens + entry.tokens, costUsd: cost === null ? previous.costUsd : (previous.costUsd ?? 0) + cost });
+  }
+  return spend;
+}
+
+/** The run log's entries that are results: a mock tick's line is a rehearsal. */
+export function realRunLog(text: string): RunLogEntry[] {
+  return parseRunLog(text).filter((entry) => entry.backend !== REHEARSAL_BACKEND);
+}
+
+const NOT_TICKS = new Set(['human-approved', 'human-rejected', 'level-change', 'resumed', 'delivery-retried']);
+
+/** Ticks of one loop from its run-log entries, with spend from the journal (the run log's estimate when the journal has none). */
+export function tickFacts(entries: readonly RunLogEntry[], pattern: string, spend: Map<string, { tokens: number; costUsd: number | null }>): TickFact[] {
+  return entries
+    .filter((entry) => entry.pattern === pattern && !NOT_TICKS.has(entry.kind ?? ''))
+    .map((entry) => {
+      const spent = entry.tick_id ? spend.get(entry.tick_id) : undefined;
+      return {
+        tickId: entry.tick_id ?? null,
+        at: parseTimestamp(entry.run_id),
+        kind: entry.kind ?? entry.outcome ?? 'unknown',
+        tokens: spent?.tokens ?? entry.tokens_estimate ?? 0,
+        costUsd: spent?.costUsd ?? null,
+      };
+    });
+}
+
+function humanFacts(entries: readonly RunLogEntry[], pattern: string): HumanDecisionFact[] {
+  return entries
+    .filter((entry) => entry.pattern === pattern && (entry.kind === 'human-approved' || entry.kind === 'human-rejected'))
+    .map((entry) => ({ at: parseTimestamp(entry.run_id), decision: entry.kind === 'human-approved' ? 'approved' : 'rejected' }));
+}
+
+/** When the loop reached its current level: its last level change, else the start of the run log's tail of ticks at that level. */
+export function levelSince(history: OutcomeHistory, entries: readonly RunLogEntry[], plan: ExecutionPlan): number {
+  const change = lastLevelChange(history, plan.pattern.id);
+  if (change && change.to === plan.level) return parseTimestamp(change.at);
+  const ticks = entries.filter((entry) => entry.pattern === plan.pattern.id && entry.level);
+  let since = Number.NaN;
+  for (let index = ticks.length - 1; index >= 0 && ticks[index]!.level === plan.level; index--) since = parseTimestamp(ticks[index]!.run_id);
+  return since;
+}
+
+export interface GatherOptions {
+  now: number;
+  since: number;
+  audit: () => Promise<AuditResult>;
+}
+
+/** Metrics and a promotion recommendation for each plan. */
+export async function gatherMetrics(root: string, plans: readonly ExecutionPlan[], options: GatherOptions): Promise<LoopMetricsReport[]> {
+  // Results only: a rehearsal's ticks and changes (`--backend mock`) count for nothing.
+  const history = withoutRehearsals(await new OutcomeStore(root).history());
+  const spend = await spendByTick(root);
+  const runLogs = new Map<string, RunLogEntry[]>();
+  let audit: AuditResult | null = null;
+  const reports: LoopMetricsReport[] = [];
+  for (const plan of plans) {
+    if (!runLogs.has(plan.files.runLog)) runLogs.set(plan.files.runLog, realRunLog((await readTextOrNull(join(root, plan.files.runLog))) ?? ''));
+    const entries = runLogs.get(plan.files.runLog)!;
+    const id = plan.pattern.id;
+    const metrics = computeLoopMetrics({ pattern: id, since: options.since, until: options.now, ticks: tickFacts(entries, id, spend), changes: history.changes, human: humanFacts(entries, id) });
+    const since = levelSince(history, entries, plan);
+    const days = Number.isNaN(since) ? 0 : Math.floor((options.now - since) / 86_400_000);
+    audit ??= await options.audit();
+    const policy = plan.autonomy ?? DEFAULT_AUTONOMY;
+    const atLevel = changesSince(history.changes, id, Number.isNaN(since) ? 0 : since);
+    const promotion = recommendPromotion(plan.level, policy, atLevel, days, audit.ok ? audit.audit : null, audit.ok ? undefined : audit.note);
+    reports.push({ ...metrics, level: plan.level, autonomy: plan.autonomy ? 'on' : 'off', promotion });
+  }
+  return reports;
+}

@@ -1,0 +1,74 @@
+/**
+ * A tick refused before any model call — an unmet precondition, no sandbox —
+ * is a failed tick (run log `precondition-failed`, a STATE.md note), never a
+ * quiet no-op.
+ */
+import type { TickResult } from '../core/engine/tick-result.js';
+import type { ExecutionPlan } from '../core/plan/execution-plan.js';
+import type { AgentBackend, Clock } from '../core/ports/index.js';
+import { isLoopRuntimeError } from '../core/errors.js';
+import type { LoadedProject } from '../project/load-project.js';
+import { redactorFor } from '../composition/wiring.js';
+
+/** What a refusal needs of the tick's options. */
+export interface RefusalOptions {
+  env: Record<string, string | undefined>;
+  clock: Clock;
+  dryRun: boolean;
+  backend?: AgentBackend;
+}
+
+/**
+ * Throws `PRECONDITION_FAILED` (exit 3) naming every unmet precondition and
+ * its fix; a real tick is first recorded as failed (run log, STATE.md note),
+ * never as a quiet no-op.
+ */
+export async function refuseUnmetPreconditions(project: LoadedProject, plan: ExecutionPlan, options: RefusalOptions): Promise<void> {
+  const { checkPreconditions, preconditionError } = await import('./preconditions.js');
+  const problems = await checkPreconditions(project.root, plan, { env: options.env, dryRun: options.dryRun, backendInjected: Boolean(options.backend) });
+  if (problems.length === 0) return;
+  const error = preconditionError(plan, problems);
+  const message = `${problems.map((problem) => problem.message).join(' ')} To fix: ${problems.map((problem) => problem.fix).join(' Then: ')}`;
+  if (!options.dryRun) await recordRefusedTick(project, plan, options, message);
+  throw error;
+}
+
+/**
+ * `create()` (the tick's `createLoopRuntime`), with a missing sandbox for the verification commands recorded as a
+ * refused tick before any model call — for `run` and a fleet worker's tick alike.
+ */
+export async function refusingWithoutSandbox<T>(project: LoadedProject, plan: ExecutionPlan, options: RefusalOptions, create: () => Promise<T>): Promise<T> {
+  try {
+    return await create();
+  } catch (error) {
+    if (!options.dryRun && isLoopRuntimeError(error) && error.code === 'SANDBOX_UNAVAILABLE') await recordRefusedTick(project, plan, options, redactorFor(options.env, project.root)(error.message)).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** A tick refused before any model call (unmet precondition, no sandbox): a failed tick in the run log and a STATE.md note. */
+export async function recordRefusedTick(project: LoadedProject, plan: ExecutionPlan, options: RefusalOptions, message: string): Promise<void> {
+  const [{ FileStateWriter }, { toTickRecord }, { SequentialIds }] = await Promise.all([
+    import('../adapters/state-writer/file-state-writer.js'),
+    import('../core/engine/tick-record.js'),
+    import('../core/engine/sequential-ids.js'),
+  ]);
+  const now = options.clock.now();
+  const result: TickResult = {
+    tickId: new SequentialIds(options.clock).next('tick'),
+    patternId: plan.pattern.id,
+    level: plan.level,
+    startedAt: now,
+    finishedAt: now,
+    tokens: 0,
+    budget: { spentToday: 0, dailyTokenCap: plan.dailyTokenCap },
+    steps: [{ phase: 'precondition', tokens: 0, note: message }],
+    kind: 'failed',
+    phase: 'precondition',
+    message,
+    retryable: false,
+  };
+  const writer = new FileStateWriter({ root: project.root, stateFile: plan.files.state, runLog: plan.files.runLog, redact: redactorFor(options.env, project.root), backend: plan.backend.name });
+  await writer.recordTick({ ...toTickRecord(result), kind: 'precondition-failed' });
+}
+

@@ -1,0 +1,252 @@
+/**
+ * Ticking loops the way every entry point does it: one loop now (`run <id>`)
+ * or the due ones (`run --due`), each tick under the loop's lease, through
+ * the one composition root, with everything reported redacted.
+ */
+import { relative } from 'node:path';
+import type { Level } from '../core/config/schemas.js';
+import type { Diagnostic } from '../core/config/diagnostics.js';
+import type { TickResult } from '../core/engine/tick-result.js';
+import { runLogOutcome } from '../core/engine/tick-result.js';
+import { ExitCode, exitCodeFor, exitCodeForHalt, isLoopRuntimeError, mostSeriousExitCode } from '../core/errors.js';
+import type { ExecutionPlan } from '../core/plan/execution-plan.js';
+import type { DueDecision } from '../core/schedule/decide-due.js';
+import type { AgentBackend, Clock } from '../core/ports/index.js';
+import type { LoadedProject } from '../project/load-project.js';
+import { redactorFor, redactStrings } from '../composition/wiring.js';
+import { refuseUnmetPreconditions, refusingWithoutSandbox } from './refused-tick.js';
+import type { ProjectStores } from '../composition/stores/project-stores.js';
+
+export interface RunSummary {
+  pattern: { id: string; name: string };
+  level: Level;
+  backend: string;
+  /** Why this backend ran: configured, chosen from the loop's agents (and which binary), the dry-run mock, or injected. */
+  backendReason: string;
+  dryRun: boolean;
+  ticks: TickResult[];
+  budget: { spentToday: number; dailyTokenCap: number };
+  /** What the runtime changed about the plan or its isolation for this run (dry-run, sandbox opt-out, fallbacks). */
+  notes: string[];
+  /** What the start of this run recovered from an earlier process killed mid-tick (also in `.loop-runtime/recovery.jsonl`). */
+  recovery?: import('../adapters/recovery/tick-start-recovery.js').RecoveryRecord;
+  exitCode: number;
+}
+
+export type DueAction = 'ticked' | 'not-due' | 'lease-held' | 'error';
+
+export interface DueLoopReport {
+  id: string;
+  due: boolean;
+  reason: DueDecision['reason'];
+  detail: string;
+  intervalMs: number;
+  nextAt: string;
+  action: DueAction;
+  exitCode: number;
+  /** The tick, when one ran. */
+  tick?: TickResult;
+  /** Why no tick ran although the loop was due (lease held, error). */
+  message?: string;
+}
+
+export interface DueRunSummary {
+  mode: 'due';
+  at: string;
+  dryRun: boolean;
+  decisions: DueLoopReport[];
+  exitCode: number;
+}
+
+/** How ticks run: shared by `run <id>`, `run --due` and the library. */
+export interface TickOptions {
+  dryRun: boolean;
+  env: Record<string, string | undefined>;
+  clock: Clock;
+  allowUnsandboxed?: boolean;
+  /** Progress lines (already redacted when they reach it). */
+  progress?: (line: string) => void;
+  /** Injected backend (tests); otherwise the plan's backend is resolved. */
+  backend?: AgentBackend;
+  /** `--record <file>`: save the tick's port history (redacted) here for `replay`. One tick only. */
+  record?: string;
+  /** The operator's stop (Ctrl-C), handed to the engine. */
+  signal?: AbortSignal;
+  /** The project's shared stores (files or the fleet's Postgres); files when absent. */
+  stores?: ProjectStores;
+}
+
+/** 1 for a failed tick, 5 for a halt a human must clear (backend stopped, circuit open), 2 for budget/L0/kill switch. */
+export function exitCodeForTicks(ticks: readonly TickResult[]): number {
+  return mostSeriousExitCode(
+    ticks.map((tick) => (tick.kind === 'failed' ? ExitCode.tickFailed : tick.kind === 'halted' ? exitCodeForHalt(tick.reason) : tick.kind === 'paused' ? ExitCode.halted : ExitCode.ok)),
+  );
+}
+
+/** Most serious first: needs a human, config error, a failed tick, a halt, a held lease, then success. */
+export function exitCodeForDue(reports: readonly DueLoopReport[]): number {
+  return mostSeriousExitCode(reports.map((report) => report.exitCode));
+}
+
+/**
+ * Runs `count` ticks of one loop under its lease (no lease for a dry run,
+ * which writes nothing). Throws `LEASE_HELD` when another tick holds it,
+ * before any side effect.
+ */
+export async function tickUnderLease(project: LoadedProject, writtenPlan: ExecutionPlan, count: number, options: TickOptions): Promise<RunSummary> {
+  // The agent is chosen before the lease: a loop that cannot run (no agent installed, exit 3) leaves no lease history.
+  const { plan, backendReason } = await decideBackend(project, writtenPlan, options);
+  const stores = options.stores ?? (await import('../composition/stores/file-stores.js')).fileStores(project, options.clock);
+  const lease = options.dryRun ? null : await stores.acquireLoopLease(plan);
+  let ticks: TickResult[] = [];
+  // Progress lines go straight to the terminal, so they are redacted here; the summary (--json) on its way out of
+  // the Runtime. Tick results carry command output, reasons and agent summaries.
+  const redact = redactorFor(options.env, project.root);
+  const progress = (line: string) => options.progress?.(redact(line));
+  try {
+    // Cheap preconditions before any model call: a tick that cannot finish spends nothing.
+    await refuseUnmetPreconditions(project, plan, options);
+    const notes: string[] = [];
+    if (lease?.recovered) {
+      const line = `recovery: took over the loop's lease: ${lease.recovered.reason}`;
+      notes.push(line);
+      progress(line);
+    }
+    // What surrounds a tick (recovery, stranded deliveries, telemetry, the event journal, outcome tracking): shared
+    // with the fleet worker's tick, so the two cannot drift apart.
+    const { openTickSession } = await import('../composition/tick-session.js');
+    const session = await openTickSession({
+      project,
+      plan,
+      clock: options.clock,
+      env: options.env,
+      dryRun: options.dryRun,
+      deliveryLedger: stores.deliveryLedger(),
+      note: (line, shown) => {
+        notes.push(line);
+        if (shown) progress(line);
+      },
+      onEvent: (event) => {
+        if (event.type === 'phase-start') progress(phaseLabel(event.phase, event.detail));
+        else if (event.type === 'phase-end') progress(`  ${event.phase}: ${event.note ?? ''}`);
+        else if (event.type === 'tick-start') progress(`${plan.pattern.id}: tick ${event.tickId} started`);
+      },
+    });
+    const recovery = session.recovery;
+    const { createLoopRuntime } = await import('../composition/create-runtime.js');
+    const runtime = await refusingWithoutSandbox(project, plan, options, () =>
+      createLoopRuntime(project, plan, {
+        dryRun: options.dryRun,
+        env: options.env,
+        clock: options.clock,
+        allowUnsandboxed: options.allowUnsandboxed ?? false,
+        ...(options.backend ? { backend: options.backend } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+        stores,
+        log: (line) => {
+          notes.push(line);
+          progress(line);
+        },
+        observer: session.observer,
+      }),
+    );
+    const recording = options.record ? (await import('../replay/record-tick.js')).startRecording(runtime) : null;
+    try {
+      ticks = await (recording?.engine ?? runtime.engine).ticks(count, (tick) => session.afterTick(tick));
+    } finally {
+      await runtime.close();
+    }
+    if (recording && options.record && ticks[0]) {
+      await recording.save(options.record, ticks[0], redact);
+      const shown = relative(project.root, options.record).startsWith('..') ? options.record : relative(project.root, options.record);
+      notes.push(`recorded: ${shown} (replay it with \`loop-runtime replay ${shown}\`)`);
+    }
+    // The fleet's run history (a no-op for files, whose run log the state writer already appended to).
+    if (!options.dryRun) await stores.recordTicks(ticks.map((tick) => redactStrings(tick, redact)));
+    // The recovered ticks' note, the delivered changes for outcome tracking, the tick-result lines `serve` reads.
+    await session.finish(ticks);
+    const last = ticks[ticks.length - 1]!;
+    const summary: RunSummary = {
+      pattern: { id: plan.pattern.id, name: plan.pattern.name },
+      level: plan.level,
+      backend: runtime.ports.backend.name,
+      backendReason,
+      dryRun: options.dryRun,
+      ticks,
+      budget: last.budget,
+      notes: [...runtime.notes, ...notes],
+      ...(recovery ? { recovery } : {}),
+      exitCode: exitCodeForTicks(ticks),
+    };
+    // Redacted on its way out of the Runtime (runtime.ts `withRedaction`), like every answer.
+    return summary;
+  } finally {
+    const last = ticks[ticks.length - 1];
+    await lease?.release(last ? { outcome: runLogOutcome(last), tickKind: last.kind, tickId: last.tickId, startedAt: last.startedAt } : { outcome: 'failed', tickKind: 'error' });
+  }
+}
+
+const PHASE_VERBS: Record<string, string> = { triage: 'triaging', implement: 'implementing', check: 'checking', verify: 'verifying' };
+
+/** The progress line for a phase that starts: `implementing`, `verifying: npm test`. */
+export function phaseLabel(phase: string, detail?: string): string {
+  const verb = PHASE_VERBS[phase] ?? phase;
+  return detail ? `${verb}: ${detail}` : verb;
+}
+
+async function decideBackend(project: LoadedProject, plan: ExecutionPlan, options: TickOptions): Promise<{ plan: ExecutionPlan; backendReason: string }> {
+  if (options.backend) return { plan, backendReason: 'injected by the caller' };
+  if (options.dryRun) return { plan, backendReason: 'dry-run: always the mock' };
+  const { withChosenBackend } = await import('../composition/backend-choice.js');
+  const chosen = withChosenBackend(plan, project.root, options.env);
+  return { plan: chosen.plan, backendReason: chosen.choice.reason };
+}
+
+export interface DueSelection {
+  id?: string;
+  level?: Level;
+  backendName?: string;
+}
+
+/**
+ * Decides which configured loops are due by their cadence and past ticks,
+ * then ticks each due loop once under its lease. A held lease is skipped and
+ * reported, never waited for.
+ */
+export async function tickDueLoops(project: LoadedProject, selection: DueSelection, options: TickOptions): Promise<{ ok: true; summary: DueRunSummary; issues: Diagnostic[] } | { ok: false; issues: Diagnostic[] }> {
+  const { evaluateDueLoops } = await import('./due-loops.js');
+  const now = options.clock.now();
+  const evaluation = await evaluateDueLoops(project, now, {
+    ...(options.stores ? { stores: options.stores } : {}),
+    ...(selection.id ? { loops: [selection.id] } : {}),
+    ...(selection.level ? { level: selection.level } : {}),
+    ...(selection.backendName ? { backend: selection.backendName } : {}),
+  });
+  if (evaluation.issues.length > 0 && evaluation.decisions.length === 0) return { ok: false, issues: evaluation.issues };
+  const redact = redactorFor(options.env, project.root);
+  const progress = (line: string) => options.progress?.(redact(line));
+  const reports: DueLoopReport[] = [];
+  for (const decision of evaluation.decisions) {
+    // Ctrl-C: the loop that was ticking has stopped cleanly; the rest wait for the next run.
+    if (options.signal?.aborted) break;
+    const base = { id: decision.id, due: decision.due, reason: decision.reason, detail: decision.detail, intervalMs: decision.intervalMs, nextAt: new Date(decision.nextAt).toISOString() };
+    if (!decision.due) {
+      progress(`${decision.id}: not due — ${decision.detail}`);
+      reports.push({ ...base, action: 'not-due', exitCode: ExitCode.ok });
+      continue;
+    }
+    progress(`${decision.id}: due (${decision.reason}) — ${decision.detail}`);
+    const plan = evaluation.plans.get(decision.id)!;
+    try {
+      const summary = await tickUnderLease(project, plan, 1, options);
+      reports.push({ ...base, action: 'ticked', exitCode: summary.exitCode, tick: summary.ticks[0]! });
+    } catch (error) {
+      const message = redact(error instanceof Error ? error.message : String(error));
+      const held = isLoopRuntimeError(error) && error.code === 'LEASE_HELD';
+      progress(`${decision.id}: ${held ? 'skipped, lease held' : 'error'} — ${message}`);
+      reports.push({ ...base, action: held ? 'lease-held' : 'error', exitCode: held ? ExitCode.leaseHeld : exitCodeFor(error), message });
+    }
+  }
+  const summary: DueRunSummary = { mode: 'due', at: new Date(now).toISOString(), dryRun: options.dryRun, decisions: reports, exitCode: exitCodeForDue(reports) };
+  return { ok: true, summary, issues: evaluation.issues };
+}
