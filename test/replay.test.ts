@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { LoopEngine } from '../src/core/engine/loop-engine.js';
 import { loadProject, resolvePlan } from '../src/project/load-project.js';
 import { createLoopRuntime } from '../src/composition/create-runtime.js';
-import { recordPorts, replayPorts, type ReplayHistory } from '../src/testing/replay.js';
+import { recordPorts, replayPorts, type ReplayHistory } from '../src/replay/port-history.js';
 import { startFakeAnthropicServer, text, toolUse, type AnthropicStep } from './fakes/fake-anthropic-server.js';
 import { ADD_BUG_TRIAGE, BUGGY_ADD_PROJECT, CLAUDE, makeLoopRepo, worktreeOf } from './e2e-fixtures.js';
 import { cleanupTempDirs } from './git-fixtures.js';

@@ -7,7 +7,7 @@
 import { LoopEngine } from '../core/engine/loop-engine.js';
 import type { TickResult } from '../core/engine/tick-result.js';
 import { LoopRuntimeError } from '../core/errors.js';
-import { recordPorts } from '../testing/replay.js';
+import { recordPorts } from './port-history.js';
 import type { LoopRuntime } from '../composition/create-runtime.js';
 import type { Redact } from '../composition/wiring.js';
 import { toRecording, writeRecording } from './recording-file.js';

@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import * as z from 'zod';
 import { LoopRuntimeError } from '../core/errors.js';
 import type { TickResult } from '../core/engine/tick-result.js';
-import { REPLAY_HISTORY_VERSION, type ReplayHistory } from '../testing/replay.js';
+import { REPLAY_HISTORY_VERSION, type ReplayHistory } from './port-history.js';
 import { redactStrings, type Redact } from '../composition/wiring.js';
 
 export const RECORDING_FORMAT = 'loop-runtime-recording';

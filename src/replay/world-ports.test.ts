@@ -5,7 +5,7 @@ import { buildPlan } from '../core/plan/build-plan.js';
 import { compareTicks } from '../core/replay/compare-ticks.js';
 import { createMemoryPorts } from '../testing/create-memory-ports.js';
 import { FixedClock } from '../testing/fixed-clock.js';
-import { recordPorts, type ReplayHistory } from '../testing/replay.js';
+import { recordPorts, type ReplayHistory } from './port-history.js';
 import { worldPorts } from './world-ports.js';
 
 const plan = buildPlan(dailyTriagePattern, { level: 'L2', overrides: { verify: ['npm test'] } });

@@ -17,7 +17,7 @@
  */
 import type { EnginePorts } from '../core/engine/engine-ports.js';
 import { jsonDifferences, shortJson } from '../core/replay/json-differences.js';
-import { recordedValueReviver, toJson, type Known, type ReplayCall, type ReplayHistory } from '../testing/replay.js';
+import { recordedValueReviver, toJson, type Known, type ReplayCall, type ReplayHistory } from './port-history.js';
 
 /** One way the engine's port calls no longer line up with the recording. `index`: position in the recording. */
 export type CallDifference =

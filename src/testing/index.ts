@@ -19,8 +19,8 @@ export { MemoryBudgetLedger } from '../adapters/budget-ledger/memory-budget-ledg
 export { MemoryAttemptLedger } from '../adapters/attempt-ledger/memory-attempt-ledger.js';
 export { SequentialIds } from '../core/engine/sequential-ids.js';
 export { MemoryWorkspace } from '../adapters/workspace/memory-workspace.js';
-export { recordPorts, replayPorts, REPLAY_HISTORY_VERSION } from './replay.js';
-export type { ReplayCall, ReplayHistory } from './replay.js';
+export { recordPorts, replayPorts, REPLAY_HISTORY_VERSION } from '../replay/port-history.js';
+export type { ReplayCall, ReplayHistory } from '../replay/port-history.js';
 export { MemoryDelivery, MemoryDeliveryStore } from '../adapters/delivery/memory-delivery.js';
 export { MemoryDiscovery } from '../adapters/discovery/memory-discovery.js';
 export type { MemoryDiscoveryOptions, ScriptedProbeRun } from '../adapters/discovery/memory-discovery.js';
