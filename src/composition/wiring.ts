@@ -9,9 +9,9 @@
  */
 import type { Clock, Delivery, Workspace } from '../core/ports/index.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
-import { GitDelivery } from '../adapters/delivery/git-delivery.js';
+import { GitDelivery, type GitDeliveryOptions } from '../adapters/delivery/git-delivery.js';
 import type { DeliveryLedgerStore } from '../adapters/delivery/delivery-flow.js';
-import { GitWorkspace } from '../adapters/workspace/git-workspace.js';
+import { GitWorkspace, type GitWorkspaceOptions } from '../adapters/workspace/git-workspace.js';
 import { LEASE_MARGIN_MS } from '../adapters/leases/file-leases.js';
 
 import type { Redact } from '../adapters/redaction/redaction.js';
@@ -44,8 +44,8 @@ export function gitDeliveryFor(wiring: GitWiring, plan: ExecutionPlan): Delivery
   const trackedProposals = async () => {
     // Outcome tracking (synced at the start of every real tick): merged, closed or reverted changes are no longer
     // open proposals; open ones are, local branches included.
-    const { OutcomeStore } = await import('../adapters/outcomes/outcome-store.js');
-    const { changes } = await new OutcomeStore(wiring.root).history();
+    const { outcomeStoreFor } = await import('./project-adapters.js');
+    const { changes } = await outcomeStoreFor(wiring.root).history();
     return {
       settledCommits: new Set(changes.filter((change) => change.state !== 'open').map((change) => change.proposal.commit)),
       open: changes.filter((change) => change.state === 'open').map((change) => ({ pattern: change.proposal.pattern, itemKey: change.proposal.itemKey })),
@@ -99,4 +99,14 @@ export function redactingDelivery(delivery: Delivery, redact: Redact): Delivery 
   };
   if (delivery.openProposals) redacting.openProposals = (patternId) => delivery.openProposals!(patternId);
   return redacting;
+}
+
+/** A bare git workspace (no redaction): re-creating a kept change's worktree on another worker's disk. */
+export function bareGitWorkspace(options: GitWorkspaceOptions): GitWorkspace {
+  return new GitWorkspace(options);
+}
+
+/** A bare git delivery (no redaction): its ledger operations outside a tick (`forgetFailed`). */
+export function bareGitDelivery(options: GitDeliveryOptions): GitDelivery {
+  return new GitDelivery(options);
 }

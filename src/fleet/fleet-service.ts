@@ -11,7 +11,6 @@
 import { LoopRuntimeError } from '../core/errors.js';
 import type { Clock } from '../core/ports/index.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
-import { PostgresRunHistory } from '../adapters/postgres/index.js';
 import { loadProject, resolvePlan, type LoadedProject } from '../project/load-project.js';
 import { excludeRuntimeFiles } from '../adapters/git/exclude-runtime-files.js';
 import { createLoopRuntime } from '../composition/create-runtime.js';
@@ -19,7 +18,7 @@ import { refuseUnmetPreconditions, refusingWithoutSandbox } from '../use-cases/r
 import { evaluateDueLoops } from '../use-cases/due-loops.js';
 import { redactorFor } from '../composition/wiring.js';
 import { chooseStore, DATABASE_URL_VARIABLE } from '../composition/stores/store-choice.js';
-import { postgresStores, projectScope, sharedDatabase } from '../composition/stores/postgres-stores.js';
+import { postgresRunHistory, postgresStores, projectScope, sharedDatabase } from '../composition/stores/postgres-stores.js';
 import { awaitApproval, serveApprovals } from './approval-workflow.js';
 import { FleetWorker, tickWorkflowId, type FleetTickInput } from './fleet-worker.js';
 import { postgresTickLease } from './tick-lease.js';
@@ -126,7 +125,7 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
       clock: options.clock,
       env: options.env,
       deliveryLedger: stores.deliveryLedger(),
-      history: new PostgresRunHistory({ database, scope }),
+      history: postgresRunHistory(database, scope),
       worker: options.executorId,
     };
   });
@@ -166,7 +165,7 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
         ports: runtime.ports,
         budgetLedger: stores.budgetLedger(resolved.plan, runtime.ports.backend.name),
         clock: options.clock,
-        history: new PostgresRunHistory({ database, scope: input.scope }),
+        history: postgresRunHistory(database, input.scope),
         onEscalated: (result) => awaitApproval(input.scope, result, { root: project.root, worktreesDir: project.settings?.worktreesDir ?? null, clock: options.clock }, options.executorId),
         // The lease a manual `run` of this loop takes: the two never overlap.
         loopLease: postgresTickLease({ database, clock: options.clock, scope: input.scope, plan: resolved.plan, holder: `fleet worker ${options.executorId}`, tickId: `tick-${tickWorkflowId(input)}` }),

@@ -15,8 +15,9 @@ import { LoopRuntimeError } from '../core/errors.js';
 import type { Clock, WorkspaceHandle } from '../core/ports/index.js';
 import type { WorktreeEntry } from '../core/workspace/worktree-manifest.js';
 import { git } from '../adapters/git/git-run.js';
-import { GitWorkspace } from '../adapters/workspace/git-workspace.js';
-import { WorktreeStore } from '../adapters/workspace/git-worktree-store.js';
+import type { WorktreeStore } from '../adapters/workspace/git-worktree-store.js';
+import { worktreeStoreFor } from '../composition/project-adapters.js';
+import { bareGitWorkspace } from '../composition/wiring.js';
 import type { KeptChange } from './approval-types.js';
 
 export interface KeptChangeLocation {
@@ -40,11 +41,11 @@ function handleOf(store: WorktreeStore, entry: WorktreeEntry, baseCommit: string
  * ```
  */
 export async function captureKeptChange(location: KeptChangeLocation, tickId: string, keptBy: string): Promise<KeptChange | null> {
-  const store = new WorktreeStore(location.root, location.worktreesDir);
+  const store = worktreeStoreFor(location.root, location.worktreesDir);
   const entry = (await store.read()).worktrees.find((candidate) => candidate.tickId === tickId && candidate.status === 'escalated' && !candidate.released);
   if (!entry) return null;
   const baseCommit = entry.baseCommit ?? (await git(store.absolutePath(entry.path)).raw(['merge-base', 'HEAD', entry.baseBranch ?? 'HEAD'])).trim();
-  const workspace = new GitWorkspace({ root: location.root, patternId: entry.pattern, baseBranch: entry.baseBranch ?? null, clock: location.clock, worktreesDir: location.worktreesDir });
+  const workspace = bareGitWorkspace({ root: location.root, patternId: entry.pattern, baseBranch: entry.baseBranch ?? null, clock: location.clock, worktreesDir: location.worktreesDir });
   const handle = handleOf(store, entry, baseCommit);
   const changed = await workspace.changes(handle);
   if (!changed.ok) throw new LoopRuntimeError('WORKSPACE_FAILED', `Could not read the kept change ${entry.id}: ${changed.message}`, { fix: `check ${handle.path}.` });
@@ -75,7 +76,7 @@ export async function captureKeptChange(location: KeptChangeLocation, tickId: st
 
 /** True when this disk holds the change, waiting (its manifest entry escalated, its worktree present). */
 export async function holdsKeptChange(location: KeptChangeLocation, change: KeptChange): Promise<boolean> {
-  const store = new WorktreeStore(location.root, location.worktreesDir);
+  const store = worktreeStoreFor(location.root, location.worktreesDir);
   const entry = (await store.read()).worktrees.find((candidate) => candidate.id === change.id && candidate.status === 'escalated' && !candidate.released);
   return entry !== undefined && existsSync(store.absolutePath(entry.path));
 }
@@ -94,7 +95,7 @@ export async function holdsKeptChange(location: KeptChangeLocation, change: Kept
  */
 export async function ensureKeptChange(location: KeptChangeLocation, change: KeptChange, worker: string): Promise<'held' | 'recreated'> {
   if (await holdsKeptChange(location, change)) return 'held';
-  const store = new WorktreeStore(location.root, location.worktreesDir);
+  const store = worktreeStoreFor(location.root, location.worktreesDir);
   const where = `${change.id} (kept by ${change.keptBy})`;
   if (change.binary.length > 0) {
     throw new LoopRuntimeError('WORKSPACE_FAILED', `The escalated change ${where} is not on ${worker}'s disk, and its binary files (${change.binary.join(', ')}) were not carried with it.`, {
@@ -129,7 +130,7 @@ export async function ensureKeptChange(location: KeptChangeLocation, change: Kep
     };
     return { manifest: { ...manifest, worktrees: [...manifest.worktrees.filter((candidate) => candidate.id !== change.id), entry] }, result: undefined };
   });
-  const workspace = new GitWorkspace({ root: location.root, patternId: change.pattern, baseBranch: change.baseBranch, clock: location.clock, worktreesDir: location.worktreesDir });
+  const workspace = bareGitWorkspace({ root: location.root, patternId: change.pattern, baseBranch: change.baseBranch, clock: location.clock, worktreesDir: location.worktreesDir });
   const files = workspace.files(handleOf(store, { id: change.id, path, branch: change.branch, baseBranch: change.baseBranch, pattern: change.pattern, createdAt: change.createdAt, status: 'escalated' }, change.baseCommit));
   for (const [file, text] of Object.entries(change.files)) {
     if (text === null) await files.remove?.(file);

@@ -18,7 +18,8 @@
 import { LoopRuntimeError } from '../core/errors.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import type { Clock } from '../core/ports/index.js';
-import { PostgresLoopLeases, type PostgresDatabase } from '../adapters/postgres/index.js';
+import type { PostgresDatabase } from '../adapters/postgres/index.js';
+import { postgresLoopLeases } from '../composition/stores/postgres-stores.js';
 import { LEASE_MARGIN_MS } from '../adapters/leases/file-leases.js';
 import type { StepRunner } from './durable-ports.js';
 
@@ -99,7 +100,7 @@ export interface PostgresTickLeaseOptions {
  */
 export function postgresTickLease(options: PostgresTickLeaseOptions): FleetLoopLease {
   const staleMs = options.plan.timeoutMs + LEASE_MARGIN_MS;
-  const leases = new PostgresLoopLeases({ database: options.database, clock: options.clock, scope: options.scope, staleMs });
+  const leases = postgresLoopLeases({ database: options.database, clock: options.clock, scope: options.scope, staleMs });
   return {
     refreshEveryMs: Math.max(1_000, Math.min(staleMs / 4, 30_000)),
     async take(token) {

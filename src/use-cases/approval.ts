@@ -17,7 +17,7 @@ import { markWaitingDecided } from '../core/workspace/human-decision.js';
 import { findEscalated, type WorktreeEntry } from '../core/workspace/worktree-manifest.js';
 import { updateFileAtomically } from '../adapters/fs/atomic-file.js';
 import { git } from '../adapters/git/git-run.js';
-import { WorktreeStore } from '../adapters/workspace/git-worktree-store.js';
+import { worktreeStoreFor } from '../composition/project-adapters.js';
 import { resolvePlan, type LoadedProject } from '../project/load-project.js';
 import type { DeliveryLedgerStore } from '../adapters/delivery/delivery-flow.js';
 import { gitDeliveryFor, gitWorkspaceFor, redactorFor, type GitWiring, type Redact } from '../composition/wiring.js';
@@ -45,7 +45,7 @@ export interface InboxItem {
  * commits whose delivery failed ("verified, delivery failed: <reason>").
  */
 export async function listInbox(root: string, now: number, worktreesDir: string | null = null, deliveryLedger?: DeliveryLedgerStore): Promise<InboxItem[]> {
-  const waiting = await new WorktreeStore(root, worktreesDir).waiting();
+  const waiting = await worktreeStoreFor(root, worktreesDir).waiting();
   const { listStranded, strandedAgeMs } = await import('./deliver.js');
   const stranded: InboxItem[] = (await listStranded(root, undefined, deliveryLedger)).map((item) => ({
     kind: 'delivery-failed',
@@ -107,7 +107,7 @@ export interface RejectResult {
 
 /** The escalated change under `idOrItemKey` with its plan and workspace handle; USAGE when nothing waits under it. */
 export async function findWaiting(project: LoadedProject, idOrItemKey: string): Promise<{ entry: WorktreeEntry; plan: ExecutionPlan; handle: WorkspaceHandle }> {
-  const manifest = await new WorktreeStore(project.root, project.settings?.worktreesDir).read();
+  const manifest = await worktreeStoreFor(project.root, project.settings?.worktreesDir).read();
   const entry = findEscalated(manifest, idOrItemKey);
   if (!entry) {
     throw new LoopRuntimeError('USAGE', `Nothing waits for a decision under "${idOrItemKey}".`, {
@@ -180,7 +180,7 @@ export async function approveChange(project: LoadedProject, idOrItemKey: string,
 
 /** Discards an escalated change (worktree and branch) and records the decision. */
 export async function rejectChange(project: LoadedProject, idOrItemKey: string, options: DecisionOptions): Promise<RejectResult> {
-  if (!findEscalated(await new WorktreeStore(project.root, project.settings?.worktreesDir ?? null).read(), idOrItemKey)) {
+  if (!findEscalated(await worktreeStoreFor(project.root, project.settings?.worktreesDir ?? null).read(), idOrItemKey)) {
     // Not escalated: maybe a verified change whose delivery failed, which a human may drop too.
     const { rejectStranded } = await import('./deliver.js');
     const dropped = await rejectStranded(project, idOrItemKey, options);

@@ -128,10 +128,10 @@ export async function consoleLoops(project: LoadedProject, options: QueryOptions
   const now = options.clock.now();
   const day = utcDay(now);
   const plans = await plansOf(project);
-  const [{ evaluateDueLoops }, { FileLeases }, entries] = await Promise.all([import('./due-loops.js'), import('../adapters/leases/file-leases.js'), runLogEntries(project.root, plans)]);
+  const [{ evaluateDueLoops }, { fileLeasesFor }, entries] = await Promise.all([import('./due-loops.js'), import('../composition/project-adapters.js'), runLogEntries(project.root, plans)]);
   const stores = await storesOf(project, options);
   const due = await evaluateDueLoops(project, now, { loops: plans.map((plan) => plan.pattern.id), stores });
-  const leases = new FileLeases({ root: project.root, now: () => options.clock.now() });
+  const leases = fileLeasesFor(project.root, options.clock);
   const lastEntries = new Map<string, RunLogEntry>();
   for (const entry of entries) if (entry.pattern) lastEntries.set(entry.pattern, entry);
   const spent = await stores.spentByLoopOn(day, plans);

@@ -17,7 +17,7 @@ import type { DeliveryLedgerStore } from '../adapters/delivery/delivery-flow.js'
 import { git } from '../adapters/git/git-run.js';
 import { resolvePlan, type LoadedProject } from '../project/load-project.js';
 import { recordOutOfTick } from './approval.js';
-import { gitDeliveryFor, gitWorkspaceFor, redactorFor } from '../composition/wiring.js';
+import { bareGitDelivery, gitDeliveryFor, gitWorkspaceFor, redactorFor } from '../composition/wiring.js';
 
 /** The delivery ledger of a repository (`.loop-runtime/deliveries.json`). */
 export const DELIVERY_LEDGER = '.loop-runtime/deliveries.json';
@@ -158,8 +158,7 @@ export async function rejectStranded(project: LoadedProject, id: string, options
     const handle = { id: worktree, path: resolve(project.root, entry.retry.path), branch: entry.branch, baseCommit: entry.retry.baseCommit, itemKey: entry.itemKey };
     await gitWorkspaceFor(wiring, entry.pattern, plan.delivery.baseBranch).discard(handle);
   }
-  const { GitDelivery } = await import('../adapters/delivery/git-delivery.js');
-  await new GitDelivery({ root: project.root, worktreesDir: project.settings?.worktreesDir ?? null, delivery: plan.delivery, clock: options.clock, env: options.env, ...(options.deliveryLedger ? { ledger: options.deliveryLedger } : {}) }).forgetFailed(entry.key);
+  await bareGitDelivery({ root: project.root, worktreesDir: project.settings?.worktreesDir ?? null, delivery: plan.delivery, clock: options.clock, env: options.env, ...(options.deliveryLedger ? { ledger: options.deliveryLedger } : {}) }).forgetFailed(entry.key);
   const target = { pattern: entry.pattern, itemKey: entry.itemKey, ...(entry.retry?.tickId ? { tickId: entry.retry.tickId } : {}) };
   await recordOutOfTick(project.root, plan, target, redact, options.clock.now(), `rejected by a human; the undelivered ${entry.branch} discarded`, { kind: 'human-rejected', outcome: 'no-op', actionsTaken: 0, decided: true });
   return { id: worktree, pattern: entry.pattern, branch: entry.branch };
@@ -211,9 +210,9 @@ async function retryEntry(project: LoadedProject, plan: ExecutionPlan, entry: De
 }
 
 async function recordRetriedProposal(root: string, plan: ExecutionPlan, entry: DeliveryEntry, delivered: DeliveryRecord, now: number): Promise<void> {
-  const [{ OutcomeStore }, { resolveBase }] = await Promise.all([import('../adapters/outcomes/outcome-store.js'), import('../adapters/workspace/git-resolve-base.js')]);
+  const [{ outcomeStoreFor }, { resolveBase }] = await Promise.all([import('../composition/project-adapters.js'), import('../adapters/workspace/git-resolve-base.js')]);
   const base = plan.delivery.baseBranch ?? (await resolveBase(root, null).catch(() => ({ branch: null }))).branch;
-  await new OutcomeStore(root).append([
+  await outcomeStoreFor(root).append([
     {
       type: 'proposal',
       at: toIsoString(now),

@@ -48,8 +48,8 @@ export async function refusingWithoutSandbox<T>(project: LoadedProject, plan: Ex
 
 /** A tick refused before any model call (unmet precondition, no sandbox): a failed tick in the run log and a STATE.md note. */
 export async function recordRefusedTick(project: LoadedProject, plan: ExecutionPlan, options: RefusalOptions, message: string): Promise<void> {
-  const [{ FileStateWriter }, { toTickRecord }, { SequentialIds }] = await Promise.all([
-    import('../adapters/state-writer/file-state-writer.js'),
+  const [{ stateWriterFor }, { toTickRecord }, { SequentialIds }] = await Promise.all([
+    import('../composition/project-adapters.js'),
     import('../core/engine/tick-record.js'),
     import('../core/engine/sequential-ids.js'),
   ]);
@@ -68,7 +68,7 @@ export async function recordRefusedTick(project: LoadedProject, plan: ExecutionP
     message,
     retryable: false,
   };
-  const writer = new FileStateWriter({ root: project.root, stateFile: plan.files.state, runLog: plan.files.runLog, redact: redactorFor(options.env, project.root), backend: plan.backend.name });
+  const writer = stateWriterFor(project.root, plan, redactorFor(options.env, project.root));
   await writer.recordTick({ ...toTickRecord(result), kind: 'precondition-failed' });
 }
 

@@ -23,11 +23,11 @@ import { MOCK_BACKEND } from '../adapters/budget-ledger/file-budget-ledger.js';
 import { parseJournalLine } from '../adapters/budget-ledger/journal-line.js';
 import { readTextOrNull, withFileLock, writeTextAtomically } from '../adapters/fs/atomic-file.js';
 import { git } from '../adapters/git/git-run.js';
-import { WorktreeStore } from '../adapters/workspace/git-worktree-store.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import { parseRunLogLine } from '../core/state/run-log.js';
 import { joinLines, scanLines, splitLines } from '../core/state/markdown-lines.js';
-import { FileLeases, LEASE_MARGIN_MS } from '../adapters/leases/file-leases.js';
+import { LEASE_MARGIN_MS } from '../adapters/leases/file-leases.js';
+import { fileLeasesFor, worktreeStoreFor } from '../composition/project-adapters.js';
 import { OUTCOMES_FILE } from '../adapters/outcomes/outcome-store.js';
 import { restorePreImages } from '../adapters/rehearsal/rehearsal-preimages.js';
 
@@ -57,7 +57,7 @@ export interface ResetMockResult {
  */
 export async function resetMock(root: string, plan: ExecutionPlan, worktreesDir: string | null = null): Promise<ResetMockResult> {
   const id = plan.pattern.id;
-  const lease = await new FileLeases({ root }).acquireLoopLease(id, { staleMs: plan.timeoutMs + LEASE_MARGIN_MS });
+  const lease = await fileLeasesFor(root).acquireLoopLease(id, { staleMs: plan.timeoutMs + LEASE_MARGIN_MS });
   try {
     // Files still exactly as the rehearsal left them get their pre-image back, byte for byte; the others (a real
     // tick or a human wrote them since) lose only the mock's own lines and blocks.
@@ -167,7 +167,7 @@ async function dropOwnedBlocks(path: string, id: string): Promise<boolean> {
 
 async function dropMockBranches(root: string, id: string, worktreesDir: string | null): Promise<{ branches: string[]; worktrees: number }> {
   const prefix = `loop/${id}/mock-`;
-  const store = new WorktreeStore(root, worktreesDir);
+  const store = worktreeStoreFor(root, worktreesDir);
   let worktrees = 0;
   if ((await store.read()).worktrees.some((entry) => entry.branch.startsWith(prefix))) {
     await store.update(async (manifest) => {

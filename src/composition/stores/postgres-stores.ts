@@ -134,3 +134,13 @@ export async function postgresStores(project: LoadedProject, choice: Extract<Sto
     close: async () => undefined,
   };
 }
+
+/** The fleet's run history for one project scope (the worker records its ticks there). */
+export function postgresRunHistory(database: PostgresDatabase, scope: string): PostgresRunHistory {
+  return new PostgresRunHistory({ database, scope });
+}
+
+/** The fleet's loop leases for one project scope (a worker's tick lease takes and refreshes them). */
+export function postgresLoopLeases(options: ConstructorParameters<typeof PostgresLoopLeases>[0]): PostgresLoopLeases {
+  return new PostgresLoopLeases(options);
+}

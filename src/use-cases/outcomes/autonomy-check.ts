@@ -12,7 +12,7 @@ import { readTextOrNull } from '../../adapters/fs/atomic-file.js';
 import { redactorFor } from '../../composition/wiring.js';
 import { levelSince, realRunLog } from './gather-metrics.js';
 import { changeLevel, type LevelChangeReport } from './level-change.js';
-import { OutcomeStore } from '../../adapters/outcomes/outcome-store.js';
+import { outcomeStoreFor } from '../../composition/project-adapters.js';
 import { syncOutcomes, type SyncReport } from './sync-outcomes.js';
 
 export interface AutonomyCheck {
@@ -35,7 +35,7 @@ export async function checkAutonomy(root: string, plan: ExecutionPlan, options: 
   }
   if (!plan.autonomy) return check;
   // A rehearsal's changes (`--backend mock`) never demote or promote the real loop.
-  const history = withoutRehearsals(await new OutcomeStore(root).history());
+  const history = withoutRehearsals(await outcomeStoreFor(root).history());
   const entries = realRunLog((await readTextOrNull(join(root, plan.files.runLog))) ?? '');
   const since = levelSince(history, entries, plan);
   const decision = decideDemotion(plan.level, plan.autonomy, changesSince(history.changes, plan.pattern.id, Number.isNaN(since) ? 0 : since));

@@ -24,7 +24,7 @@ import { parseTimestamp } from '../../core/time/utc-time.js';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
 import { readTextOrNull } from '../../adapters/fs/atomic-file.js';
 import { parseJournalLine } from '../../adapters/budget-ledger/journal-line.js';
-import { OutcomeStore } from '../../adapters/outcomes/outcome-store.js';
+import { outcomeStoreFor } from '../../composition/project-adapters.js';
 import type { AuditResult } from '../../adapters/outcomes/loop-audit.js';
 
 export interface LoopMetricsReport extends LoopMetrics {
@@ -96,7 +96,7 @@ export interface GatherOptions {
 /** Metrics and a promotion recommendation for each plan. */
 export async function gatherMetrics(root: string, plans: readonly ExecutionPlan[], options: GatherOptions): Promise<LoopMetricsReport[]> {
   // Results only: a rehearsal's ticks and changes (`--backend mock`) count for nothing.
-  const history = withoutRehearsals(await new OutcomeStore(root).history());
+  const history = withoutRehearsals(await outcomeStoreFor(root).history());
   const spend = await spendByTick(root);
   const runLogs = new Map<string, RunLogEntry[]>();
   let audit: AuditResult | null = null;

@@ -13,7 +13,7 @@ import { toIsoString } from '../../core/time/utc-time.js';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
 import { updateFileAtomically } from '../../adapters/fs/atomic-file.js';
 import { writeLoopLevel } from '../../adapters/outcomes/level-file.js';
-import { OutcomeStore } from '../../adapters/outcomes/outcome-store.js';
+import { outcomeStoreFor } from '../../composition/project-adapters.js';
 
 export interface LevelChangeReport {
   pattern: string;
@@ -41,7 +41,7 @@ export async function changeLevel(root: string, request: LevelChangeRequest): Pr
   const reason = request.redact(request.reason);
   const file = await writeLoopLevel(root, plan.pattern.id, to);
   const at = toIsoString(now);
-  await new OutcomeStore(root).append([{ type: 'level-change', at, pattern: plan.pattern.id, from: plan.level, to, reason, by, file }]);
+  await outcomeStoreFor(root).append([{ type: 'level-change', at, pattern: plan.pattern.id, from: plan.level, to, reason, by, file }]);
   const project = basename(resolve(root));
   await updateFileAtomically(join(root, plan.files.runLog), (old) =>
     appendRunLogLine(

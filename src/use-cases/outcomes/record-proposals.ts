@@ -9,7 +9,7 @@ import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
 import type { ProposalLine } from '../../core/outcomes/index.js';
 import { toIsoString } from '../../core/time/utc-time.js';
 import { resolveBase } from '../../adapters/workspace/git-resolve-base.js';
-import { OutcomeStore } from '../../adapters/outcomes/outcome-store.js';
+import { outcomeStoreFor } from '../../composition/project-adapters.js';
 
 /** The proposal lines for delivered ticks (pure). */
 export function proposalsFromTicks(ticks: readonly TickResult[], plan: ExecutionPlan, base: string | null): ProposalLine[] {
@@ -48,7 +48,7 @@ export function proposalsFromTicks(ticks: readonly TickResult[], plan: Execution
 export async function recordProposals(root: string, plan: ExecutionPlan, ticks: readonly TickResult[]): Promise<number> {
   if (!ticks.some((tick) => tick.kind === 'proposed')) return 0;
   const base = plan.delivery.baseBranch ?? (await resolveBase(root, null).catch(() => ({ branch: null }))).branch;
-  return new OutcomeStore(root).append(proposalsFromTicks(ticks, plan, base), { oncePer: 'tick' });
+  return outcomeStoreFor(root).append(proposalsFromTicks(ticks, plan, base), { oncePer: 'tick' });
 }
 
 /** Records a change a human approved from the inbox as a proposal of its loop (`source: human-approved`). */
@@ -57,7 +57,7 @@ export async function recordApproval(root: string, plan: ExecutionPlan, approved
   const url = 'kind' in approved.delivery ? approved.delivery.url : undefined;
   if (kind === 'duplicate' || !/^[0-9a-f]{7,64}$/.test(approved.commit)) return;
   const base = plan.delivery.baseBranch ?? (await resolveBase(root, null).catch(() => ({ branch: null }))).branch;
-  await new OutcomeStore(root).append([
+  await outcomeStoreFor(root).append([
     {
       type: 'proposal',
       at: toIsoString(now),

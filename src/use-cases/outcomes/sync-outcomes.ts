@@ -13,7 +13,7 @@ import type { Clock } from '../../core/ports/index.js';
 import { git } from '../../adapters/git/git-run.js';
 import { gitChangeState, headBranch } from '../../adapters/outcomes/check-git.js';
 import { pullRequestReader, type PullRequestReader } from '../../adapters/outcomes/check-pull-request.js';
-import { OutcomeStore } from '../../adapters/outcomes/outcome-store.js';
+import { outcomeStoreFor } from '../../composition/project-adapters.js';
 
 export interface OutcomeChangeReport {
   pattern: string;
@@ -45,7 +45,7 @@ export interface SyncOptions {
 
 /** Checks every unsettled change and appends what moved. */
 export async function syncOutcomes(root: string, options: SyncOptions): Promise<SyncReport> {
-  const store = new OutcomeStore(root);
+  const store = outcomeStoreFor(root);
   const history = await store.history();
   const at = toIsoString(options.clock.now());
   const report: SyncReport = { at, checked: 0, changed: [], unchecked: [] };
