@@ -21,8 +21,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (path) => join(root, 'dist', path);
 
 async function benchTicks() {
-  const { LoopEngine, BudgetBreaker, MemoryBudgetLedger, MemoryWorkspace, MemoryAttemptLedger, buildPlan, loadRegistry } = await import(dist('src/index.js'));
-  const { MockBackend, MemoryStateWriter, FixedClock, MemoryKillSwitch, SequentialIds, ScriptedCommandRunner } = await import(dist('src/testing/index.js'));
+  const { LoopEngine, BudgetBreaker, buildPlan, loadRegistry } = await import(dist('src/index.js'));
+  const { MockBackend, MemoryBudgetLedger, MemoryWorkspace, MemoryAttemptLedger, MemoryStateWriter, FixedClock, MemoryKillSwitch, SequentialIds, ScriptedCommandRunner } = await import(dist('src/testing/index.js'));
   const { readFileSync } = await import('node:fs');
   const registry = loadRegistry(readFileSync(join(root, 'registry.yaml'), 'utf8'));
   const pattern = registry.value.patterns.find((entry) => entry.id === 'daily-triage');

@@ -25,6 +25,9 @@ const outdir = join(root, 'dist', 'lib');
 /** The package's entry points (package.json `exports` and `bin`), by output name. */
 export const ENTRY_POINTS = {
   index: 'src/index.ts',
+  schemas: 'src/exports/schemas.ts',
+  helpers: 'src/exports/helpers.ts',
+  adapters: 'src/exports/adapters.ts',
   testing: 'src/testing/index.ts',
   'testing-conformance': 'src/testing/conformance/index.ts',
   backends: 'backends/index.ts',

@@ -136,6 +136,16 @@ describe('the packed package installed with production dependencies only', () =>
     const printed = await mustRun(process.execPath, ['--input-type=module', '-e', script], app);
     expect(printed.trim()).toBe(`${new URL(`file://${join(app, 'node_modules', 'loop-runtime', 'dist', 'lib', 'index.js')}`).href} function function`);
   });
+
+  it('serves the subpaths the root leaves out: schemas, helpers, file adapters, test doubles (and the root does not)', async () => {
+    const script = [
+      "const root = await import('loop-runtime');",
+      "const [schemas, helpers, adapters, testing] = await Promise.all(['schemas', 'helpers', 'adapters', 'testing'].map((path) => import(`loop-runtime/${path}`)));",
+      "console.log(typeof schemas.PatternSchema, typeof helpers.checkGate, typeof adapters.FileStateWriter, typeof testing.MemoryWorkspace, typeof root.PatternSchema, typeof root.MemoryWorkspace);",
+    ].join(' ');
+    const printed = await mustRun(process.execPath, ['--input-type=module', '-e', script], app);
+    expect(printed.trim()).toBe('object function function function undefined undefined');
+  });
 });
 
 describe('the project as a git dependency (a github: install builds it with `prepare`)', () => {
