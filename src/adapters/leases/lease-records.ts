@@ -1,6 +1,6 @@
 /** What a lease file holds, and one line of `.loop-runtime/lease-history.jsonl`. */
 
-/** Added to a plan's timeout to get its leases' stale time (here, not in lease.ts, so readers of it load no lease code). */
+/** Added to a plan's timeout to get its leases' stale time (here, not in file-leases.ts, so readers of it load no lease code). */
 export const LEASE_MARGIN_MS = 5 * 60_000;
 
 export interface LeaseRecord {
