@@ -19,7 +19,8 @@ export async function ciCommand(context: CommandContext): Promise<CommandOutput>
   if (action === 'init') return ciInit(context);
   if (action === 'summary') return ciSummary(context);
   if (action === 'gate') return (await import('./ci-action.js')).ciGate(context);
-  throw new LoopRuntimeError('USAGE', `ci ${action ?? ''} is not a ci action.`, { fix: 'use `loop-runtime ci init`, `loop-runtime ci summary <file.json>` or `loop-runtime ci gate`.' });
+  if (action === 'event') return (await import('./ci-action.js')).ciEvent(context);
+  throw new LoopRuntimeError('USAGE', `ci ${action ?? ''} is not a ci action.`, { fix: 'use `loop-runtime ci init`, `loop-runtime ci summary <file.json>`, `loop-runtime ci gate` or `loop-runtime ci event`.' });
 }
 
 /** Agent backends that run contained in bubblewrap (see backends/shared/contained-cli.ts). */
