@@ -3,7 +3,7 @@
  * Action (action.yml) pinned to a commit (src/ci/action-workflow.ts). Without --action-ref it writes a placeholder the
  * first run fails on, and says so.
  */
-import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
 import type { WorkflowLoop } from '../../ci/github-workflow.js';
@@ -28,7 +28,8 @@ export async function ciInitAction({ root, loops, stateBranch, cron, options }: 
     });
   }
   const actionRef = typeof ref === 'string' ? ref : null;
-  const workflow = actionWorkflow({ loops, actionRef, stateBranch, ...(cron ? { cron } : {}) });
+  const ciWorkflows = await ciWorkflowNames(root, WORKFLOW_PATH);
+  const workflow = actionWorkflow({ loops, actionRef, stateBranch, ciWorkflows, ...(cron ? { cron } : {}) });
   const json = { path: WORKFLOW_PATH, action: actionRef ?? ACTION_REF_PLACEHOLDER, placeholder: actionRef === null, stateBranch, workflow };
   if (options.dryRun) return { exitCode: ExitCode.ok, json: { ...json, written: false }, text: `# ${WORKFLOW_PATH} (not written: --dry-run)\n${workflow}` };
   const target = join(root, WORKFLOW_PATH);
@@ -46,6 +47,24 @@ export async function ciInitAction({ root, loops, stateBranch, cron, options }: 
     secrets.length ? `Add these repository secrets: ${secrets.join(', ')}.` : 'No secrets needed for these backends.',
   ].filter((line) => line !== null).join('\n');
   return { exitCode: ExitCode.ok, json: { ...json, written: true }, text };
+}
+
+/** The `name:` of the repository's other workflows: the runs whose failures tick ci-sweeper (`workflow_run`). */
+async function ciWorkflowNames(root: string, ownPath: string): Promise<string[]> {
+  const directory = join(root, dirname(ownPath));
+  const files = await readdir(directory).catch(() => [] as string[]);
+  const { parse } = await import('yaml');
+  const names: string[] = [];
+  for (const file of files.sort()) {
+    if (!/\.ya?ml$/.test(file) || join(dirname(ownPath), file) === ownPath) continue;
+    try {
+      const name = (parse(await readFile(join(directory, file), 'utf8')) as { name?: unknown } | null)?.name;
+      if (typeof name === 'string' && name.trim()) names.push(name.trim());
+    } catch {
+      // A workflow YAML that does not parse names nothing; GitHub reports it in its own UI.
+    }
+  }
+  return names;
 }
 
 /**

@@ -213,16 +213,24 @@ async function ciSummary({ args, options, io }: CommandContext): Promise<Command
   const summary = renderCiSummary(output, { ...(given !== undefined && Number.isInteger(given) ? { exitCode: given } : {}), ...(metrics ? { metrics } : {}) });
   const summaryPath = io.env.GITHUB_STEP_SUMMARY;
   if (summaryPath) await appendFile(summaryPath, `${summary.markdown}\n`, 'utf8');
-  if (options.outputs) await writeActionOutputs(io.env.GITHUB_OUTPUT, output);
-  const text = [...summary.annotations, ...(summaryPath ? [] : [summary.markdown])].join('\n');
+  const priceNotice = options.outputs ? await writeActionOutputs(io.env.GITHUB_OUTPUT, output, io.cwd) : null;
+  const text = [...summary.annotations, ...(priceNotice ? [priceNotice] : []), ...(summaryPath ? [] : [summary.markdown])].join('\n');
   return { exitCode: summary.exitCode, json: summary, text };
 }
 
-/** `--outputs`: the Action's outputs (action.yml) into `$GITHUB_OUTPUT`, from the JSON (see action-outputs.ts). */
-async function writeActionOutputs(path: string | undefined, output: unknown): Promise<void> {
+/**
+ * `--outputs`: the Action's outputs (action.yml) into `$GITHUB_OUTPUT`, from the JSON (see action-outputs.ts); the cost
+ * from the spend journal, priced by the backends' price table as `metrics` and the console have it. A price nobody
+ * knows leaves `cost-usd` empty and returns the notice that says so.
+ */
+async function writeActionOutputs(path: string | undefined, output: unknown, cwd: string): Promise<string | null> {
   if (!path) throw new LoopRuntimeError('USAGE', 'ci summary --outputs needs GITHUB_OUTPUT, the file a GitHub step writes its outputs to; it is not set.', { fix: 'run it inside a GitHub Actions step (the Action does), or set GITHUB_OUTPUT=<file> to try it locally.' });
-  const { actionOutputs, githubOutputLines } = await import('../../ci/action-outputs.js');
-  await appendFile(path, githubOutputLines(actionOutputs(output)), 'utf8');
+  const [{ actionOutputsWithCost, githubOutputLines }, { spendByTick }] = await Promise.all([import('../../ci/action-outputs.js'), import('../../runtime/outcomes/gather-metrics.js')]);
+  const spend = await spendByTick(cwd).catch(() => new Map<string, { tokens: number; costUsd: number | null }>());
+  const { outputs, priceUnknown } = actionOutputsWithCost(output, spend);
+  await appendFile(path, githubOutputLines(outputs), 'utf8');
+  if (priceUnknown.length === 0) return null;
+  return `::notice title=loop-runtime cost::cost-usd is empty: price unknown for the model of tick ${priceUnknown.join(', ')} (the backend reported no cost and its price table has no entry). To fix: set the backend's prices option for the model, if you want a cost.`;
 }
 
 /**
