@@ -4,6 +4,7 @@
  * after the trigger gate; these conditions only decide which job starts (GitHub evaluates them on the event's
  * structured fields, before anything runs).
  */
+import { parse } from 'yaml';
 
 /** The `on:` entries a loop adds, and the condition its job runs under for them. */
 export interface EventTrigger {
@@ -56,4 +57,14 @@ export function eventPermissionsFor(loopId: string): Record<string, 'read'> {
   if (loopId === 'issue-triage') return { issues: 'read' };
   if (loopId === 'pr-babysitter') return { 'pull-requests': 'read' };
   return {};
+}
+
+/** A workflow file's `name:` (what `workflow_run.workflows` matches); null when it has none or does not parse. */
+export function workflowNameOf(text: string): string | null {
+  try {
+    const name = (parse(text) as { name?: unknown } | null)?.name;
+    return typeof name === 'string' && name.trim() ? name.trim() : null;
+  } catch {
+    return null;
+  }
 }

@@ -53,16 +53,13 @@ export async function ciInitAction({ root, loops, stateBranch, cron, options }: 
 async function ciWorkflowNames(root: string, ownPath: string): Promise<string[]> {
   const directory = join(root, dirname(ownPath));
   const files = await readdir(directory).catch(() => [] as string[]);
-  const { parse } = await import('yaml');
+  const { workflowNameOf } = await import('../../ci/event-triggers.js');
   const names: string[] = [];
   for (const file of files.sort()) {
     if (!/\.ya?ml$/.test(file) || join(dirname(ownPath), file) === ownPath) continue;
-    try {
-      const name = (parse(await readFile(join(directory, file), 'utf8')) as { name?: unknown } | null)?.name;
-      if (typeof name === 'string' && name.trim()) names.push(name.trim());
-    } catch {
-      // A workflow YAML that does not parse names nothing; GitHub reports it in its own UI.
-    }
+    // A workflow that does not parse names nothing; GitHub reports it in its own UI.
+    const name = workflowNameOf(await readFile(join(directory, file), 'utf8').catch(() => ''));
+    if (name) names.push(name);
   }
   return names;
 }
