@@ -20,6 +20,7 @@ beforeAll(async () => {
     { id: 12, name: 'test', conclusion: 'failure', log: `${lines.join('\n')}\n` },
   ]);
   github.seed(['loop/ci-sweeper/fix-login', 'feature/by-a-human']);
+  github.pulls.push({ number: 3, head: 'loop/ci-sweeper/looks-like-ours', base: 'main', title: 'from a fork', body: '', draft: false, state: 'open', merged: false, headRepository: 'mallory/demo' });
 });
 afterAll(async () => {
   await github?.close();
@@ -90,7 +91,9 @@ describe('eventWorkItem', () => {
     expect(await eventWorkItem(input('issue_comment', comment(1)))).toMatchObject({ ok: true, item: { key: 'pr#1', title: 'seeded loop/ci-sweeper/fix-login' }, note: 'github-event: issue_comment on #1' });
     expect(await eventWorkItem(input('issue_comment', comment(2)))).toMatchObject({ ok: false, reason: 'ignored', message: expect.stringContaining("branch feature/by-a-human) is not one of loop-runtime's") });
     expect(await eventWorkItem(input('issue_comment', { action: 'created', issue: { number: 9 }, comment: { body: 'hi' } }))).toMatchObject({ ok: false, reason: 'ignored' });
-    const review = { action: 'submitted', pull_request: { number: 1, title: 'Fix login', head: { ref: 'loop/ci-sweeper/fix-login' } }, review: { state: 'changes_requested', body: 'use a constant' } };
+    // A fork's branch named like a loop's is not the loop's.
+    expect(await eventWorkItem(input('issue_comment', comment(3)))).toMatchObject({ ok: false, reason: 'ignored', message: 'pull request #3 comes from mallory/demo, not acme/demo' });
+    const review = { action: 'submitted', pull_request: { number: 1, title: 'Fix login', head: { ref: 'loop/ci-sweeper/fix-login', repo: { full_name: 'acme/demo' } } }, review: { state: 'changes_requested', body: 'use a constant' } };
     const reviewed = await eventWorkItem(input('pull_request_review', review));
     expect(reviewed).toMatchObject({ ok: true, item: { key: 'pr#1', title: 'Fix login' } });
     if (reviewed.ok) expect(reviewed.item.untrustedDetail).toContain('use a constant');

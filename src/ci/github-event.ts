@@ -155,6 +155,9 @@ async function pullRequestItem(input: EventItemInput): Promise<EventItemResult> 
   const number = Number(pull.number);
   if (!Number.isInteger(number) || number <= 0) return { ok: false, reason: 'bad-event', message: `the ${input.eventName} event has no pull request number`, retryable: false };
   const head = text(record(pull.head).ref);
+  // A fork can name its branch loop/…: only a branch of this repository is one of the loop's.
+  const headRepository = text(record(record(pull.head).repo).full_name);
+  if (headRepository !== input.repository) return ignored(`pull request #${number} comes from ${plainLine(headRepository, 100) || 'an unknown repository'}, not ${input.repository}`);
   if (!input.branchPrefixes.some((prefix) => head.startsWith(prefix))) {
     return ignored(`pull request #${number} (branch ${plainLine(head, 100) || 'unknown'}) is not one of loop-runtime's (${input.branchPrefixes.join(', ')})`);
   }

@@ -23,6 +23,8 @@ export interface FakePullRequest {
   mergeCommitSha?: string;
   headSha?: string;
   checkRuns?: Array<{ status: string; conclusion: string | null }>;
+  /** `owner/repo` the head branch lives in (a fork's); default the repository itself. */
+  headRepository?: string;
 }
 
 export interface FakeGitHub extends FakeServer {
@@ -58,7 +60,7 @@ export async function startFakeGitHub(repository = 'acme/demo'): Promise<FakeGit
     created_at: pull.createdAt ?? '2026-05-01T09:00:00Z',
     merge_commit_sha: pull.mergeCommitSha ?? null,
     title: pull.title,
-    head: { ref: pull.head, label: `${owner}:${pull.head}`, sha: pull.headSha ?? `head-${pull.number}` },
+    head: { ref: pull.head, label: `${owner}:${pull.head}`, sha: pull.headSha ?? `head-${pull.number}`, repo: { full_name: pull.headRepository ?? repository, fork: (pull.headRepository ?? repository) !== repository } },
     base: { ref: pull.base },
   });
   const add = (fields: Omit<FakePullRequest, 'number'>) => {
