@@ -4,6 +4,7 @@ import { validateAction, validateWorkflow } from '@action-validator/core';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { actionOutputs, actionOutputsWithCost, githubOutputLines } from './action-outputs.js';
+import { runResultOf } from './run-json.js';
 import { ACTION_REF_PLACEHOLDER, actionWorkflow, CHECKOUT_PINNED, PINNED_ACTION_REF } from './action-workflow.js';
 import type { WorkflowLoop } from './github-workflow.js';
 
@@ -128,6 +129,13 @@ describe('actionOutputs', () => {
     // A run whose ticks spent nothing cost nothing, known; a run without ticks has no cost to tell.
     expect(actionOutputs({ ticks: [{ tickId: 't-3', kind: 'halted', tokens: 0 }] }, new Map())['cost-usd']).toBe('0.0000');
     expect(actionOutputs({ decisions: [{ id: 'a', action: 'not-due' }] }, priced)['cost-usd']).toBe('');
+  });
+
+  it('reads run --json bare or in the envelope { version, ok, command, data | error }', () => {
+    const run = { ticks: [{ tickId: 't', kind: 'noop', tokens: 0 }] };
+    expect(actionOutputs(runResultOf({ version: 1, ok: true, command: 'run', data: run }))).toEqual(actionOutputs(run));
+    expect(actionOutputs(runResultOf(run)).outcome).toBe('noop');
+    expect(actionOutputs(runResultOf({ version: 1, ok: false, command: 'run', error: { code: 'CONFIG_INVALID', message: 'x' } })).outcome).toBe('error');
   });
 
   it('says no-output without JSON and error for an error', () => {

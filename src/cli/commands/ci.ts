@@ -201,10 +201,10 @@ async function ciInit({ options, io }: CommandContext): Promise<CommandOutput> {
 async function ciSummary({ args, options, io }: CommandContext): Promise<CommandOutput> {
   const file = args[1];
   if (!file) throw new LoopRuntimeError('USAGE', 'ci summary needs the JSON file `run --json` wrote.', { fix: 'run `loop-runtime ci summary result.json`.' });
-  const { renderCiSummary } = await import('../../ci/ci-summary.js');
+  const [{ renderCiSummary }, { runResultOf }] = await Promise.all([import('../../ci/ci-summary.js'), import('../../ci/run-json.js')]);
   let output: unknown = null;
   try {
-    output = JSON.parse(await readFile(resolve(io.cwd, file), 'utf8'));
+    output = runResultOf(JSON.parse(await readFile(resolve(io.cwd, file), 'utf8')));
   } catch {
     output = null;
   }
