@@ -105,7 +105,7 @@ describe('the Action, its composite steps run locally', () => {
   it('event mode ticks the loop now: outputs read back, summary written, state pushed to the state branch', async () => {
     const result = await runAction({ loop: 'daily-triage', mode: 'event' }, { action: 'opened', issue: { number: 1 } });
     expect(result.failed, explain(result)).toBe(false);
-    expect(result.steps.map((step) => `${step.status}:${step.exitCode ?? '-'}`), explain(result)).toEqual(['uses-skipped:-', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0']);
+    expect(result.steps.map((step) => `${step.status}:${step.exitCode ?? '-'}`), explain(result)).toEqual(['uses-skipped:-', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0']);
     // The built checkout is used as it is: the install step must not reinstall or rebuild it (under npm test that
     // would pull node_modules and dist/ from under every other test file).
     expect(result.steps[1]!.output).not.toMatch(/added \d+ packages|> loop-runtime@/);
@@ -126,7 +126,7 @@ describe('the Action, its composite steps run locally', () => {
     expect(result.failed, explain(result)).toBe(false);
     expect(result.outputs.gate).toMatchObject({ allowed: 'false' });
     expect(result.outputs.gate!.reason).toContain('permission: reader has read access to acme/demo');
-    expect(result.steps[5]!.output).toContain('Skipped by the trigger gate.');
+    expect(result.steps[6]!.output).toContain('Skipped by the trigger gate or the event.');
     expect(result.outputs.summary).toMatchObject({ outcome: 'skipped', tokens: '0', escalated: 'false' });
     expect(result.summary).toContain('trigger gate');
   }, 180_000);
@@ -137,7 +137,7 @@ describe('the Action, its composite steps run locally', () => {
     const check = result.steps[2]!;
     expect(check.exitCode).toBe(3);
     expect(check.output).toContain("input mode is 'sometimes', not schedule or event. To fix:");
-    expect(result.steps.map((step) => step.status)).toEqual(['uses-skipped', 'ran', 'ran', 'skipped', 'skipped', 'skipped', 'ran', 'ran']);
+    expect(result.steps.map((step) => step.status)).toEqual(['uses-skipped', 'ran', 'ran', 'skipped', 'skipped', 'skipped', 'skipped', 'ran', 'ran']);
     expect(result.outputs.summary).toMatchObject({ outcome: 'no-output', tokens: '0', escalated: 'false' });
     expect(result.summary).toContain('no JSON output');
   }, 180_000);

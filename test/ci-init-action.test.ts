@@ -1,10 +1,11 @@
 /** `loop-runtime ci init --action` through the built CLI (`npm run build` first), in a real repository. */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { validateWorkflow } from '@action-validator/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { CHECKOUT, GIT_IDENTITY } from './ci/scratch-project.js';
 
 let root: string;
@@ -48,5 +49,20 @@ describe('ci init --action', () => {
     expect(placeholder.code).toBe(0);
     expect(placeholder.stdout).toContain('The Action is a placeholder (OWNER/loop-runtime@REPLACE-WITH-A-40-HEX-COMMIT-SHA)');
     expect(await readFile(join(root, '.github', 'workflows', 'loop-runtime.yml'), 'utf8')).toContain('uses: OWNER/loop-runtime@REPLACE-WITH-A-40-HEX-COMMIT-SHA');
+  }, 60_000);
+
+  it("wires ci-sweeper to the failed runs of the repository's own workflows, by name; the workflow validates", async () => {
+    const loopMd = await readFile(join(root, 'LOOP.md'), 'utf8');
+    await writeFile(join(root, 'LOOP.md'), loopMd.replace('    daily-triage: { backend: mock }\n', '    daily-triage: { backend: mock }\n    ci-sweeper: { backend: mock }\n'));
+    await mkdir(join(root, '.github', 'workflows'), { recursive: true });
+    await writeFile(join(root, '.github', 'workflows', 'build.yml'), 'name: Build and test\non: push\njobs: { test: { runs-on: ubuntu-latest, steps: [{ run: npm test }] } }\n');
+    const result = await cli('ci', 'init', '--action', '--force', '--action-ref', `acme/loop-runtime@${SHA}`);
+    expect(result.code, result.stderr).toBe(0);
+    const written = await readFile(join(root, '.github', 'workflows', 'loop-runtime.yml'), 'utf8');
+    expect(validateWorkflow(written).errors).toEqual([]);
+    const workflow = parse(written) as { on: { workflow_run?: unknown }; jobs: Record<string, { if: string }> };
+    expect(workflow.on.workflow_run).toEqual({ workflows: ['Build and test'], types: ['completed'] });
+    expect(workflow.jobs['ci-sweeper']!.if).toContain("github.event.workflow_run.conclusion == 'failure'");
+    expect(workflow.jobs['daily-triage']!.if).not.toContain('workflow_run');
   }, 60_000);
 });

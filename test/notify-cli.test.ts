@@ -1,7 +1,8 @@
 /**
  * Notifications through the built CLI (`npm run build` first): a real repository, the mock backend, a daily cap
  * already spent so the tick halts (budget-exhausted), and `notify: { webhook: env:HOOK }` in LOOP.md. A receiver on
- * 127.0.0.1 gets the halt; with nothing listening the tick ends exactly the same, with a note. A second repository
+ * 127.0.0.1 gets the halt once however many ticks the cap refuses; with nothing listening the tick ends exactly the same,
+ * with a note, and the halt is told on the next tick. A second repository
  * with room in its budget ticks at L2 and escalates (no verification command ran): the receiver gets the escalation.
  */
 import { execFile } from 'node:child_process';
@@ -63,7 +64,14 @@ afterAll(async () => {
 });
 
 describe('notify: through the CLI', () => {
-  it('a budget halt reaches the receiver: the loop, the reason, the spend, the next command and the console link', async () => {
+  it('an unreachable receiver leaves the tick as it was (same outcome, same exit code) and adds a note; the halt stays untold, so it is tried again', async () => {
+    const { code, output } = await tick(await unreachableUrl());
+    expect(code).toBe(2);
+    expect(output.ticks.map((entry) => `${entry.kind}:${entry.reason}`)).toEqual(['halted:budget-exhausted']);
+    expect(output.notes).toEqual([expect.stringMatching(/^notify: the halted notification for daily-triage was not sent: the webhook at 127\.0\.0\.1:\d+ could not be reached \(ECONNREFUSED\); the tick is unaffected$/)]);
+  }, 120_000);
+
+  it('a budget halt reaches the receiver once across two refused ticks: the loop, the reason, the spend, the next command and the console link', async () => {
     const { code, output } = await tick(receiver.url);
     expect(code).toBe(2);
     expect(output.ticks.map((entry) => `${entry.kind}:${entry.reason}`)).toEqual(['halted:budget-exhausted']);
@@ -74,13 +82,11 @@ describe('notify: through the CLI', () => {
     expect(message).toContain('Spend: 0 tokens this tick; 2220 of 10 today');
     expect(message).toContain('`loop-runtime status daily-triage`');
     expect(message).toContain('<http://127.0.0.1:4317/#/loops/daily-triage|console>');
-  }, 120_000);
-
-  it('an unreachable receiver leaves the tick as it was (same outcome, same exit code) and adds a note', async () => {
-    const { code, output } = await tick(await unreachableUrl());
-    expect(code).toBe(2);
-    expect(output.ticks.map((entry) => `${entry.kind}:${entry.reason}`)).toEqual(['halted:budget-exhausted']);
-    expect(output.notes).toEqual([expect.stringMatching(/^notify: the halted notification for daily-triage was not sent: the webhook at 127\.0\.0\.1:\d+ could not be reached \(ECONNREFUSED\); the tick is unaffected$/)]);
+    // The cap keeps refusing ticks today: the halt persists, and was told once.
+    const again = await tick(receiver.url);
+    expect(again.output.ticks.map((entry) => `${entry.kind}:${entry.reason}`)).toEqual(['halted:budget-exhausted']);
+    expect(again.output.notes ?? []).toEqual([]);
+    expect(receiver.bodies).toHaveLength(1);
   }, 120_000);
 
   it('an escalation reaches the receiver with the item quoted and the approve command', async () => {

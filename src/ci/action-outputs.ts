@@ -9,13 +9,14 @@ export interface ActionOutputs {
   /** The tick's kind (proposed, escalated, noop, halted, …), or the decision (not-due, lease-held, error); space-separated for several loops; `no-output` without JSON. */
   outcome: string;
   tokens: string;
-  /** Empty when no backend reported a price. */
+  /** Empty when a tick spent tokens at a price nobody knows (see `tickCost`): never a made-up number. */
   'cost-usd': string;
   'pull-request-url': string;
   escalated: 'true' | 'false';
 }
 
 interface TickLike {
+  tickId?: string;
   kind?: string;
   tokens?: number;
   costUsd?: number | null;
@@ -37,19 +38,52 @@ function ticksAndActions(output: Record<string, unknown>): Array<{ tick: TickLik
  * // → { outcome: 'escalated', tokens: '120', 'cost-usd': '', 'pull-request-url': '', escalated: 'true' }
  * ```
  */
-export function actionOutputs(output: unknown): ActionOutputs {
+export function actionOutputs(output: unknown, spend?: SpendByTick): ActionOutputs {
+  return actionOutputsWithCost(output, spend).outputs;
+}
+
+/** Tokens and cost per tick id, as the spend journal has them (`spendByTick`, what `metrics` and the console read). */
+export type SpendByTick = ReadonlyMap<string, { tokens: number; costUsd: number | null }>;
+
+/**
+ * The outputs, and the ticks whose spend has no known price (the backend's price table has no entry for its model):
+ * with any, `cost-usd` is empty and the caller says why.
+ */
+export function actionOutputsWithCost(output: unknown, spend?: SpendByTick): { outputs: ActionOutputs; priceUnknown: string[] } {
+  const outputs = baseOutputs(output);
+  if (typeof output !== 'object' || output === null || outputs.outcome === 'error') return { outputs, priceUnknown: [] };
+  const ticks = ticksAndActions(output as Record<string, unknown>).flatMap((row) => (row.tick ? [row.tick] : []));
+  let total = 0;
+  const priceUnknown: string[] = [];
+  for (const tick of ticks) {
+    const cost = tickCost(tick, spend);
+    if (cost === null) priceUnknown.push(tick.tickId ?? '?');
+    else total += cost;
+  }
+  const known = ticks.length > 0 && priceUnknown.length === 0;
+  return { outputs: { ...outputs, 'cost-usd': known ? total.toFixed(4) : '' }, priceUnknown };
+}
+
+/** A tick's cost: its own `costUsd`, else the journal's for its id; a tick that spent nothing cost 0; otherwise unknown (null). */
+function tickCost(tick: TickLike, spend: SpendByTick | undefined): number | null {
+  if (typeof tick.costUsd === 'number') return tick.costUsd;
+  const journal = tick.tickId ? spend?.get(tick.tickId) : undefined;
+  if (journal && journal.costUsd !== null) return journal.costUsd;
+  return (tick.tokens ?? 0) === 0 && (journal?.tokens ?? 0) === 0 ? 0 : null;
+}
+
+function baseOutputs(output: unknown): ActionOutputs {
   const none: ActionOutputs = { outcome: 'no-output', tokens: '0', 'cost-usd': '', 'pull-request-url': '', escalated: 'false' };
   if (typeof output !== 'object' || output === null) return none;
   const record = output as Record<string, unknown>;
   if (record.error !== undefined || Array.isArray(record.issues)) return { ...none, outcome: 'error' };
   const rows = ticksAndActions(record);
   const outcomes = rows.map((row) => row.tick?.kind ?? row.action);
-  const costs = rows.map((row) => row.tick?.costUsd).filter((cost): cost is number => typeof cost === 'number');
   const url = rows.map((row) => row.tick?.delivery?.url).find((value): value is string => typeof value === 'string' && value !== '');
   return {
     outcome: outcomes.length ? outcomes.join(' ') : loopsInRunOutput(output).length ? 'unknown' : 'nothing-configured',
     tokens: String(rows.reduce((total, row) => total + (row.tick?.tokens ?? 0), 0)),
-    'cost-usd': costs.length ? costs.reduce((total, cost) => total + cost, 0).toFixed(4) : '',
+    'cost-usd': '',
     'pull-request-url': url ?? '',
     escalated: outcomes.includes('escalated') ? 'true' : 'false',
   };

@@ -5,6 +5,7 @@
  */
 import { Document } from 'yaml';
 import { cronForCadence } from '../core/schedule/cron.js';
+import { eventPermissionsFor, eventTriggerFor, mergeTriggers } from './event-triggers.js';
 import { environmentFor, permissionsFor, type WorkflowLoop } from './github-workflow.js';
 
 /** actions/checkout pinned to a commit (a tag can be moved under a workflow that trusts it). */
@@ -23,6 +24,8 @@ export interface ActionWorkflowOptions {
   /** The state branch (default "loop-runtime-state"); null keeps no state between runs. */
   stateBranch?: string | null;
   cron?: string;
+  /** The workflows whose failed runs tick ci-sweeper (`workflow_run`); default `["CI"]`. */
+  ciWorkflows?: readonly string[];
 }
 
 function jobId(id: string): string {
@@ -40,17 +43,24 @@ export function actionWorkflow(options: ActionWorkflowOptions): string {
   const stateBranch = options.stateBranch === undefined ? 'loop-runtime-state' : options.stateBranch;
   const crons = new Set<string>();
   const jobs: Record<string, unknown> = {};
-  for (const loop of options.loops) {
+  const ciWorkflows = options.ciWorkflows?.length ? options.ciWorkflows : ['CI'];
+  const triggers = options.loops.map((loop) => eventTriggerFor(loop.id, ciWorkflows));
+  for (const [index, loop] of options.loops.entries()) {
     const cron = options.cron ?? cronForCadence(loop.cadence, loop.id);
     crons.add(cron);
     const env = environmentFor(loop);
+    const trigger = triggers[index];
+    // Each job runs on its own cron, "Run workflow", and its own events only: another loop's event does not start it.
+    const condition = [`github.event_name == 'workflow_dispatch'`, `(github.event_name == 'schedule' && github.event.schedule == '${cron}')`, ...(trigger ? [trigger.condition] : [])].join(' || ');
     jobs[jobId(loop.id)] = {
       name: `${loop.id} (${loop.cadence.text})`,
-      if: `github.event_name != 'schedule' || github.event.schedule == '${cron}'`,
+      if: condition,
       'runs-on': 'ubuntu-latest',
       'timeout-minutes': Math.ceil(loop.timeoutMs / 60_000) + 10,
+      // One tick of a loop at a time. A burst of events queues at most one more run (GitHub replaces a pending run
+      // of the group with the newest); that one finds the item's proposal open and does not propose it again.
       concurrency: { group: `loop-runtime-${loop.id}`, 'cancel-in-progress': false },
-      permissions: permissionsFor(loop, stateBranch),
+      permissions: { ...(trigger ? eventPermissionsFor(loop.id) : {}), ...permissionsFor(loop, stateBranch) },
       ...(Object.keys(env).length ? { env } : {}),
       steps: [
         { uses: CHECKOUT_PINNED },
@@ -67,7 +77,8 @@ export function actionWorkflow(options: ActionWorkflowOptions): string {
       ],
     };
   }
-  const document = new Document({ name: 'loop-runtime', on: { schedule: [...crons].map((cron) => ({ cron })), workflow_dispatch: {} }, permissions: {}, jobs });
+  const on = { schedule: [...crons].map((cron) => ({ cron })), workflow_dispatch: {}, ...mergeTriggers(triggers) };
+  const document = new Document({ name: 'loop-runtime', on, permissions: {}, jobs });
   document.commentBefore = [
     ' Written by `loop-runtime ci init --action`: each loop\'s job runs the loop-runtime Action, pinned to a commit.',
     options.actionRef ? '' : ` REPLACE ${ACTION_REF_PLACEHOLDER} with <owner>/loop-runtime@<40-hex commit sha> (or run \`ci init --action --action-ref …\` again).`,

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { validateAction, validateWorkflow } from '@action-validator/core';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { actionOutputs, githubOutputLines } from './action-outputs.js';
+import { actionOutputs, actionOutputsWithCost, githubOutputLines } from './action-outputs.js';
+import { runResultOf } from './run-json.js';
 import { ACTION_REF_PLACEHOLDER, actionWorkflow, CHECKOUT_PINNED, PINNED_ACTION_REF } from './action-workflow.js';
 import type { WorkflowLoop } from './github-workflow.js';
 
@@ -56,9 +57,43 @@ describe('ci init --action workflow', () => {
     expect(usesOf(parse(text))).toEqual([CHECKOUT_PINNED, ref, CHECKOUT_PINNED, ref]);
     expect(unpinned(text)).toEqual([]);
     const jobs = (parse(text) as { jobs: Record<string, { permissions: object; env?: object; steps: Array<{ with?: Record<string, string> }> }> }).jobs;
-    expect(jobs['ci-sweeper']!.permissions).toEqual({ contents: 'write', 'pull-requests': 'write' });
+    expect(jobs['ci-sweeper']!.permissions).toEqual({ actions: 'read', contents: 'write', 'pull-requests': 'write' });
     expect(jobs['ci-sweeper']!.steps[1]!.with).toMatchObject({ loop: 'ci-sweeper', 'state-branch': 'loop-runtime-state' });
     expect(jobs['daily-triage']!.env).toEqual({ OPENAI_API_KEY: '${{ secrets.OPENAI_API_KEY }}' });
+  });
+
+  it("wires each catalogue loop to its events, each job only to its own: failed runs, issues, reviews and comments on loop pull requests", () => {
+    const loops: WorkflowLoop[] = [
+      ...LOOPS,
+      { ...LOOPS[1]!, id: 'issue-triage', backend: 'mock' },
+      { ...LOOPS[1]!, id: 'pr-babysitter', backend: 'mock' },
+    ];
+    const text = actionWorkflow({ loops, actionRef: ref, ciWorkflows: ['CI', 'Lint'] });
+    expect(validateWorkflow(text).errors).toEqual([]);
+    const workflow = parse(text) as { on: Record<string, unknown>; jobs: Record<string, { if: string; concurrency: object; permissions: object }> };
+    expect(workflow.on).toMatchObject({
+      workflow_dispatch: {},
+      workflow_run: { workflows: ['CI', 'Lint'], types: ['completed'] },
+      issues: { types: ['opened', 'labeled'] },
+      pull_request_review: { types: ['submitted'] },
+      issue_comment: { types: ['created'] },
+    });
+    const { jobs } = workflow;
+    expect(jobs['ci-sweeper']!.if).toContain("(github.event_name == 'workflow_run' && github.event.workflow_run.conclusion == 'failure')");
+    expect(jobs['issue-triage']!.if).toContain("github.event_name == 'issues'");
+    expect(jobs['pr-babysitter']!.if).toContain("startsWith(github.event.pull_request.head.ref, 'loop/')");
+    expect(jobs['pr-babysitter']!.if).toContain("github.event.issue.pull_request != null");
+    // Another loop's event does not start a job: daily-triage has cron and dispatch only.
+    expect(jobs['daily-triage']!.if).not.toContain('workflow_run');
+    expect(jobs['daily-triage']!.if).not.toContain('issues');
+    expect(jobs['ci-sweeper']!.if).not.toContain("'issues'");
+    // A burst: one run per loop at a time, the rest queued, never cancelled mid-tick.
+    for (const job of Object.values(jobs)) expect(job.concurrency).toMatchObject({ 'cancel-in-progress': false });
+    expect(jobs['ci-sweeper']!.concurrency).toEqual({ group: 'loop-runtime-ci-sweeper', 'cancel-in-progress': false });
+    expect(jobs['issue-triage']!.permissions).toMatchObject({ issues: 'read' });
+    expect(jobs['pr-babysitter']!.permissions).toMatchObject({ 'pull-requests': 'read' });
+    // Without an event loop, no event trigger is written.
+    expect(Object.keys((parse(actionWorkflow({ loops: [LOOPS[1]!], actionRef: ref })) as { on: object }).on)).toEqual(['schedule', 'workflow_dispatch']);
   });
 
   it('without a ref writes a placeholder that says what to replace, and the pin check flags it', () => {
@@ -82,6 +117,25 @@ describe('actionOutputs', () => {
     expect(actionOutputs(proposed)).toEqual({ outcome: 'proposed', tokens: '1200', 'cost-usd': '0.0123', 'pull-request-url': 'https://example.invalid/pr/7', escalated: 'false' });
     const escalated = { decisions: [{ id: 'a', action: 'ticked', tick: { kind: 'escalated', tokens: 5 } }, { id: 'b', action: 'not-due' }] };
     expect(actionOutputs(escalated)).toEqual({ outcome: 'escalated not-due', tokens: '5', 'cost-usd': '', 'pull-request-url': '', escalated: 'true' });
+  });
+
+  it("fills cost-usd from the spend journal's priced spend; a price nobody knows leaves it empty, named, never guessed", () => {
+    const run = { pattern: { id: 'ci-sweeper' }, ticks: [{ tickId: 't-1', kind: 'report', tokens: 960 }, { tickId: 't-2', kind: 'noop', tokens: 0 }] };
+    const priced = new Map([['t-1', { tokens: 960, costUsd: 0.000171 }]]);
+    expect(actionOutputsWithCost(run, priced)).toEqual({ outputs: expect.objectContaining({ 'cost-usd': '0.0002', tokens: '960' }), priceUnknown: [] });
+    const unpriced = new Map([['t-1', { tokens: 960, costUsd: null }]]);
+    expect(actionOutputsWithCost(run, unpriced)).toEqual({ outputs: expect.objectContaining({ 'cost-usd': '' }), priceUnknown: ['t-1'] });
+    expect(actionOutputsWithCost(run, new Map())).toMatchObject({ outputs: { 'cost-usd': '' }, priceUnknown: ['t-1'] });
+    // A run whose ticks spent nothing cost nothing, known; a run without ticks has no cost to tell.
+    expect(actionOutputs({ ticks: [{ tickId: 't-3', kind: 'halted', tokens: 0 }] }, new Map())['cost-usd']).toBe('0.0000');
+    expect(actionOutputs({ decisions: [{ id: 'a', action: 'not-due' }] }, priced)['cost-usd']).toBe('');
+  });
+
+  it('reads run --json bare or in the envelope { version, ok, command, data | error }', () => {
+    const run = { ticks: [{ tickId: 't', kind: 'noop', tokens: 0 }] };
+    expect(actionOutputs(runResultOf({ version: 1, ok: true, command: 'run', data: run }))).toEqual(actionOutputs(run));
+    expect(actionOutputs(runResultOf(run)).outcome).toBe('noop');
+    expect(actionOutputs(runResultOf({ version: 1, ok: false, command: 'run', error: { code: 'CONFIG_INVALID', message: 'x' } })).outcome).toBe('error');
   });
 
   it('says no-output without JSON and error for an error', () => {

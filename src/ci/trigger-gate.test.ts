@@ -37,6 +37,13 @@ describe('checkTrigger, against the fake GitHub API', () => {
     expect(await gate({ event: own })).toMatchObject({ allowed: true });
   });
 
+  it("skips a workflow run of a fork's pull request (its CI failure must not tick ci-sweeper); allows the repository's own", async () => {
+    const fork = { workflow_run: { conclusion: 'failure', head_repository: { fork: true, full_name: 'mallory/demo' } } };
+    const own = { workflow_run: { conclusion: 'failure', head_repository: { fork: false, full_name: 'acme/demo' } } };
+    expect(await gate({ event: fork })).toMatchObject({ allowed: false, reason: 'fork', message: expect.stringContaining('the workflow run comes from a fork (mallory/demo)') });
+    expect(await gate({ event: own })).toMatchObject({ allowed: true });
+  });
+
   it('is closed by default: no actor, no token or an API that does not answer is a skip', async () => {
     expect(await gate({ actor: undefined })).toMatchObject({ allowed: false, reason: 'no-actor' });
     expect(await gate({ token: undefined })).toMatchObject({ allowed: false, reason: 'api-error' });

@@ -25,9 +25,14 @@ export interface TriggerGateInput {
 
 const WRITE = new Set(['admin', 'maintain', 'write']);
 
+/**
+ * Where the event's code came from: a pull request's head repository, or a `workflow_run`'s (a fork's pull request
+ * runs CI in the base repository, and its failure would reach ci-sweeper with the base repository's token).
+ */
 function headRepository(event: Record<string, unknown>): { fork?: boolean; full_name?: string } | null {
   const pull = event.pull_request as { head?: { repo?: { fork?: boolean; full_name?: string } | null } } | undefined;
-  return pull?.head?.repo ?? null;
+  const run = event.workflow_run as { head_repository?: { fork?: boolean; full_name?: string } | null } | undefined;
+  return pull?.head?.repo ?? run?.head_repository ?? null;
 }
 
 /** Decides whether the event may start a tick. */
@@ -36,7 +41,7 @@ export async function checkTrigger(input: TriggerGateInput): Promise<TriggerVerd
   if (!actor || !input.repository) return { allowed: false, reason: 'no-actor', message: 'no GITHUB_ACTOR or GITHUB_REPOSITORY: who triggered this event is unknown' };
   const head = headRepository(input.event);
   if (head && (head.fork === true || (head.full_name !== undefined && head.full_name !== input.repository))) {
-    return { allowed: false, reason: 'fork', message: `the pull request comes from a fork (${head.full_name ?? 'unknown'}); a fork's events never start a tick` };
+    return { allowed: false, reason: 'fork', message: `the ${input.event.workflow_run ? 'workflow run' : 'pull request'} comes from a fork (${head.full_name ?? 'unknown'}); a fork's events never start a tick` };
   }
   const sender = input.event.sender as { type?: string } | undefined;
   const bot = sender?.type === 'Bot' || actor.endsWith('[bot]');

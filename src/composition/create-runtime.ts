@@ -25,6 +25,7 @@ import type { LoadedProject } from '../project/load-project.js';
 import type { ProjectStores } from './stores/project-stores.js';
 import { loadInstructions } from '../project/load-instructions.js';
 import { ProbeDiscovery } from '../adapters/discovery/probe-discovery.js';
+import { EventDiscovery, pinTriageToItem, withEventProbe, type EventItem } from '../adapters/discovery/event-discovery.js';
 import { worktreeHidingPaths } from '../adapters/workspace/worktrees-location.js';
 
 export interface RuntimeOptions {
@@ -43,6 +44,8 @@ export interface RuntimeOptions {
   signal?: AbortSignal;
   /** The project's shared stores (files or the fleet's Postgres); files when absent. */
   stores?: ProjectStores;
+  /** An event-triggered tick's one work item (`run --event-item`): discovery yields it and triage is held to it. */
+  eventItem?: EventItem;
 }
 
 export interface LoopRuntime {
@@ -84,7 +87,9 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
   }
   const instructions = await loadInstructions(project, plan.pattern.id);
   const worktreesDir = project.settings?.worktreesDir ?? null;
-  const backend = options.backend ?? (await resolvePlanBackend(plan, root, options, worktreesDir));
+  const resolvedBackend = options.backend ?? (await resolvePlanBackend(plan, root, options, worktreesDir));
+  const backend = options.eventItem ? pinTriageToItem(resolvedBackend, options.eventItem.item) : resolvedBackend;
+  if (options.eventItem) plan = withEventProbe(plan);
   // Imported, not a static import: `status` loads these stores alone, and a second importer would give esbuild's
   // dynamic import a facade chunk (one more file for the ESM loader).
   const stores = options.stores ?? (await import('./stores/file-stores.js')).fileStores(project, clock);
@@ -136,7 +141,7 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
       ids: new SequentialIds(clock),
       instructions,
       // Probes run only for real ticks: --dry-run promises no command beyond the mock's runs.
-      discovery: new ProbeDiscovery({ root, env: options.env }),
+      discovery: options.eventItem ? new EventDiscovery(options.eventItem.item, options.eventItem.note) : new ProbeDiscovery({ root, env: options.env }),
       items: stores.itemLeases(plan),
     };
   }

@@ -24,6 +24,7 @@ import type { ReplayReport } from '../use-cases/replay.js';
 import type { RecordingTestSummary } from '../use-cases/test-recordings.js';
 import type { ResumeLoopResult } from '../use-cases/resume.js';
 import type { RunQuery, RunRecord } from '../use-cases/run-records.js';
+import type { EventItem } from '../adapters/discovery/event-discovery.js';
 
 export interface OpenRuntimeOptions {
   cwd: string;
@@ -46,6 +47,8 @@ export interface RunRequest {
   record?: string;
   /** The operator's stop (Ctrl-C): the running call is stopped and settled, the lease released, the tick ends paused. */
   signal?: AbortSignal;
+  /** The event of an event-triggered tick as its one work item (`run <id> --event-item <file>`, see src/ci/github-event.ts). */
+  eventItem?: EventItem;
 }
 
 export type Planned<T> = { ok: true; value: T; warnings: Diagnostic[] } | { ok: false; issues: Diagnostic[] };

@@ -38,6 +38,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     ...(options.backend ? { backend: options.backend } : {}),
     ...(request.record ? { record: request.record } : {}),
     ...(request.signal ? { signal: request.signal } : {}),
+    ...(request.eventItem ? { eventItem: request.eventItem } : {}),
   });
   const backendOverride = (request: RunRequest) => (request.dryRun ? 'mock' : request.backendName);
   const decisions = { clock: options.clock, env: options.env };

@@ -183,7 +183,11 @@ export async function openTickSession(options: TickSessionOptions): Promise<Tick
       for (const tick of ticks) journal({ v: 1, type: 'tick-result', loop: plan.pattern.id, pid: process.pid, tickId: tick.tickId, at: tick.finishedAt, result: redactStrings(tick, redact) });
       // Escalations, halts, circuit open, failed delivery: told to a human, after the ticks are recorded; never fails them.
       const notify = project.settings?.notify;
-      if (notify) await (await import('../adapters/notify/notify-ticks.js')).notifyTicks(ticks.map((tick) => redactStrings(tick, redact)), notify, { env, note });
+      if (notify) {
+        const [{ notifyTicks }, { fileHaltMemory }] = await Promise.all([import('../adapters/notify/notify-ticks.js'), import('../adapters/notify/halt-memory.js')]);
+        // A halt that persists (a cap refusing tick after tick, a halt awaiting resume) is told once.
+        await notifyTicks(ticks.map((tick) => redactStrings(tick, redact)), notify, { env, note, memory: fileHaltMemory(project.root) });
+      }
       return { proposals };
     },
   };

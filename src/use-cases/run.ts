@@ -16,6 +16,7 @@ import type { LoadedProject } from '../project/load-project.js';
 import { redactorFor, redactStrings } from '../composition/wiring.js';
 import { refuseUnmetPreconditions, refusingWithoutSandbox } from './refused-tick.js';
 import type { ProjectStores } from '../composition/stores/project-stores.js';
+import type { EventItem } from '../adapters/discovery/event-discovery.js';
 
 export interface RunSummary {
   pattern: { id: string; name: string };
@@ -74,6 +75,8 @@ export interface TickOptions {
   signal?: AbortSignal;
   /** The project's shared stores (files or the fleet's Postgres); files when absent. */
   stores?: ProjectStores;
+  /** An event-triggered tick's work item (`run <id> --event-item`). */
+  eventItem?: EventItem;
 }
 
 /** 1 for a failed tick, 5 for a halt a human must clear (backend stopped, circuit open), 2 for budget/L0/kill switch. */
@@ -142,6 +145,7 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
         allowUnsandboxed: options.allowUnsandboxed ?? false,
         ...(options.backend ? { backend: options.backend } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.eventItem ? { eventItem: options.eventItem } : {}),
         stores,
         log: (line) => {
           notes.push(line);

@@ -23,6 +23,8 @@ export interface FakePullRequest {
   mergeCommitSha?: string;
   headSha?: string;
   checkRuns?: Array<{ status: string; conclusion: string | null }>;
+  /** `owner/repo` the head branch lives in (a fork's); default the repository itself. */
+  headRepository?: string;
 }
 
 export interface FakeGitHub extends FakeServer {
@@ -38,6 +40,11 @@ export interface FakeGitHub extends FakeServer {
   failNextCreate(status: number, options?: { created?: boolean }): void;
   /** Collaborator permissions (`GET /repos/{repo}/collaborators/{user}/permission`); a user not listed is a 404. */
   permissions: Map<string, 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'none'>;
+  /**
+   * Workflow runs' jobs and logs (`GET /repos/{repo}/actions/runs/{id}/jobs`, `GET /repos/{repo}/actions/jobs/{id}/logs`,
+   * answered with the log text as GitHub's redirect target does).
+   */
+  runJobs: Map<number, Array<{ id: number; name: string; conclusion: string; log: string }>>;
 }
 
 export async function startFakeGitHub(repository = 'acme/demo'): Promise<FakeGitHub> {
@@ -53,7 +60,7 @@ export async function startFakeGitHub(repository = 'acme/demo'): Promise<FakeGit
     created_at: pull.createdAt ?? '2026-05-01T09:00:00Z',
     merge_commit_sha: pull.mergeCommitSha ?? null,
     title: pull.title,
-    head: { ref: pull.head, label: `${owner}:${pull.head}`, sha: pull.headSha ?? `head-${pull.number}` },
+    head: { ref: pull.head, label: `${owner}:${pull.head}`, sha: pull.headSha ?? `head-${pull.number}`, repo: { full_name: pull.headRepository ?? repository, fork: (pull.headRepository ?? repository) !== repository } },
     base: { ref: pull.base },
   });
   const add = (fields: Omit<FakePullRequest, 'number'>) => {
@@ -64,6 +71,7 @@ export async function startFakeGitHub(repository = 'acme/demo'): Promise<FakeGit
   let base = '';
   const failingCreates: Array<{ status: number; created: boolean }> = [];
   const permissions: FakeGitHub['permissions'] = new Map();
+  const runJobs: FakeGitHub['runJobs'] = new Map();
   const server = await startHttpFake((request, response) => {
     const url = new URL(request.url, base);
     const prefix = `/repos/${repository}/pulls`;
@@ -112,6 +120,18 @@ export async function startFakeGitHub(repository = 'acme/demo'): Promise<FakeGit
       const permission = permissions.get(decodeURIComponent(collaborator[1]!));
       return permission ? sendJson(response, 200, { permission, user: { login: decodeURIComponent(collaborator[1]!) } }) : sendJson(response, 404, { message: 'Not Found' });
     }
+    const jobs = new RegExp(`^/repos/${repository}/actions/runs/(\\d+)/jobs$`).exec(url.pathname);
+    if (request.method === 'GET' && jobs) {
+      const list = runJobs.get(Number(jobs[1])) ?? [];
+      return sendJson(response, 200, { total_count: list.length, jobs: list.map(({ log: _log, ...job }) => ({ ...job, run_id: Number(jobs[1]), status: 'completed' })) });
+    }
+    const logs = new RegExp(`^/repos/${repository}/actions/jobs/(\\d+)/logs$`).exec(url.pathname);
+    if (request.method === 'GET' && logs) {
+      const job = [...runJobs.values()].flat().find((candidate) => candidate.id === Number(logs[1]));
+      if (!job) return sendJson(response, 404, { message: 'Not Found' });
+      response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+      return void response.end(job.log);
+    }
     const merge = new RegExp(`^${prefix}/(\\d+)/merge$`).exec(url.pathname);
     if (request.method === 'PUT' && merge) {
       const pull = pulls.find((candidate) => candidate.number === Number(merge[1]));
@@ -126,6 +146,7 @@ export async function startFakeGitHub(repository = 'acme/demo'): Promise<FakeGit
     ...server,
     pulls,
     permissions,
+    runJobs,
     htmlUrl,
     failNextCreate(status, options = {}) {
       failingCreates.push({ status, created: options.created ?? false });

@@ -231,6 +231,8 @@ export function stateFilesFor(loopFiles: ReadonlyArray<{ state: string; runLog: 
   const files = new Map<string, MergeStrategy>([
     ['.loop-runtime/spend.jsonl', 'jsonl'],
     ['.loop-runtime/lease-history.jsonl', 'jsonl'],
+    // The halts a human was told about (src/adapters/notify/halt-memory.ts): a CI run does not tell one again.
+    ['.loop-runtime/notified-halts.jsonl', 'jsonl'],
   ]);
   for (const loop of loopFiles) {
     files.set(loop.runLog, 'run-log');

@@ -3,7 +3,7 @@
  * Action (action.yml) pinned to a commit (src/ci/action-workflow.ts). Without --action-ref it writes a placeholder the
  * first run fails on, and says so.
  */
-import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
 import type { WorkflowLoop } from '../../ci/github-workflow.js';
@@ -28,7 +28,8 @@ export async function ciInitAction({ root, loops, stateBranch, cron, options }: 
     });
   }
   const actionRef = typeof ref === 'string' ? ref : null;
-  const workflow = actionWorkflow({ loops, actionRef, stateBranch, ...(cron ? { cron } : {}) });
+  const ciWorkflows = await ciWorkflowNames(root, WORKFLOW_PATH);
+  const workflow = actionWorkflow({ loops, actionRef, stateBranch, ciWorkflows, ...(cron ? { cron } : {}) });
   const json = { path: WORKFLOW_PATH, action: actionRef ?? ACTION_REF_PLACEHOLDER, placeholder: actionRef === null, stateBranch, workflow };
   if (options.dryRun) return { exitCode: ExitCode.ok, json: { ...json, written: false }, text: `# ${WORKFLOW_PATH} (not written: --dry-run)\n${workflow}` };
   const target = join(root, WORKFLOW_PATH);
@@ -46,6 +47,21 @@ export async function ciInitAction({ root, loops, stateBranch, cron, options }: 
     secrets.length ? `Add these repository secrets: ${secrets.join(', ')}.` : 'No secrets needed for these backends.',
   ].filter((line) => line !== null).join('\n');
   return { exitCode: ExitCode.ok, json: { ...json, written: true }, text };
+}
+
+/** The `name:` of the repository's other workflows: the runs whose failures tick ci-sweeper (`workflow_run`). */
+async function ciWorkflowNames(root: string, ownPath: string): Promise<string[]> {
+  const directory = join(root, dirname(ownPath));
+  const files = await readdir(directory).catch(() => [] as string[]);
+  const { workflowNameOf } = await import('../../ci/event-triggers.js');
+  const names: string[] = [];
+  for (const file of files.sort()) {
+    if (!/\.ya?ml$/.test(file) || join(dirname(ownPath), file) === ownPath) continue;
+    // A workflow that does not parse names nothing; GitHub reports it in its own UI.
+    const name = workflowNameOf(await readFile(join(directory, file), 'utf8').catch(() => ''));
+    if (name) names.push(name);
+  }
+  return names;
 }
 
 /**
@@ -73,4 +89,62 @@ export async function ciGate({ options, io }: CommandContext): Promise<CommandOu
   }
   const text = verdict.allowed ? `Trigger allowed: ${reason}.` : `::notice title=loop-runtime trigger gate::tick skipped (${reason.replace(/[\r\n%]+/g, ' ')})`;
   return { exitCode: ExitCode.ok, json: verdict, text };
+}
+
+/**
+ * `loop-runtime ci event --loop <id>`: the event as the tick's work item (src/ci/github-event.ts), written to
+ * `$RUNNER_TEMP/loop-runtime-event.json` for `run <id> --event-item`. Runs after `ci gate`; with the gate's skip in
+ * the environment it reads nothing. An event without an item (schedule, workflow_dispatch) leaves no file: the tick
+ * runs its probes as a scheduled one does. An event this loop does not act on is a skip, like the gate's.
+ */
+export async function ciEvent({ options, io }: CommandContext): Promise<CommandOutput> {
+  const env = io.env;
+  const loop = typeof options.loop === 'string' && options.loop ? options.loop : '?';
+  if (env.LOOP_RUNTIME_GATE === 'skipped') return { exitCode: ExitCode.ok, json: { item: null, reason: 'gate-skipped' }, text: 'The trigger gate skipped this event: it was not read.' };
+  const { eventWorkItem, ITEM_EVENTS } = await import('../../ci/github-event.js');
+  const eventName = env.GITHUB_EVENT_NAME ?? '';
+  if (!(ITEM_EVENTS as readonly string[]).includes(eventName) || !env.GITHUB_EVENT_PATH) {
+    return { exitCode: ExitCode.ok, json: { item: null, reason: 'no-item-event' }, text: `A ${eventName || 'manual'} event carries no work item: the tick runs its probes.` };
+  }
+  if (!env.GITHUB_REPOSITORY) throw new LoopRuntimeError('USAGE', 'ci event needs GITHUB_REPOSITORY (owner/repo); it is not set.', { fix: 'run it inside a GitHub Actions step, or set GITHUB_REPOSITORY=owner/repo to try it locally.' });
+  const event = JSON.parse(await readFile(env.GITHUB_EVENT_PATH, 'utf8')) as Record<string, unknown>;
+  const { redactorFor } = await import('../../adapters/redaction/redaction.js');
+  const result = await eventWorkItem({
+    eventName,
+    event,
+    repository: env.GITHUB_REPOSITORY,
+    token: env.GH_TOKEN ?? env.GITHUB_TOKEN,
+    apiUrl: env.GITHUB_API_URL,
+    branchPrefixes: await loopBranchPrefixes(io.cwd),
+    redact: redactorFor(env, io.cwd),
+  });
+  const runnerTemp = env.RUNNER_TEMP;
+  if (result.ok) {
+    if (runnerTemp) await writeFile(join(runnerTemp, 'loop-runtime-event.json'), `${JSON.stringify({ item: result.item, note: result.note })}\n`, 'utf8');
+    if (env.GITHUB_OUTPUT) await appendFile(env.GITHUB_OUTPUT, `item=${result.item.key.replace(/[\r\n]+/g, ' ')}\n`, 'utf8');
+    return { exitCode: ExitCode.ok, json: { item: result.item.key, note: result.note }, text: `Work item: ${result.item.key} (${result.note}).` };
+  }
+  const skipped = result.reason === 'ignored';
+  if (env.GITHUB_ENV) await appendFile(env.GITHUB_ENV, 'LOOP_RUNTIME_GATE=skipped\n', 'utf8');
+  if (runnerTemp) {
+    const decision = { id: loop, action: skipped ? 'skipped' : 'error', message: `event: ${result.message}` };
+    await writeFile(join(runnerTemp, 'loop-runtime.json'), `${JSON.stringify({ decisions: [decision], exitCode: skipped ? ExitCode.ok : ExitCode.tickFailed })}\n`, 'utf8');
+  }
+  const line = result.message.replace(/[\r\n%]+/g, ' ');
+  return skipped
+    ? { exitCode: ExitCode.ok, json: result, text: `::notice title=loop-runtime event::tick skipped (${line})` }
+    : { exitCode: ExitCode.tickFailed, json: result, text: `::error title=loop-runtime event::${line}` };
+}
+
+/** The branch prefixes of the configured loops' pull requests (default `loop/<id>/`), plus `loop/`. */
+async function loopBranchPrefixes(cwd: string): Promise<string[]> {
+  const prefixes = new Set(['loop/']);
+  const { loadProject, resolvePlan } = await import('../../project/load-project.js');
+  const loaded = await loadProject(cwd);
+  if (!loaded.ok) return [...prefixes];
+  for (const id of loaded.project.configuredLoops) {
+    const resolved = await resolvePlan(loaded.project, id);
+    if (resolved.ok) prefixes.add(resolved.plan.delivery.branchPrefix);
+  }
+  return [...prefixes];
 }

@@ -19,7 +19,8 @@ export async function ciCommand(context: CommandContext): Promise<CommandOutput>
   if (action === 'init') return ciInit(context);
   if (action === 'summary') return ciSummary(context);
   if (action === 'gate') return (await import('./ci-action.js')).ciGate(context);
-  throw new LoopRuntimeError('USAGE', `ci ${action ?? ''} is not a ci action.`, { fix: 'use `loop-runtime ci init`, `loop-runtime ci summary <file.json>` or `loop-runtime ci gate`.' });
+  if (action === 'event') return (await import('./ci-action.js')).ciEvent(context);
+  throw new LoopRuntimeError('USAGE', `ci ${action ?? ''} is not a ci action.`, { fix: 'use `loop-runtime ci init`, `loop-runtime ci summary <file.json>`, `loop-runtime ci gate` or `loop-runtime ci event`.' });
 }
 
 /** Agent backends that run contained in bubblewrap (see backends/shared/contained-cli.ts). */
@@ -200,10 +201,10 @@ async function ciInit({ options, io }: CommandContext): Promise<CommandOutput> {
 async function ciSummary({ args, options, io }: CommandContext): Promise<CommandOutput> {
   const file = args[1];
   if (!file) throw new LoopRuntimeError('USAGE', 'ci summary needs the JSON file `run --json` wrote.', { fix: 'run `loop-runtime ci summary result.json`.' });
-  const { renderCiSummary } = await import('../../ci/ci-summary.js');
+  const [{ renderCiSummary }, { runResultOf }] = await Promise.all([import('../../ci/ci-summary.js'), import('../../ci/run-json.js')]);
   let output: unknown = null;
   try {
-    output = JSON.parse(await readFile(resolve(io.cwd, file), 'utf8'));
+    output = runResultOf(JSON.parse(await readFile(resolve(io.cwd, file), 'utf8')));
   } catch {
     output = null;
   }
@@ -212,16 +213,24 @@ async function ciSummary({ args, options, io }: CommandContext): Promise<Command
   const summary = renderCiSummary(output, { ...(given !== undefined && Number.isInteger(given) ? { exitCode: given } : {}), ...(metrics ? { metrics } : {}) });
   const summaryPath = io.env.GITHUB_STEP_SUMMARY;
   if (summaryPath) await appendFile(summaryPath, `${summary.markdown}\n`, 'utf8');
-  if (options.outputs) await writeActionOutputs(io.env.GITHUB_OUTPUT, output);
-  const text = [...summary.annotations, ...(summaryPath ? [] : [summary.markdown])].join('\n');
+  const priceNotice = options.outputs ? await writeActionOutputs(io.env.GITHUB_OUTPUT, output, io.cwd) : null;
+  const text = [...summary.annotations, ...(priceNotice ? [priceNotice] : []), ...(summaryPath ? [] : [summary.markdown])].join('\n');
   return { exitCode: summary.exitCode, json: summary, text };
 }
 
-/** `--outputs`: the Action's outputs (action.yml) into `$GITHUB_OUTPUT`, from the JSON (see action-outputs.ts). */
-async function writeActionOutputs(path: string | undefined, output: unknown): Promise<void> {
+/**
+ * `--outputs`: the Action's outputs (action.yml) into `$GITHUB_OUTPUT`, from the JSON (see action-outputs.ts); the cost
+ * from the spend journal, priced by the backends' price table as `metrics` and the console have it. A price nobody
+ * knows leaves `cost-usd` empty and returns the notice that says so.
+ */
+async function writeActionOutputs(path: string | undefined, output: unknown, cwd: string): Promise<string | null> {
   if (!path) throw new LoopRuntimeError('USAGE', 'ci summary --outputs needs GITHUB_OUTPUT, the file a GitHub step writes its outputs to; it is not set.', { fix: 'run it inside a GitHub Actions step (the Action does), or set GITHUB_OUTPUT=<file> to try it locally.' });
-  const { actionOutputs, githubOutputLines } = await import('../../ci/action-outputs.js');
-  await appendFile(path, githubOutputLines(actionOutputs(output)), 'utf8');
+  const [{ actionOutputsWithCost, githubOutputLines }, { spendByTick }] = await Promise.all([import('../../ci/action-outputs.js'), import('../../use-cases/outcomes/gather-metrics.js')]);
+  const spend = await spendByTick(cwd).catch(() => new Map<string, { tokens: number; costUsd: number | null }>());
+  const { outputs, priceUnknown } = actionOutputsWithCost(output, spend);
+  await appendFile(path, githubOutputLines(outputs), 'utf8');
+  if (priceUnknown.length === 0) return null;
+  return `::notice title=loop-runtime cost::cost-usd is empty: price unknown for the model of tick ${priceUnknown.join(', ')} (the backend reported no cost and its price table has no entry). To fix: set the backend's prices option for the model, if you want a cost.`;
 }
 
 /**

@@ -3,7 +3,9 @@
  * --dry-run runs the whole engine with the mock backend against in-memory
  * state and an in-memory overlay of the repository: nothing on disk changes.
  */
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import type { EventItem } from '../../adapters/discovery/event-discovery.js';
 import { exitCodeForSignal, LoopRuntimeError } from '../../core/errors.js';
 import { isInterrupted, runLogOutcome, type TickResult } from '../../core/engine/tick-result.js';
 import { LEVELS, type Level } from '../../core/config/constants.js';
@@ -33,7 +35,10 @@ function parseTicks(value: unknown): number {
 export async function runCommand({ args, options, io }: CommandContext): Promise<CommandOutput> {
   const id = args[0];
   const level = parseLevel(options.level);
+  if (options.eventItem !== undefined && options.due) throw new LoopRuntimeError('USAGE', '--event-item ticks one loop now; it does not go with --due.', { fix: 'run `loop-runtime run <id> --event-item <file>`.' });
+  const eventItem = typeof options.eventItem === 'string' ? await readEventItem(resolve(io.cwd, options.eventItem)) : undefined;
   const request = {
+    ...(eventItem ? { eventItem } : {}),
     dryRun: Boolean(options.dryRun),
     allowUnsandboxed: Boolean(options.allowUnsandboxed),
     ...(level ? { level } : {}),
@@ -87,4 +92,22 @@ export function interruptedNote(ticks: readonly TickResult[], signal: unknown = 
   }
   if (kept.length === 0) lines.push('Left: no worktree.');
   return lines.join('\n');
+}
+
+/** `--event-item <file>`: the JSON `ci event` wrote ({ item: { key, title, untrustedDetail? }, note }). */
+async function readEventItem(path: string): Promise<EventItem> {
+  const fix = 'pass the file `loop-runtime ci event` wrote (the Action does), or leave --event-item out for a scheduled tick.';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    throw new LoopRuntimeError('USAGE', `--event-item ${path} could not be read as JSON: ${error instanceof Error ? error.message : String(error)}.`, { fix });
+  }
+  const value = parsed as { item?: { key?: unknown; title?: unknown; untrustedDetail?: unknown }; note?: unknown } | null;
+  const item = value?.item;
+  if (!item || typeof item.key !== 'string' || item.key === '' || typeof item.title !== 'string' || (item.untrustedDetail !== undefined && typeof item.untrustedDetail !== 'string')) {
+    throw new LoopRuntimeError('USAGE', `--event-item ${path}: key "item" must be { key, title, untrustedDetail? } strings.`, { fix });
+  }
+  const workItem = { key: item.key, title: item.title, ...(typeof item.untrustedDetail === 'string' ? { untrustedDetail: item.untrustedDetail } : {}) };
+  return { item: workItem, note: typeof value.note === 'string' ? value.note : `github-event: ${item.key}` };
 }
