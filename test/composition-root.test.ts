@@ -78,6 +78,7 @@ describe('adapter factories outside the root', () => {
     expect(named('src/adapters/command-runner/bwrap-runner')).toContain('createSandboxedRunner');
     expect(named('src/adapters/command-runner/process-runner')).toContain('createProcessRunner');
     expect(named('src/adapters/notify/webhook-notifier')).toEqual(['webhookNotifier']);
+    expect(named('src/adapters/telemetry/telemetry')).toEqual(['telemetryObserver']);
     expect(named('src/adapters/agent-sandbox/agent-sandbox')).toContain('createAgentSandbox');
     expect(named('src/adapters/state-branch/state-branch')).toEqual([]);
     expect(named('src/adapters/git/git-run')).toEqual([]);

@@ -7,7 +7,7 @@
  * a function or const exported from a file under src/adapters/ whose declared type says it makes an adapter —
  *   - its declared return type (a const: its type annotation, or its arrow's return type), with `Promise<…>`,
  *     `| null` and `&` looked through, names a port (an interface exported from src/core/ports/ that declares a
- *     method: `Clock`, `CommandRunner`, `Notifier`, `BaselineCache`, `EngineObserver`, …) or an adapter class
+ *     method, or a function type: `Clock`, `CommandRunner`, `Notifier`, `BaselineCache`, `EngineObserver`, …) or an adapter class
  *     (`adapterClasses`); e.g. `systemClock: Clock`, `fileClock(): Clock`, `createSandboxedRunner(): Promise<CommandRunner>`;
  *   - or, undeclared, its name says so: `create<Role>` / `open<Role>` where Role ends in a port word (Runner,
  *     Store, Sandbox, Ledger, Leases, Backend, Workspace, Delivery, Notifier, Clock), e.g. `createAgentSandbox`.
@@ -64,13 +64,18 @@ export function adapterClasses(files: readonly SourceFile[]): Set<string> {
   return names;
 }
 
-/** Port names: interfaces exported from src/core/ports/ that declare at least one method. */
+/** Port names: interfaces exported from src/core/ports/ that declare at least one method, and exported function types
+ *  (`EngineObserver`). */
 export function portInterfaces(files: readonly SourceFile[]): Set<string> {
   const names = new Set<string>();
   for (const file of files) {
     if (!file.path.startsWith('src/core/ports/')) continue;
     parse(file).forEachChild((node) => {
-      if (!ts.isInterfaceDeclaration(node) || !node.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) return;
+      if (!(ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node)) || !node.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) return;
+      if (ts.isTypeAliasDeclaration(node)) {
+        if (ts.isFunctionTypeNode(node.type)) names.add(node.name.text);
+        return;
+      }
       const hasMethod = node.members.some((member) => ts.isMethodSignature(member) || ts.isCallSignatureDeclaration(member) || (ts.isPropertySignature(member) && member.type !== undefined && ts.isFunctionTypeNode(member.type)));
       if (hasMethod) names.add(node.name.text);
     });
