@@ -11,6 +11,7 @@ import { detectSandbox } from '../src/adapters/command-runner/bwrap-runner.js';
 import { main } from '../src/cli/main.js';
 import { loadProject } from '../src/project/load-project.js';
 import { runDoctor, type DoctorReport } from '../src/use-cases/doctor.js';
+import { sandboxRunnerFor } from '../src/composition/host-adapters.js';
 import { cleanupTempDirs, makeRepo } from './git-fixtures.js';
 
 const CANARY = 'sk-doctor-canary-7f3a9c';
@@ -89,7 +90,7 @@ describe('loop-runtime doctor', () => {
     const loaded = await loadProject(await codexProject());
     if (!loaded.ok) throw new Error('expected a project');
     const binaryCheck = async (directory: string) =>
-      (await runDoctor(loaded.project, { env: { PATH: `${directory}:${SYSTEM_PATH}`, OPENAI_API_KEY: CANARY }, timeoutMs: 500 })).loops[0]!.checks.find((check) => check.check === 'binary');
+      (await runDoctor(loaded.project, { env: { PATH: `${directory}:${SYSTEM_PATH}`, OPENAI_API_KEY: CANARY }, timeoutMs: 500, sandboxRunner: sandboxRunnerFor })).loops[0]!.checks.find((check) => check.check === 'binary');
     expect(await binaryCheck(broken)).toMatchObject({ ok: false, detail: expect.stringContaining('error while loading shared libraries') });
     expect(await binaryCheck(hanging)).toMatchObject({ ok: false, detail: expect.stringContaining('no answer within 500 ms') });
   });
@@ -99,7 +100,7 @@ describe('loop-runtime doctor', () => {
     const loaded = await loadProject(root);
     if (!loaded.ok) throw new Error('expected a project');
     // No PATH at all: bwrap cannot be found, yet an L1 mock loop has everything it needs.
-    const report = await runDoctor(loaded.project, { env: { PATH: '' }, timeoutMs: 2_000 });
+    const report = await runDoctor(loaded.project, { env: { PATH: '' }, timeoutMs: 2_000, sandboxRunner: sandboxRunnerFor });
     expect(report.sandbox).toMatchObject({ ok: false, fix: expect.stringContaining('bubblewrap') });
     expect(report.loops[0]).toMatchObject({ backend: 'mock', checks: [expect.objectContaining({ check: 'backend', ok: true }), expect.objectContaining({ check: 'sandbox', ok: false, required: false })] });
     expect(report.ok).toBe(true);
@@ -109,7 +110,7 @@ describe('loop-runtime doctor', () => {
     const root = await codexProject('backend: codex');
     const loaded = await loadProject(root);
     if (!loaded.ok) throw new Error('expected a project');
-    const report = await runDoctor(loaded.project, { env: { PATH: '', OPENAI_API_KEY: CANARY }, timeoutMs: 2_000 });
+    const report = await runDoctor(loaded.project, { env: { PATH: '', OPENAI_API_KEY: CANARY }, timeoutMs: 2_000, sandboxRunner: sandboxRunnerFor });
     expect(report.loops[0]!.checks.find((check) => check.check === 'sandbox')).toMatchObject({ ok: false, required: true, detail: expect.stringContaining('for the codex agent') });
     expect(report.ok).toBe(false);
   });

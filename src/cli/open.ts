@@ -5,13 +5,13 @@
  */
 import { formatDiagnostic, type Diagnostic } from '../core/config/diagnostics.js';
 import { ExitCode } from '../core/errors.js';
-import { systemClock } from '../adapters/clock/system-clock.js';
+import { clockFor } from '../composition/host-adapters.js';
 import type { Runtime } from '../composition/runtime.js';
 import type { CliIO, CommandOutput } from './command.js';
 
 export async function openCliRuntime(io: CliIO): Promise<{ ok: true; runtime: Runtime } | { ok: false; output: CommandOutput }> {
   const { openRuntime } = await import('../composition/runtime.js');
-  const opened = await openRuntime({ cwd: io.cwd, env: io.env, clock: systemClock, progress: io.progress });
+  const opened = await openRuntime({ cwd: io.cwd, env: io.env, clock: clockFor(), progress: io.progress });
   return opened.ok ? opened : { ok: false, output: configErrorOutput(opened.issues) };
 }
 

@@ -200,8 +200,8 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       return testRecordings(project, { env: options.env, ...request });
     },
     async doctor() {
-      const { runDoctor } = await import('../use-cases/doctor.js');
-      return runDoctor(project, { env: options.env, stores: await stores() });
+      const [{ runDoctor }, { sandboxRunnerFor }] = await Promise.all([import('../use-cases/doctor.js'), import('./host-adapters.js')]);
+      return runDoctor(project, { env: options.env, stores: await stores(), sandboxRunner: sandboxRunnerFor });
     },
   };
 

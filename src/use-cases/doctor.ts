@@ -20,6 +20,7 @@ import { chooseOpenCodeModel, configuredModel } from '../adapters/agents/opencod
 import { credentialVariables, credentialsFix } from './preconditions.js';
 import { circuitReader } from './circuit-report.js';
 import type { ProjectStores } from '../composition/stores/project-stores.js';
+import type { SandboxRunnerFactory } from './sandbox-run.js';
 
 export interface DoctorCheck {
   /** `backend`, `binary`, `model` (opencode), `credentials`, `sandbox`, `halt`, `circuit` or `pause`. */
@@ -54,13 +55,15 @@ export interface DoctorOptions {
   timeoutMs?: number;
   /** The project's store: where halts, pauses and the circuit's attempts are read (every process's). */
   stores?: ProjectStores;
+  /** The sandboxed runner for the sandbox trial, from the composition root (`sandboxRunnerFor`). */
+  sandboxRunner: SandboxRunnerFactory;
 }
 
 
 export async function runDoctor(project: LoadedProject, options: DoctorOptions): Promise<DoctorReport> {
   const { resolvePlan } = await import('../project/load-project.js');
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const sandbox = await sandboxCheck(options.env, timeoutMs);
+  const sandbox = await sandboxCheck(options.env, timeoutMs, options.sandboxRunner);
   const loops: DoctorLoop[] = [];
   let circuits: ReturnType<typeof circuitReader> | undefined;
   for (const id of project.configuredLoops) {
@@ -181,11 +184,10 @@ function versionCheck(binary: string, env: Record<string, string | undefined>, t
 }
 
 /** A trivial `true` through the same runner factory the verifier uses, in a scratch directory. */
-export async function sandboxCheck(env: Record<string, string | undefined>, timeoutMs: number): Promise<DoctorCheck> {
-  const { createSandboxedRunner } = await import('../adapters/command-runner/bwrap-runner.js');
+export async function sandboxCheck(env: Record<string, string | undefined>, timeoutMs: number, runnerFor: SandboxRunnerFactory): Promise<DoctorCheck> {
   const scratch = await mkdtemp(join(tmpdir(), 'loop-runtime-doctor-'));
   try {
-    const runner = await createSandboxedRunner({ level: 'L3', allowUnsandboxed: false, log: () => {}, env });
+    const runner = await runnerFor({ level: 'L3', allowUnsandboxed: false, log: () => {}, env });
     const evidence = await runner.run({ command: 'true', timeoutMs }, { cwd: scratch, timeoutMs });
     if (evidence.exitCode === 0) return { check: 'sandbox', ok: true, detail: `${runner.isolation} runs commands`, required: true };
     return {

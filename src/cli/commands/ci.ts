@@ -241,12 +241,12 @@ async function summaryMetrics(io: CommandContext['io'], output: unknown, window:
   const [{ loopsInRunOutput }, { parseSince }] = await Promise.all([import('../../ci/ci-summary.js'), import('../../core/outcomes/index.js')]);
   const loops = loopsInRunOutput(output);
   if (loops.length === 0) return null;
-  const { systemClock } = await import('../../adapters/clock/system-clock.js');
-  const since = parseSince(window, systemClock.now());
+  const clock = (await import('../../composition/host-adapters.js')).clockFor();
+  const since = parseSince(window, clock.now());
   if (since === null) throw new LoopRuntimeError('USAGE', `--since ${window} is not a duration or a date.`, { fix: 'use e.g. 12h, 30d, 2w or 2026-11-01.' });
   try {
     const { openRuntime } = await import('../../composition/runtime.js');
-    const opened = await openRuntime({ cwd: io.cwd, env: io.env, clock: systemClock });
+    const opened = await openRuntime({ cwd: io.cwd, env: io.env, clock });
     if (!opened.ok) return { unavailable: `the configuration did not load (${opened.issues.length} problem(s)).` };
     const result = await opened.runtime.metrics(undefined, { since, audit: false });
     if (!result.ok) return { unavailable: `the configuration did not load (${result.issues.length} problem(s)).` };

@@ -48,27 +48,19 @@ export async function sandboxCommand({ args, options, io }: CommandContext): Pro
   const timeoutMs = Math.round(seconds * 1000);
   const writableRoots = list(options.write).map((directory) => resolve(io.cwd, directory));
 
-  const { createSandboxedRunner } = await import('../../adapters/command-runner/bwrap-runner.js');
-  const notes: string[] = [];
-  const runner = await createSandboxedRunner({
-    // The same rule as a loop below L3: no sandbox → only with the explicit, logged opt-out.
-    level: 'L2',
-    allowUnsandboxed: options.allowUnsandboxed === true,
-    log: (line) => notes.push(line),
-    env: io.env,
-  });
-  const evidence = await runner.run({ command, timeoutMs }, { cwd: io.cwd, timeoutMs, network, writableRoots });
+  const [{ runSandboxed }, { sandboxRunnerFor }] = await Promise.all([import('../../use-cases/sandbox-run.js'), import('../../composition/host-adapters.js')]);
+  const { isolation, evidence, notes } = await runSandboxed({ command, cwd: io.cwd, network, writableRoots, timeoutMs, allowUnsandboxed: options.allowUnsandboxed === true, env: io.env }, sandboxRunnerFor);
   const exitCode = exitStatusOf(evidence);
   const outcome = evidence.timedOut
     ? `timed out after ${seconds}s`
     : evidence.exitCode !== null
       ? `exit ${evidence.exitCode}`
       : `killed by ${evidence.signal ?? 'a signal'}`;
-  const summary = `[sandbox ${runner.isolation} · net ${network} · ${outcome} · ${evidence.durationMs} ms]`;
+  const summary = `[sandbox ${isolation} · net ${network} · ${outcome} · ${evidence.durationMs} ms]`;
   const output = evidence.output;
   return {
     exitCode,
-    json: { isolation: runner.isolation, network, writableRoots: [io.cwd, ...writableRoots], timeoutMs, exitStatus: exitCode, evidence },
+    json: { isolation, network, writableRoots: [io.cwd, ...writableRoots], timeoutMs, exitStatus: exitCode, evidence },
     text: `${output}${output === '' || output.endsWith('\n') ? '' : '\n'}${summary}`,
     ...(notes.length > 0 ? { stderr: notes.join('\n') } : {}),
   };

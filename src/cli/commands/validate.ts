@@ -39,8 +39,8 @@ export async function validateCommand({ io }: CommandContext): Promise<CommandOu
       needsSandbox ||= plan.phases.implement.enabled && plan.phases.verify.enabled && plan.phases.verify.commands.length > 0;
     }
     if (needsSandbox) {
-      const { sandboxCheck } = await import('../../use-cases/doctor.js');
-      const sandbox = await sandboxCheck(io.env, 10_000);
+      const [{ sandboxCheck }, { sandboxRunnerFor }] = await Promise.all([import('../../use-cases/doctor.js'), import('../../composition/host-adapters.js')]);
+      const sandbox = await sandboxCheck(io.env, 10_000, sandboxRunnerFor);
       if (!sandbox.ok) {
         warnings.push({ severity: 'warning', file: 'sandbox (precondition)', line: 0, column: 0, path: '', message: `a loop runs verification commands, but the sandbox cannot run them: ${sandbox.detail}`, fix: sandbox.fix ?? 'run `loop-runtime doctor` for details.', code: 'PRECONDITION_SANDBOX' });
       }

@@ -47,10 +47,9 @@ export async function workerCommand(context: CommandContext): Promise<CommandOut
   }
   const repos = await repositories(context);
   const { loadFleetModule } = await import('../../adapters/postgres/fleet-packages.js');
-  const [{ startFleetService }, { systemClock }, { fileClock }] = await Promise.all([
+  const [{ startFleetService }, { clockFor }] = await Promise.all([
     loadFleetModule(() => import('../../fleet/fleet-service.js'), 'a worker runs on Postgres'),
-    import('../../adapters/clock/system-clock.js'),
-    import('../../adapters/clock/file-clock.js'),
+    import('../../composition/host-adapters.js'),
   ]);
   const executorId = typeof options.executorId === 'string' ? options.executorId : `${hostname()}-${process.pid}`;
   // proper-lockfile loads on the first lock and brings signal-exit, whose listeners must come before the graceful
@@ -62,7 +61,7 @@ export async function workerCommand(context: CommandContext): Promise<CommandOut
     databaseUrl,
     executorId,
     env: io.env,
-    clock: typeof options.clockFile === 'string' ? fileClock(resolve(io.cwd, options.clockFile)) : systemClock,
+    clock: clockFor(typeof options.clockFile === 'string' ? { clockFile: resolve(io.cwd, options.clockFile) } : {}),
     pollMs: seconds(options.poll, '--poll', 30),
     allowUnsandboxed: Boolean(options.allowUnsandboxed),
     report: (line) => io.announce(line),
