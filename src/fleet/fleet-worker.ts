@@ -54,7 +54,9 @@ async function runTick(input: FleetTickInput): Promise<FleetTickResult> {
     const resumed = wired.surround ? (await step('tick.attempt', async () => attempt)) !== attempt : false;
     // The engine's first id is the tick's (workflowIds): `tick-<workflow id>`.
     const surround = wired.surround ? await wired.surround({ step, tickId: workflowIds(workflowId).next('tick'), resumed }) : null;
-    const ports = durablePorts(surround ? { ...wired.ports, observer: surround.observer } : wired.ports, step, { workflowId, startedAt: input.startedAt, clock: wired.clock, budgetLedger: wired.budgetLedger });
+    const durable = durablePorts(surround ? { ...wired.ports, observer: surround.observer } : wired.ports, step, { workflowId, startedAt: input.startedAt, clock: wired.clock, budgetLedger: wired.budgetLedger });
+    // Not a step: asked on every run of the workflow, so a replay on another worker fences out the first one.
+    const ports = lease?.ok ? { ...durable, lease: { specificationVersion: 'tick-lease-v1' as const, fence: lease.fence, stillHeld: () => throughOutage(() => lease.stillHeld()) } } : durable;
     const result = await new LoopEngine(wired.plan, ports).tick();
     const history = wired.history;
     if (history) await step('history.record', () => history.record(result));

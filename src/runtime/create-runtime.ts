@@ -12,7 +12,7 @@ import { systemClock } from '../adapters/clock/system-clock.js';
 import { SequentialIds } from '../core/engine/sequential-ids.js';
 import type { EnginePorts } from '../core/engine/engine-ports.js';
 import { LoopEngine } from '../core/engine/loop-engine.js';
-import type { AgentBackend, Clock, CommandRunner, EngineObserver, KillSwitch } from '../core/ports/index.js';
+import type { AgentBackend, Clock, CommandRunner, EngineObserver, KillSwitch, TickLease } from '../core/ports/index.js';
 import { isLoopRuntimeError } from '../core/errors.js';
 import { scrubEnv } from '../core/security/scrub-env.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
@@ -43,6 +43,8 @@ export interface RuntimeOptions {
   signal?: AbortSignal;
   /** The project's shared stores (files or the fleet's Postgres); files when absent. */
   stores?: ProjectStores;
+  /** The loop lease the tick runs under (`ports.lease`): a tick whose lease was taken over stops before its next shared write. */
+  lease?: TickLease;
 }
 
 export interface LoopRuntime {
@@ -147,6 +149,7 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
   ports.clock = clock;
   if (options.observer) ports.observer = options.observer;
   if (options.signal) ports.signal = options.signal;
+  if (options.lease && !options.dryRun) ports.lease = options.lease;
   const engine = new LoopEngine(plan, ports);
   return {
     engine,

@@ -15,7 +15,7 @@ import type { AgentBackend, Clock } from '../core/ports/index.js';
 import type { LoadedProject } from '../project/load-project.js';
 import { redactorFor, redactStrings } from './wiring.js';
 import { refuseUnmetPreconditions, refusingWithoutSandbox } from './refused-tick.js';
-import type { ProjectStores } from './stores/project-stores.js';
+import { tickLeasePort, type ProjectStores } from './stores/project-stores.js';
 
 export interface RunSummary {
   pattern: { id: string; name: string };
@@ -143,6 +143,8 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
         ...(options.backend ? { backend: options.backend } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
         stores,
+        // Every shared write of the tick checks the lease is still ours: a stalled run that was taken over stops.
+        ...(lease ? { lease: tickLeasePort(lease) } : {}),
         log: (line) => {
           notes.push(line);
           progress(line);

@@ -8,7 +8,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresAttemptLedger, PostgresDatabase, PostgresItemLeases, PostgresLoopLeases, PostgresRunHistory } from '../../src/adapters/postgres/index.js';
 import type { TickResult } from '../../src/core/engine/tick-result.js';
-import { describeAttemptLedgerConformance, describeItemLeasesConformance } from '../../src/testing/conformance/index.js';
+import { describeAttemptLedgerConformance, describeItemLeasesConformance, describeLoopLeasesConformance } from '../../src/testing/conformance/index.js';
 import { FixedClock } from '../../src/testing/fixed-clock.js';
 import { startPgCluster, type PgCluster } from '../pg-cluster.js';
 
@@ -47,6 +47,28 @@ describeItemLeasesConformance('PostgresItemLeases', {
         return JSON.parse(String(result.stdout).trim().split('\n').pop() ?? '{}') as { ok: boolean; holder?: string };
       },
       dispose: () => database.close(),
+    };
+  },
+});
+
+describeLoopLeasesConformance('PostgresLoopLeases', {
+  async create({ staleMs }) {
+    const url = await cluster.createDatabase('loop_fences');
+    const clock = new FixedClock('2026-11-23T08:00:00Z');
+    // Each holder on its own connection pool, as separate workers are.
+    const databases = new Map<string, PostgresDatabase>();
+    const leasesOf = async (holder: string) => {
+      let database = databases.get(holder);
+      if (!database) databases.set(holder, (database = await PostgresDatabase.open({ url, maxConnections: 1 })));
+      return new PostgresLoopLeases({ database, clock, scope: 'acme/demo', staleMs });
+    };
+    return {
+      async acquire(request) {
+        const taken = await (await leasesOf(request.holder)).acquire(request);
+        return taken.ok ? { ok: true, lease: taken } : { ok: false };
+      },
+      advance: (ms) => clock.advance(ms),
+      dispose: async () => void (await Promise.all([...databases.values()].map((database) => database.close()))),
     };
   },
 });

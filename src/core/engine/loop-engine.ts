@@ -11,6 +11,7 @@ import { CapabilityUnsupportedError } from '../errors.js';
 import { act } from './act-phase.js';
 import { circuitState, failedAttemptsOn } from './circuit-breaker.js';
 import { checkPorts } from './check-ports.js';
+import { fenceTickPorts, isLeaseLost } from './lease-fence.js';
 import type { EnginePorts } from './engine-ports.js';
 import type { AttemptRecord, WorkItem } from '../ports/index.js';
 import { interruptedBy, overrunHalt, TickContext } from './tick-context.js';
@@ -40,7 +41,8 @@ export class LoopEngine {
     if (plan.version !== 1) throw new TypeError(`Unsupported ExecutionPlan version ${String(plan.version)}; this engine runs version 1.`);
     checkPorts(ports);
     this.plan = plan;
-    this.ports = { ...ports };
+    // One fence for every shared write of the tick (lease-fence.ts), not a check per phase.
+    this.ports = ports.lease ? fenceTickPorts(ports, ports.lease) : { ...ports };
   }
 
   /** Runs one tick and records it (state file, run log, spend) before returning. */
@@ -53,6 +55,13 @@ export class LoopEngine {
     try {
       outcome = await this.run(context);
     } catch (error) {
+      if (isLeaseLost(error)) {
+        // Another process holds the loop now: this tick's outcome is returned, and nothing more is written here.
+        context.step('kill-switch', error.message);
+        const lost = { ...(await context.base()), kind: 'halted', reason: 'lease-lost', message: error.message } as TickResult;
+        this.ports.observer?.({ type: 'tick-end', tickId, at: lost.finishedAt, kind: lost.kind });
+        return lost;
+      }
       await this.recordThrow(context, error);
       throw error;
     }
