@@ -11,7 +11,7 @@ import { CapabilityUnsupportedError } from '../errors.js';
 import { act } from './act-phase.js';
 import { circuitState, failedAttemptsOn } from './circuit-breaker.js';
 import { checkPorts } from './check-ports.js';
-import { fenceTickPorts, isLeaseLost } from './lease-fence.js';
+import { fenceTickPorts, isLeaseLost, type LeaseLostError } from './lease-fence.js';
 import type { EnginePorts } from './engine-ports.js';
 import type { AttemptRecord, WorkItem } from '../ports/index.js';
 import { interruptedBy, overrunHalt, TickContext } from './tick-context.js';
@@ -55,17 +55,24 @@ export class LoopEngine {
     try {
       outcome = await this.run(context);
     } catch (error) {
-      if (isLeaseLost(error)) {
-        // Another process holds the loop now: this tick's outcome is returned, and nothing more is written here.
-        context.step('kill-switch', error.message);
-        const lost = { ...(await context.base()), kind: 'halted', reason: 'lease-lost', message: error.message } as TickResult;
-        this.ports.observer?.({ type: 'tick-end', tickId, at: lost.finishedAt, kind: lost.kind });
-        return lost;
-      }
+      if (isLeaseLost(error)) return this.leaseLost(context, error);
       await this.recordThrow(context, error);
       throw error;
     }
     const result = { ...(await context.base()), ...outcome } as TickResult;
+    try {
+      await this.record(result);
+    } catch (error) {
+      // Lost after the tick decided, before its record: the record is refused like every other write.
+      if (isLeaseLost(error)) return this.leaseLost(context, error);
+      throw error;
+    }
+    this.ports.observer?.({ type: 'tick-end', tickId, at: result.finishedAt, kind: result.kind });
+    return result;
+  }
+
+  /** What a finished tick writes: a sticky halt, then its record (or a note for a halt or pause). */
+  private async record(result: TickResult): Promise<void> {
     if (result.kind === 'halted' && isStickyHalt(result.reason) && this.ports.killSwitch.halt) {
       // Persisted before anything else is written: a kill after this point still leaves the loop halted.
       const { patternId, tickId: haltedTick, startedAt: haltedAt, finishedAt: at, tokens } = result;
@@ -81,8 +88,14 @@ export class LoopEngine {
     } else {
       await this.ports.state.recordTick(toTickRecord(result));
     }
-    this.ports.observer?.({ type: 'tick-end', tickId, at: result.finishedAt, kind: result.kind });
-    return result;
+  }
+
+  /** Another process holds the loop now: the tick's outcome is returned, and nothing more is written here. */
+  private async leaseLost(context: TickContext, error: LeaseLostError): Promise<TickResult> {
+    context.step('kill-switch', error.message);
+    const lost = { ...(await context.base()), kind: 'halted', reason: 'lease-lost', message: error.message } as TickResult;
+    this.ports.observer?.({ type: 'tick-end', tickId: context.tickId, at: lost.finishedAt, kind: lost.kind });
+    return lost;
   }
 
   /** Runs up to `count` ticks, stopping early at a halt or pause. */
