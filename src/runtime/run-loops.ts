@@ -105,7 +105,7 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
   const progress = (line: string) => options.progress?.(redact(line));
   try {
     // Cheap preconditions before any model call: a tick that cannot finish spends nothing.
-    await refuseUnmetPreconditions(project, plan, options);
+    await refuseUnmetPreconditions(project, plan, { ...options, stores });
     const notes: string[] = [];
     if (lease?.recovered) {
       const line = `recovery: took over the loop's lease: ${lease.recovered.reason}`;
@@ -134,7 +134,7 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
     });
     const recovery = session.recovery;
     const { createLoopRuntime } = await import('./create-runtime.js');
-    const runtime = await refusingWithoutSandbox(project, plan, options, () =>
+    const runtime = await refusingWithoutSandbox(project, plan, { ...options, stores }, () =>
       createLoopRuntime(project, plan, {
         dryRun: options.dryRun,
         env: options.env,

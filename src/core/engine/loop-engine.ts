@@ -84,7 +84,14 @@ export class LoopEngine {
       await this.ports.state.recordTick(toTickRecord(result));
       await this.ports.state.note(this.plan.pattern.id, result.finishedAt, haltNote(result, interruptedBy(this.ports.signal?.reason)));
     } else if (result.kind === 'paused' || result.kind === 'halted') {
-      if (!(result.kind === 'halted' && result.reason === 'level-l0')) await this.ports.state.note(this.plan.pattern.id, result.finishedAt, haltNote(result));
+      if (result.kind === 'halted' && result.reason === 'level-l0') return;
+      // Every halted tick leaves its run-log line (`halted-tick`, its reason) so `history` and `status` show it, once
+      // per tick — unless its halt line is already that line (a sticky halt, persisted above). Not `halted`: that
+      // kind is the persisted halt a human must clear.
+      if (result.kind === 'halted' && !(isStickyHalt(result.reason) && this.ports.killSwitch.halt)) {
+        await this.ports.state.recordTick({ ...toTickRecord(result), kind: 'halted-tick', reason: result.reason });
+      }
+      await this.ports.state.note(this.plan.pattern.id, result.finishedAt, haltNote(result));
     } else {
       await this.ports.state.recordTick(toTickRecord(result));
     }
