@@ -39,8 +39,9 @@ const FENCED = {
 
 function fenced<T extends object>(port: T, methods: readonly string[], name: string, guard: (operation: string) => Promise<void>): T {
   return new Proxy(port, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
+    get(target, property) {
+      // The target as receiver: an adapter's getters and private fields see the adapter, not the proxy.
+      const value: unknown = Reflect.get(target, property, target);
       if (typeof value !== 'function') return value;
       if (typeof property !== 'string' || !methods.includes(property)) return (value as (...args: unknown[]) => unknown).bind(target);
       return async (...args: unknown[]) => {
