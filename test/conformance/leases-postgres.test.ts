@@ -119,6 +119,11 @@ describe('PostgresLoopLeases with the holder\'s own token (a fleet tick, resumed
       // The worker holding it died; the one resuming its tick comes back with the same token: taken, though fresh.
       const again = await leases(second).acquire({ patternId: 'daily-triage', holder: 'fleet worker b', tickId: 't1', token });
       expect(again.ok).toBe(true);
+      // Fenced: the first execution (a worker that was only stalled, not dead) has lost it; the resumed one holds it.
+      expect(held.ok && again.ok && again.fence > held.fence).toBe(true);
+      expect(held.ok && (await held.stillHeld())).toBe(false);
+      expect(held.ok && (await held.refresh())).toBe(false);
+      expect(again.ok && (await again.stillHeld())).toBe(true);
       // A manual run (its own random token) is refused, and told who holds it now.
       expect(await leases(first).acquire({ patternId: 'daily-triage', holder: 'host:42', tickId: 'manual' })).toMatchObject({ ok: false, holder: 'fleet worker b' });
       if (again.ok) await again.release();
