@@ -27,6 +27,7 @@ import { describeDatabase } from '../adapters/postgres/pg-errors.js';
 import { throughOutage } from './through-outage.js';
 import { durablePorts, workflowIds, type StepRunner } from './durable-ports.js';
 import { holdTickLease } from './tick-lease.js';
+import { runningWorkflowIds, whileRunning } from './running-workflows.js';
 import type { FleetTickInput, FleetTickResult, FleetWorkerOptions, TickWiring } from './fleet-tick-types.js';
 import { systemDatabaseUrl } from './system-database-url.js';
 
@@ -41,19 +42,9 @@ export function tickWorkflowId(input: Pick<FleetTickInput, 'scope' | 'patternId'
 
 let wiring: TickWiring | null = null;
 
-/** The tick workflows running in this process now (a sweep's "ours, PENDING, but not running here" is an orphan). */
-const running = new Map<string, number>();
-
 async function runTick(input: FleetTickInput): Promise<FleetTickResult> {
   const workflowId = DBOS.workflowID ?? tickWorkflowId(input);
-  running.set(workflowId, (running.get(workflowId) ?? 0) + 1);
-  try {
-    return await runTickBody(input, workflowId);
-  } finally {
-    const count = (running.get(workflowId) ?? 1) - 1;
-    if (count > 0) running.set(workflowId, count);
-    else running.delete(workflowId);
-  }
+  return whileRunning(() => runTickBody(input, workflowId), workflowId);
 }
 
 async function runTickBody(input: FleetTickInput, workflowId: string): Promise<FleetTickResult> {
@@ -87,11 +78,6 @@ async function runTickBody(input: FleetTickInput, workflowId: string): Promise<F
 const tickWorkflow = DBOS.registerWorkflow(runTick, { name: TICK_WORKFLOW });
 
 const LAUNCH_LOCK_KEY = 'loop-runtime-dbos-launch';
-
-/** The ids of the workflows running in this process. */
-function runningWorkflowIds(): Set<string> {
-  return new Set(running.keys());
-}
 
 /** The PENDING workflows of one executor, by DBOS's public listing (no inputs or outputs loaded). */
 async function pendingOf(executorId?: string): Promise<Array<{ workflowID: string; executorId?: string; queueName?: string }>> {
