@@ -80,7 +80,7 @@ const tickWorkflow = DBOS.registerWorkflow(runTick, { name: TICK_WORKFLOW });
 const LAUNCH_LOCK_KEY = 'loop-runtime-dbos-launch';
 
 /** The PENDING workflows of one executor, by DBOS's public listing (no inputs or outputs loaded). */
-async function pendingOf(executorId?: string): Promise<Array<{ workflowID: string; executorId?: string; queueName?: string }>> {
+async function pendingOf(executorId?: string): Promise<Array<{ workflowID: string; executorId?: string; queueName?: string; updatedAt?: number }>> {
   return DBOS.listWorkflows({ status: 'PENDING', ...(executorId ? { executorId } : {}), loadInput: false, loadOutput: false });
 }
 
@@ -114,6 +114,8 @@ export class FleetWorker {
     private readonly databaseUrl: string,
     /** After our session reconnected, how long the other workers get to take their locks again. */
     private readonly reconnectGraceMs: number,
+    /** How long a tick taken from the queue may take to start running here before it can be an orphan. */
+    private readonly dispatchGraceMs: number = 10_000,
   ) {}
 
   static async start(options: FleetWorkerOptions): Promise<FleetWorker> {
@@ -220,12 +222,15 @@ export class FleetWorker {
    * Hands back our own ticks that are PENDING under our executor id but no
    * longer run in this process — a tick whose run failed while the database
    * was unreachable, so its status could not be written. Seen at two sweeps
-   * in a row (a tick just taken from the queue is PENDING before it runs),
-   * it goes back to its queue, keeping its partition (one tick per loop).
+   * in a row and taken from the queue more than `dispatchGraceMs` ago by the
+   * database's clock (a tick just taken from the queue is PENDING before its
+   * body runs and counts as running here), it goes back to its queue, keeping
+   * its partition (one tick per loop).
    */
   async recoverOrphans(): Promise<string[]> {
     const here = runningWorkflowIds();
-    const orphans = (await pendingOf(this.executorId)).filter((workflow) => !here.has(workflow.workflowID));
+    const now = Number((await this.liveness.query<{ now: string }>('SELECT (EXTRACT(EPOCH FROM now()) * 1000)::bigint AS now')).rows[0]?.now ?? 0);
+    const orphans = (await pendingOf(this.executorId)).filter((workflow) => !here.has(workflow.workflowID) && (workflow.updatedAt ?? 0) < now - this.dispatchGraceMs);
     const confirmed = orphans.filter((workflow) => this.suspects.has(workflow.workflowID));
     this.suspects = new Set(orphans.filter((workflow) => !confirmed.includes(workflow)).map((workflow) => workflow.workflowID));
     if (confirmed.length === 0) return [];
