@@ -17,7 +17,7 @@ const report = (exitCode: number): DueLoopReport => ({ id: 'p', due: true, reaso
 
 describe('exit codes of scheduled runs', () => {
   it('every halt reason is classified: budget and L0 are notices, backend-stopped and circuit-open need a human', () => {
-    const reasons: Record<HaltReason, number> = { 'budget-exhausted': 2, 'level-l0': 2, 'backend-stopped': 5, 'circuit-open': 5, 'budget-overrun': 5, 'awaiting-resume': 5, 'max-runs-per-day': 2 };
+    const reasons: Record<HaltReason, number> = { 'budget-exhausted': 2, 'level-l0': 2, 'backend-stopped': 5, 'circuit-open': 5, 'budget-overrun': 5, 'awaiting-resume': 5, 'max-runs-per-day': 2, 'lease-lost': 5 };
     for (const [reason, code] of Object.entries(reasons)) expect([reason, exitCodeForTicks([halted(reason as HaltReason)])]).toEqual([reason, code]);
     expect(exitCodeForHalt('a-reason-added-later')).toBe(ExitCode.needsHuman);
     expect(exitCodeForTicks([paused])).toBe(ExitCode.halted);

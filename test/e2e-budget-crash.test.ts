@@ -47,12 +47,13 @@ describe('budget across processes', () => {
     expect(run.budget).toEqual({ spentToday: total, dailyTokenCap: CAP });
     expect(journal.some((entry) => entry.tickId === last.tickId)).toBe(false);
 
-    // The halt is one note line in the state file, not a run-log entry.
+    // The halt is one note line in the state file, and the halted tick's one run-log line (halted-tick, its reason).
     const state = await readText(repo, 'STATE.md');
     const notes = state.split('\n').filter((line) => line.includes('Loop halted'));
     expect(notes).toHaveLength(1);
     expect(notes[0]).toMatch(/^\*\*Note\*\* .* \(daily-triage\): Loop halted: .*27,170 are spent .* of the 30,000 daily cap\.$/);
-    expect((await runLogLines(repo)).map((line) => line['tick_id'])).toEqual(run.ticks.slice(0, -1).map((tick) => tick.tickId));
+    expect((await runLogLines(repo)).map((line) => line['tick_id'])).toEqual(run.ticks.map((tick) => tick.tickId));
+    expect((await runLogLines(repo)).at(-1)).toMatchObject({ kind: 'halted-tick', reason: 'budget-exhausted', tokens_estimate: 0 });
 
     // A second process the same day: halted at once, no backend call, no spend.
     const second = await runCli(repo, ['run', 'daily-triage', '--backend', 'mock', '--level', 'L2', '--ticks', '50', '--json']);
@@ -62,6 +63,8 @@ describe('budget across processes', () => {
     expect(again.ticks[0]).toMatchObject({ kind: 'halted', reason: 'budget-exhausted' });
     expect(await spendEntries(repo)).toEqual(journal);
     expect((await readText(repo, 'STATE.md')).split('\n').filter((line) => line.includes('Loop halted'))).toHaveLength(1);
+    // The refused tick's history line, once.
+    expect((await runLogLines(repo)).filter((line) => line['tick_id'] === again.ticks[0]!.tickId)).toMatchObject([{ kind: 'halted-tick', reason: 'budget-exhausted' }]);
   });
 });
 
@@ -142,8 +145,8 @@ describe('a crash in the middle of a tick', () => {
     const closed = new Set(after.filter((line) => line.kind === 'settle' || line.kind === 'reconcile').map((line) => line.id));
     expect(after.filter((line) => line.kind === 'open' && !closed.has(line.id))).toEqual([]);
     expect((await spendEntries(repo)).reduce((sum, entry) => sum + entry.tokens, 0)).toBe(spentToday);
-    // The crashed tick never recorded a run; the new ones did.
-    expect((await runLogLines(repo)).map((line) => line['tick_id'])).toEqual(run.ticks.slice(0, 2).map((tick) => tick.tickId));
+    // The crashed tick never recorded a run; the new ones did (the last one halted by the cap: its halted-tick line).
+    expect((await runLogLines(repo)).map((line) => line['tick_id'])).toEqual(run.ticks.map((tick) => tick.tickId));
   });
 });
 

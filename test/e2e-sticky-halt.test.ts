@@ -86,7 +86,12 @@ describe('a backend-stopped halt persists until `loop-runtime resume`', () => {
     expect(third.code).toBe(0);
     expect((JSON.parse(third.stdout) as RunJson).ticks[0]).toMatchObject({ kind: 'noop' });
     expect(await callCount()).toBe(2);
-    expect((await runLogLines(repo)).map((line) => line['kind'])).toEqual(['halted', 'noop']);
+    // The halt, the second run's refused tick (awaiting-resume: its own line, not a halt), the tick after resume.
+    expect((await runLogLines(repo)).map((line) => [line['kind'], line['reason'] ?? null])).toEqual([
+      ['halted', 'backend-stopped'],
+      ['halted-tick', 'awaiting-resume'],
+      ['noop', null],
+    ]);
   });
 
   it('resume of a loop that is not halted says so and writes nothing; an unknown loop is a usage error', async () => {

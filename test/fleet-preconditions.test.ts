@@ -48,6 +48,8 @@ describe("a fleet worker's tick checks run's preconditions before any model call
     // Recorded as `run` records a refusal: a failed tick in the run log (not counted as a run) and a STATE.md note.
     const refused = (await runLogLines(repo)).filter((line) => line['kind'] === 'precondition-failed');
     expect(refused).toEqual([expect.objectContaining({ pattern: 'daily-triage', outcome: 'failed', tokens_estimate: 0, backend: 'mock' })]);
+    // The refused tick is in the fleet's run history too (what `history` on any checkout reads), once.
+    expect(await queryRows(url, `SELECT tick_id, kind, record->>'phase' AS phase FROM loop_runtime_runs`)).toEqual([{ tick_id: refused[0]!['tick_id'], kind: 'failed', phase: 'precondition' }]);
     expect(await readFile(join(repo, 'STATE.md'), 'utf8')).toContain('no remote named "origin"');
     // DBOS's own pool no longer queues a setting query behind pg's back (src/fleet/system-database-url.ts).
     expect(worker.lines.filter((line) => line.includes('DeprecationWarning'))).toEqual([]);

@@ -5,7 +5,8 @@
  * agree. A halt set by A's tick stops B's next tick before any model call;
  * `pause <id>` from A pauses B; `resume <id>` from B closes a circuit A's
  * failures opened, and the next tick runs; `status --json` and `doctor` in B
- * show the open circuit, its failures and the fix. Each blocked case is
+ * show the open circuit, its failures and the fix; the tick the open circuit
+ * refused is in the history once (run-log line, Postgres row). Each blocked case is
  * paired with its allowed twin. Needs `dist/` and PostgreSQL 15 binaries.
  *
  * The file store keeps this state under one checkout (two checkouts share it
@@ -16,6 +17,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openRuntime } from '../src/composition/runtime.js';
+import { parseRunLog } from '../src/core/state/run-log.js';
 import { systemClock } from '../src/adapters/clock/system-clock.js';
 import { git, makeLoopRepo, runCli } from './e2e-fixtures.js';
 import { queryRows, usePgCluster } from './fleet-processes.js';
@@ -179,6 +181,13 @@ describe.each(MATRIX)('halts, pauses and the circuit through the $store store ($
     const blocked = await mock(b, 1);
     expect(blocked.code).toBe(5);
     expect(ticksOf(blocked.stdout)[0]).toMatchObject({ kind: 'halted', reason: 'circuit-open' });
+    // The refused tick is in the history, once: a halted-tick line in B's run log, and a run-history row on Postgres.
+    const refusedId = (ticksOf(blocked.stdout)[0] as Tick & { tickId: string }).tickId;
+    const refusedLines = parseRunLog(await readFile(join(b, 'loop-run-log.md'), 'utf8')).filter((entry) => entry.tick_id === refusedId);
+    expect(refusedLines).toMatchObject([{ kind: 'halted-tick', reason: 'circuit-open' }]);
+    if (env.LOOP_RUNTIME_DATABASE_URL) {
+      expect(await queryRows(env.LOOP_RUNTIME_DATABASE_URL, `SELECT kind, record->>'reason' AS reason FROM loop_runtime_runs WHERE tick_id = '${refusedId}'`)).toEqual([{ kind: 'halted', reason: 'circuit-open' }]);
+    }
 
     const resumed = await runCli(b, ['resume', 'daily-triage', '--json'], env);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ ok: true, circuitCleared: expect.stringContaining('3 times') });

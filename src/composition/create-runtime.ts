@@ -12,7 +12,7 @@ import { systemClock } from '../adapters/clock/system-clock.js';
 import { SequentialIds } from '../core/engine/sequential-ids.js';
 import type { EnginePorts } from '../core/engine/engine-ports.js';
 import { LoopEngine } from '../core/engine/loop-engine.js';
-import type { AgentBackend, Clock, CommandRunner, EngineObserver, KillSwitch } from '../core/ports/index.js';
+import type { AgentBackend, Clock, CommandRunner, EngineObserver, KillSwitch, TickLease } from '../core/ports/index.js';
 import { isLoopRuntimeError } from '../core/errors.js';
 import { scrubEnv } from '../core/security/scrub-env.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
@@ -46,6 +46,8 @@ export interface RuntimeOptions {
   stores?: ProjectStores;
   /** An event-triggered tick's one work item (`run --event-item`): discovery yields it and triage is held to it. */
   eventItem?: EventItem;
+  /** The loop lease the tick runs under (`ports.lease`): a tick whose lease was taken over stops before its next shared write. */
+  lease?: TickLease;
 }
 
 export interface LoopRuntime {
@@ -152,6 +154,7 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
   ports.clock = clock;
   if (options.observer) ports.observer = options.observer;
   if (options.signal) ports.signal = options.signal;
+  if (options.lease && !options.dryRun) ports.lease = options.lease;
   const engine = new LoopEngine(plan, ports);
   return {
     engine,

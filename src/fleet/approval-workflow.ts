@@ -36,6 +36,7 @@ import {
   type KeptChange,
 } from './approval-types.js';
 import { captureKeptChange, ensureKeptChange, holdsKeptChange, type KeptChangeLocation } from './kept-change.js';
+import { whileRunning } from './running-workflows.js';
 
 /** What a worker gives an approval of one of its repositories. */
 export interface ApprovalContext {
@@ -145,7 +146,8 @@ async function waitForDecision(input: ApprovalInput): Promise<ApprovalOutcome> {
   }
 }
 
-const approvalWorkflow = DBOS.registerWorkflow(waitForDecision, { name: APPROVAL_WORKFLOW });
+// Counted as running here while it waits: the orphan sweep must not hand a live wait back to the queue.
+const approvalWorkflow = DBOS.registerWorkflow((input: ApprovalInput) => whileRunning(() => waitForDecision(input)), { name: APPROVAL_WORKFLOW });
 
 /**
  * Called by a fleet tick (inside its workflow) that escalated: captures the

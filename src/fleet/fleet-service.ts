@@ -146,9 +146,10 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
       // What `run` refuses before any model call, this tick refuses too (recorded as a failed tick in the run log
       // and STATE.md on this worker's disk): a tick that cannot finish — no agent CLI or key here, no remote, no
       // GitHub token for a pull request, no sandbox — spends nothing. The workflow ends in error, once per slot.
-      const refusal = { env: options.env, clock: options.clock, dryRun: false };
-      await refuseUnmetPreconditions(project, resolved.plan, refusal);
       const stores = await storesFor(project, input.scope);
+      // The refused tick goes to the fleet's run history too, so `history` on any checkout shows it.
+      const refusal = { env: options.env, clock: options.clock, dryRun: false, stores };
+      await refuseUnmetPreconditions(project, resolved.plan, refusal);
       const runtime = await refusingWithoutSandbox(project, resolved.plan, refusal, () =>
         createLoopRuntime(project, resolved.plan, {
           dryRun: false,

@@ -14,11 +14,12 @@
  *   session-level advisory lock on its executor id for as long as it lives;
  *   a worker whose lock can be taken is dead (Postgres ends a session whose
  *   client is gone), and the sweeper hands its pending workflows back to
- *   their queue with DBOS's own `recoverPendingWorkflows`.
+ *   their queue with DBOS's public `DBOS.resumeWorkflows` (which keeps each
+ *   tick's partition), found with `DBOS.listWorkflows`. Nothing here reaches
+ *   into DBOS's internals: which ticks run in this process we count ourselves.
  */
 import { randomUUID } from 'node:crypto';
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import { DBOSExecutor } from '@dbos-inc/dbos-sdk/internal/dbos-executor';
 import { executorLockKey, LivenessSession } from './liveness.js';
 import { LoopEngine } from '../core/engine/loop-engine.js';
 import { LoopRuntimeError } from '../core/errors.js';
@@ -26,6 +27,7 @@ import { describeDatabase } from '../adapters/postgres/pg-errors.js';
 import { throughOutage } from './through-outage.js';
 import { durablePorts, workflowIds, type StepRunner } from './durable-ports.js';
 import { holdTickLease } from './tick-lease.js';
+import { runningWorkflowIds, whileRunning } from './running-workflows.js';
 import type { FleetTickInput, FleetTickResult, FleetWorkerOptions, TickWiring } from './fleet-tick-types.js';
 import { systemDatabaseUrl } from './system-database-url.js';
 
@@ -41,9 +43,13 @@ export function tickWorkflowId(input: Pick<FleetTickInput, 'scope' | 'patternId'
 let wiring: TickWiring | null = null;
 
 async function runTick(input: FleetTickInput): Promise<FleetTickResult> {
+  const workflowId = DBOS.workflowID ?? tickWorkflowId(input);
+  return whileRunning(() => runTickBody(input, workflowId), workflowId);
+}
+
+async function runTickBody(input: FleetTickInput, workflowId: string): Promise<FleetTickResult> {
   if (!wiring) throw new LoopRuntimeError('INTERNAL', 'A tick workflow ran in a process that is not a fleet worker.');
   const wired = await wiring(input);
-  const workflowId = DBOS.workflowID ?? tickWorkflowId(input);
   const step: StepRunner = (name, body) => DBOS.runStep(() => throughOutage(body), { name });
   // Before any other step: a tick that finds a manual run holding its loop calls no model and touches no ledger.
   const lease = wired.loopLease ? await holdTickLease(wired.loopLease, workflowId, step) : null;
@@ -54,7 +60,9 @@ async function runTick(input: FleetTickInput): Promise<FleetTickResult> {
     const resumed = wired.surround ? (await step('tick.attempt', async () => attempt)) !== attempt : false;
     // The engine's first id is the tick's (workflowIds): `tick-<workflow id>`.
     const surround = wired.surround ? await wired.surround({ step, tickId: workflowIds(workflowId).next('tick'), resumed }) : null;
-    const ports = durablePorts(surround ? { ...wired.ports, observer: surround.observer } : wired.ports, step, { workflowId, startedAt: input.startedAt, clock: wired.clock, budgetLedger: wired.budgetLedger });
+    const durable = durablePorts(surround ? { ...wired.ports, observer: surround.observer } : wired.ports, step, { workflowId, startedAt: input.startedAt, clock: wired.clock, budgetLedger: wired.budgetLedger });
+    // Not a step: asked on every run of the workflow, so a replay on another worker fences out the first one.
+    const ports = lease?.ok ? { ...durable, lease: { specificationVersion: 'tick-lease-v1' as const, fence: lease.fence, stillHeld: () => throughOutage(() => lease.stillHeld()) } } : durable;
     const result = await new LoopEngine(wired.plan, ports).tick();
     const history = wired.history;
     if (history) await step('history.record', () => history.record(result));
@@ -71,10 +79,19 @@ const tickWorkflow = DBOS.registerWorkflow(runTick, { name: TICK_WORKFLOW });
 
 const LAUNCH_LOCK_KEY = 'loop-runtime-dbos-launch';
 
-/** The ids of the workflows running in this process (DBOS's own map; empty before launch). */
-function runningWorkflowIds(): Set<string> {
-  const systemDatabase = (DBOSExecutor.globalInstance as unknown as { systemDatabase?: { runningWorkflowMap?: Map<string, unknown> } } | undefined)?.systemDatabase;
-  return new Set(systemDatabase?.runningWorkflowMap?.keys() ?? []);
+/** The PENDING workflows of one executor, by DBOS's public listing (no inputs or outputs loaded). */
+async function pendingOf(executorId?: string): Promise<Array<{ workflowID: string; executorId?: string; queueName?: string; updatedAt?: number }>> {
+  return DBOS.listWorkflows({ status: 'PENDING', ...(executorId ? { executorId } : {}), loadInput: false, loadOutput: false });
+}
+
+/**
+ * Hands workflows back to the queue they were on (their partition kept: DBOS leaves the partition key as it was),
+ * through DBOS's public `resumeWorkflows`; one not on a queue goes to DBOS's internal queue, as its own recovery does.
+ */
+async function handBack(workflows: ReadonlyArray<{ workflowID: string; queueName?: string }>): Promise<void> {
+  const byQueue = new Map<string | undefined, string[]>();
+  for (const workflow of workflows) byQueue.set(workflow.queueName, [...(byQueue.get(workflow.queueName) ?? []), workflow.workflowID]);
+  for (const [queueName, ids] of byQueue) await DBOS.resumeWorkflows(ids, queueName ? { queueName } : undefined);
 }
 
 /**
@@ -97,6 +114,8 @@ export class FleetWorker {
     private readonly databaseUrl: string,
     /** After our session reconnected, how long the other workers get to take their locks again. */
     private readonly reconnectGraceMs: number,
+    /** How long a tick taken from the queue may take to start running here before it can be an orphan. */
+    private readonly dispatchGraceMs: number = 10_000,
   ) {}
 
   static async start(options: FleetWorkerOptions): Promise<FleetWorker> {
@@ -182,17 +201,15 @@ export class FleetWorker {
   async recoverDeadWorkers(): Promise<string[]> {
     // The database just came back: every worker lost its lock with it and is taking it again, none is dead.
     if (this.liveness.sinceConnected() < this.reconnectGraceMs) return [];
-    const pending = await this.liveness.query<{ executor_id: string }>(
-      `SELECT DISTINCT executor_id FROM dbos.workflow_status WHERE status = 'PENDING' AND executor_id <> $1`,
-      [this.executorId],
-    );
+    const executors = new Set((await pendingOf()).flatMap((workflow) => (workflow.executorId && workflow.executorId !== this.executorId ? [workflow.executorId] : [])));
     const recovered: string[] = [];
-    for (const { executor_id: executorId } of pending.rows) {
+    for (const executorId of executors) {
       const key = executorLockKey(executorId);
       const taken = await this.liveness.query<{ taken: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS taken', [key]);
       if (!taken.rows[0]?.taken) continue;
       try {
-        await DBOSExecutor.globalInstance?.recoverPendingWorkflows([executorId]);
+        // Read under the dead worker's lock: no other sweeper hands these back meanwhile.
+        await handBack(await pendingOf(executorId));
         recovered.push(executorId);
       } finally {
         await this.liveness.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]);
@@ -205,22 +222,23 @@ export class FleetWorker {
    * Hands back our own ticks that are PENDING under our executor id but no
    * longer run in this process — a tick whose run failed while the database
    * was unreachable, so its status could not be written. Seen at two sweeps
-   * in a row (a tick just taken from the queue is PENDING before it runs),
-   * it goes back to its queue, keeping its partition (one tick per loop).
+   * in a row and taken from the queue more than `dispatchGraceMs` ago by the
+   * database's clock (a tick just taken from the queue is PENDING before its
+   * body runs and counts as running here), it goes back to its queue, keeping
+   * its partition (one tick per loop).
    */
   async recoverOrphans(): Promise<string[]> {
-    const running = runningWorkflowIds();
-    const pending = await this.liveness.query<{ workflow_uuid: string }>(`SELECT workflow_uuid FROM dbos.workflow_status WHERE status = 'PENDING' AND executor_id = $1`, [this.executorId]);
-    const orphans = pending.rows.map((row) => row.workflow_uuid).filter((id) => !running.has(id));
-    const confirmed = orphans.filter((id) => this.suspects.has(id));
-    this.suspects = new Set(orphans.filter((id) => !confirmed.includes(id)));
+    const here = runningWorkflowIds();
+    const now = Number((await this.liveness.query<{ now: string }>('SELECT (EXTRACT(EPOCH FROM now()) * 1000)::bigint AS now')).rows[0]?.now ?? 0);
+    const orphans = (await pendingOf(this.executorId)).filter((workflow) => !here.has(workflow.workflowID) && (workflow.updatedAt ?? 0) < now - this.dispatchGraceMs);
+    const confirmed = orphans.filter((workflow) => this.suspects.has(workflow.workflowID));
+    this.suspects = new Set(orphans.filter((workflow) => !confirmed.includes(workflow)).map((workflow) => workflow.workflowID));
     if (confirmed.length === 0) return [];
-    await this.liveness.query(
-      `UPDATE dbos.workflow_status SET status = 'ENQUEUED', started_at_epoch_ms = NULL, owner_xid = NULL, updated_at = (EXTRACT(EPOCH FROM now()) * 1000)::bigint
-        WHERE workflow_uuid = ANY($1::text[]) AND status = 'PENDING' AND executor_id = $2`,
-      [confirmed, this.executorId],
-    );
-    return confirmed;
+    // Checked again just before: one that started running here meanwhile is not handed back.
+    const still = runningWorkflowIds();
+    const orphaned = confirmed.filter((workflow) => !still.has(workflow.workflowID));
+    await handBack(orphaned);
+    return orphaned.map((workflow) => workflow.workflowID);
   }
 
   /**

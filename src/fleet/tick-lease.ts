@@ -11,6 +11,11 @@
  *   this slot's tick; the slot's workflow is done, so the poller's later
  *   enqueues of it change nothing, and the loop is due again at its next slot
  *   by its cadence and the run history.
+ * - Fenced: every take (a resumed tick's too) draws a new fencing number, and
+ *   the tick's engine checks the row still carries it before every shared
+ *   write (`ports.lease`). A worker that stalled past the stale time while
+ *   another took the loop — or whose tick was resumed elsewhere — ends
+ *   `halted` with reason `lease-lost` before its next write.
  * - Refreshed while the tick runs, released (deleted by token) when it ends,
  *   however it ends. Releasing is not a step: a tick replayed after its
  *   release takes the lease for as long as the replay lasts and lets it go.
@@ -24,7 +29,7 @@ import { LEASE_MARGIN_MS } from '../adapters/leases/file-leases.js';
 import type { StepRunner } from './durable-ports.js';
 
 /** The answer of taking a loop lease: held (with its refresh and release) or held by someone else. */
-export type LoopLeaseTake = { ok: true; refresh(): Promise<boolean>; release(): Promise<void> } | { ok: false; holder: string; tickId: string };
+export type LoopLeaseTake = { ok: true; fence: number; refresh(): Promise<boolean>; stillHeld(): Promise<boolean>; release(): Promise<void> } | { ok: false; holder: string; tickId: string };
 
 /** What a worker's wiring gives a tick to hold its loop's lease with. */
 export interface FleetLoopLease {
@@ -44,7 +49,7 @@ export interface SkippedOverlapTick {
   holderTickId: string;
 }
 
-export type HeldTickLease = { ok: true; release(): Promise<void> } | { ok: false; holder: string; tickId: string };
+export type HeldTickLease = { ok: true; fence: number; stillHeld(): Promise<boolean>; release(): Promise<void> } | { ok: false; holder: string; tickId: string };
 
 /**
  * @example
@@ -73,6 +78,8 @@ export async function holdTickLease(lease: FleetLoopLease, workflowId: string, s
   timer.unref();
   return {
     ok: true,
+    fence: held.fence,
+    stillHeld: () => held.stillHeld(),
     async release() {
       clearInterval(timer);
       await held.release();
@@ -105,7 +112,9 @@ export function postgresTickLease(options: PostgresTickLeaseOptions): FleetLoopL
     refreshEveryMs: Math.max(1_000, Math.min(staleMs / 4, 30_000)),
     async take(token) {
       const taken = await leases.acquire({ patternId: options.plan.pattern.id, holder: options.holder, tickId: options.tickId, token });
-      return taken.ok ? { ok: true, refresh: taken.refresh, release: taken.release } : { ok: false, holder: taken.holder, tickId: taken.tickId };
+      return taken.ok
+        ? { ok: true, fence: taken.fence, refresh: taken.refresh, stillHeld: taken.stillHeld, release: taken.release }
+        : { ok: false, holder: taken.holder, tickId: taken.tickId };
     },
   };
 }

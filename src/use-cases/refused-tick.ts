@@ -1,14 +1,19 @@
 /**
  * A tick refused before any model call — an unmet precondition, no sandbox —
- * is a failed tick (run log `precondition-failed`, a STATE.md note), never a
- * quiet no-op.
+ * is a failed tick (run log `precondition-failed`, a STATE.md note, and a row
+ * in the store's run history on Postgres), never a quiet no-op. Ticks the
+ * engine halts (circuit open, cap reached, awaiting resume) are recorded by
+ * the engine itself (`halted-tick` run-log lines) and by each entry point's
+ * run history, so every entry point — `run`, `run --due`, `worker` — shows
+ * every refused tick.
  */
 import type { TickResult } from '../core/engine/tick-result.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import type { AgentBackend, Clock } from '../core/ports/index.js';
 import { isLoopRuntimeError } from '../core/errors.js';
 import type { LoadedProject } from '../project/load-project.js';
-import { redactorFor } from '../composition/wiring.js';
+import { redactorFor, redactStrings } from '../composition/wiring.js';
+import type { ProjectStores } from '../composition/stores/project-stores.js';
 
 /** What a refusal needs of the tick's options. */
 export interface RefusalOptions {
@@ -16,6 +21,8 @@ export interface RefusalOptions {
   clock: Clock;
   dryRun: boolean;
   backend?: AgentBackend;
+  /** The project's shared stores: the refused tick goes to their run history too (files: the run log is it). */
+  stores?: Pick<ProjectStores, 'recordTicks'> | undefined;
 }
 
 /**
@@ -68,7 +75,9 @@ export async function recordRefusedTick(project: LoadedProject, plan: ExecutionP
     message,
     retryable: false,
   };
-  const writer = stateWriterFor(project.root, plan, redactorFor(options.env, project.root));
+  const redact = redactorFor(options.env, project.root);
+  const writer = stateWriterFor(project.root, plan, redact);
   await writer.recordTick({ ...toTickRecord(result), kind: 'precondition-failed' });
+  await options.stores?.recordTicks([redactStrings(result, redact)]);
 }
 

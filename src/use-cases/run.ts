@@ -15,7 +15,7 @@ import type { AgentBackend, Clock } from '../core/ports/index.js';
 import type { LoadedProject } from '../project/load-project.js';
 import { redactorFor, redactStrings } from '../composition/wiring.js';
 import { refuseUnmetPreconditions, refusingWithoutSandbox } from './refused-tick.js';
-import type { ProjectStores } from '../composition/stores/project-stores.js';
+import { tickLeasePort, type ProjectStores } from '../composition/stores/project-stores.js';
 import type { EventItem } from '../adapters/discovery/event-discovery.js';
 
 export interface RunSummary {
@@ -108,7 +108,7 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
   const progress = (line: string) => options.progress?.(redact(line));
   try {
     // Cheap preconditions before any model call: a tick that cannot finish spends nothing.
-    await refuseUnmetPreconditions(project, plan, options);
+    await refuseUnmetPreconditions(project, plan, { ...options, stores });
     const notes: string[] = [];
     if (lease?.recovered) {
       const line = `recovery: took over the loop's lease: ${lease.recovered.reason}`;
@@ -137,7 +137,7 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
     });
     const recovery = session.recovery;
     const { createLoopRuntime } = await import('../composition/create-runtime.js');
-    const runtime = await refusingWithoutSandbox(project, plan, options, () =>
+    const runtime = await refusingWithoutSandbox(project, plan, { ...options, stores }, () =>
       createLoopRuntime(project, plan, {
         dryRun: options.dryRun,
         env: options.env,
@@ -147,6 +147,8 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.eventItem ? { eventItem: options.eventItem } : {}),
         stores,
+        // Every shared write of the tick checks the lease is still ours: a stalled run that was taken over stops.
+        ...(lease ? { lease: tickLeasePort(lease) } : {}),
         log: (line) => {
           notes.push(line);
           progress(line);

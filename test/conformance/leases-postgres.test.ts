@@ -8,7 +8,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresAttemptLedger, PostgresDatabase, PostgresItemLeases, PostgresLoopLeases, PostgresRunHistory } from '../../src/adapters/postgres/index.js';
 import type { TickResult } from '../../src/core/engine/tick-result.js';
-import { describeAttemptLedgerConformance, describeItemLeasesConformance } from '../../src/testing/conformance/index.js';
+import { describeAttemptLedgerConformance, describeItemLeasesConformance, describeLoopLeasesConformance } from '../../src/testing/conformance/index.js';
 import { FixedClock } from '../../src/testing/fixed-clock.js';
 import { startPgCluster, type PgCluster } from '../pg-cluster.js';
 
@@ -47,6 +47,28 @@ describeItemLeasesConformance('PostgresItemLeases', {
         return JSON.parse(String(result.stdout).trim().split('\n').pop() ?? '{}') as { ok: boolean; holder?: string };
       },
       dispose: () => database.close(),
+    };
+  },
+});
+
+describeLoopLeasesConformance('PostgresLoopLeases', {
+  async create({ staleMs }) {
+    const url = await cluster.createDatabase('loop_fences');
+    const clock = new FixedClock('2026-11-23T08:00:00Z');
+    // Each holder on its own connection pool, as separate workers are.
+    const databases = new Map<string, PostgresDatabase>();
+    const leasesOf = async (holder: string) => {
+      let database = databases.get(holder);
+      if (!database) databases.set(holder, (database = await PostgresDatabase.open({ url, maxConnections: 1 })));
+      return new PostgresLoopLeases({ database, clock, scope: 'acme/demo', staleMs });
+    };
+    return {
+      async acquire(request) {
+        const taken = await (await leasesOf(request.holder)).acquire(request);
+        return taken.ok ? { ok: true, lease: taken } : { ok: false };
+      },
+      advance: (ms) => clock.advance(ms),
+      dispose: async () => void (await Promise.all([...databases.values()].map((database) => database.close()))),
     };
   },
 });
@@ -97,6 +119,11 @@ describe('PostgresLoopLeases with the holder\'s own token (a fleet tick, resumed
       // The worker holding it died; the one resuming its tick comes back with the same token: taken, though fresh.
       const again = await leases(second).acquire({ patternId: 'daily-triage', holder: 'fleet worker b', tickId: 't1', token });
       expect(again.ok).toBe(true);
+      // Fenced: the first execution (a worker that was only stalled, not dead) has lost it; the resumed one holds it.
+      expect(held.ok && again.ok && again.fence > held.fence).toBe(true);
+      expect(held.ok && (await held.stillHeld())).toBe(false);
+      expect(held.ok && (await held.refresh())).toBe(false);
+      expect(again.ok && (await again.stillHeld())).toBe(true);
       // A manual run (its own random token) is refused, and told who holds it now.
       expect(await leases(first).acquire({ patternId: 'daily-triage', holder: 'host:42', tickId: 'manual' })).toMatchObject({ ok: false, holder: 'fleet worker b' });
       if (again.ok) await again.release();

@@ -15,6 +15,13 @@
  *
  * Every acquire, recovery and release is appended to
  * `.loop-runtime/lease-history.jsonl`; a refused acquire writes nothing.
+ *
+ * Fencing: a lease is held while its file carries the holder's token
+ * (`stillHeld`); a holder that stalled past `staleMs` and was taken over
+ * learns it there, before its next shared write (`fenceTickPorts`). Each
+ * record carries a fencing number greater than the history's length and than
+ * the taken-over holder's, so holders of one lease are ordered (the history
+ * only grows: every acquire appends to it before it returns).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { appendFile, mkdir, readFile, stat, unlink, utimes } from 'node:fs/promises';
@@ -57,6 +64,10 @@ export interface Lease {
   readonly path: string;
   /** Set when taking it meant taking over a lease a crashed or killed process left (also in the lease history). */
   readonly recovered?: { pid?: number; host?: string; startedAt?: number; reason: string };
+  /** The fencing number: greater than every earlier holder's of this lease (see the module comment). */
+  readonly fence: number;
+  /** True while the lease file still carries this holder's token (no one took it over). */
+  stillHeld(): Promise<boolean>;
   /** Releases the lease; `result` goes to the lease history as the tick's outcome. */
   release(result?: { outcome?: string; tickKind?: string; tickId?: string; startedAt?: number }): Promise<void>;
 }
@@ -145,7 +156,9 @@ export class FileLeases {
     await mkdir(dirname(path), { recursive: true });
     let recovery = 'once its holder is gone';
     let recovered: LeaseHistoryLine['previous'];
+    let previousFence = 0;
     for (let attempt = 0; attempt < 2; attempt++) {
+      record.fence = Math.max(await this.historyLength(), previousFence) + 1;
       if (await createExclusive(path, `${JSON.stringify(record)}\n`, record.startedAt)) {
         await this.appendHistory({ event: 'acquire', kind, name, loop: record.loop, at: record.startedAt, pid: record.pid, host: record.host, token: record.token });
         return { ok: true, lease: this.heldLease(record, path, recovered) };
@@ -156,6 +169,7 @@ export class FileLeases {
         break;
       }
       if (!(await this.breakStale(path, judged.holder))) break;
+      previousFence = Math.max(previousFence, judged.holder?.fence ?? 0);
       if (judged.reason === RELEASED) continue;
       const { holder: stale, reason } = judged;
       recovered = stale ? { pid: stale.pid, host: stale.host, startedAt: stale.startedAt, reason } : { reason };
@@ -235,7 +249,9 @@ export class FileLeases {
     return {
       record,
       path,
+      fence: record.fence ?? 0,
       ...(recovered ? { recovered } : {}),
+      stillHeld: async () => (await this.readHolder(path))?.token === record.token,
       release: async (result = {}) => {
         if (released) return;
         released = true;
@@ -259,6 +275,11 @@ export class FileLeases {
         });
       },
     };
+  }
+
+  /** The lease history's size in bytes: it only grows, so it orders fencing numbers. */
+  private async historyLength(): Promise<number> {
+    return (await stat(this.historyPath).catch(() => null))?.size ?? 0;
   }
 
   private async appendHistory(line: LeaseHistoryLine): Promise<void> {

@@ -14,6 +14,8 @@ export interface LeaseRecord {
   startedAt: number;
   staleMs: number;
   token: string;
+  /** The fencing number (absent in leases written before fencing). */
+  fence?: number;
   tickId?: string;
 }
 

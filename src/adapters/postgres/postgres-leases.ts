@@ -3,6 +3,13 @@
  * with a single `INSERT … ON CONFLICT DO UPDATE … WHERE stale`, so exactly
  * one acquirer wins, a lease older than `staleMs` by the injected clock is
  * taken over, and a release deletes only the row carrying its own token.
+ *
+ * Fencing: every acquire — a fresh row, a takeover, the same holder's token
+ * taken again — draws the next number of one sequence into the row's `fence`.
+ * A holder is the holder while the row still carries its token and fence
+ * (`stillHeld`); once a later acquire replaced them, its refresh, release and
+ * `stillHeld` all answer that it lost the lease, and a tick stops before its
+ * next shared write (`fenceTickPorts`).
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock, ItemLeaseResult, ItemLeases } from '../../core/ports/index.js';
@@ -17,7 +24,16 @@ export interface PostgresLeasesOptions {
 }
 
 export type PostgresLeaseResult =
-  | { ok: true; token: string; refresh(): Promise<boolean>; release(): Promise<void> }
+  | {
+      ok: true;
+      token: string;
+      /** Strictly greater than every earlier acquire's of this lease. */
+      fence: number;
+      refresh(): Promise<boolean>;
+      /** True while the row carries this acquire's token and fence (a stale row no one took over is still held). */
+      stillHeld(): Promise<boolean>;
+      release(): Promise<void>;
+    }
   | { ok: false; holder: string; tickId: string; message: string };
 
 class LeaseTable {
@@ -37,15 +53,16 @@ class LeaseTable {
     const token = ownToken ?? randomUUID();
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const now = clock.now();
-      const won = await database.query<{ token: string }>(
+      const won = await database.query<{ fence: string }>(
         'STATE_FAILED',
         `take the ${this.kind} lease ${key}`,
         `INSERT INTO loop_runtime_leases (scope, kind, key, holder, tick_id, since, token) VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT (scope, kind, key) DO UPDATE SET holder = excluded.holder, tick_id = excluded.tick_id, since = excluded.since, token = excluded.token
-         WHERE loop_runtime_leases.since < $6 - $8::bigint OR loop_runtime_leases.token = $7 RETURNING token`,
+         ON CONFLICT (scope, kind, key) DO UPDATE SET holder = excluded.holder, tick_id = excluded.tick_id, since = excluded.since, token = excluded.token,
+           fence = nextval('loop_runtime_lease_fence')
+         WHERE loop_runtime_leases.since < $6 - $8::bigint OR loop_runtime_leases.token = $7 RETURNING fence`,
         [scope, this.kind, key, holder, tickId, now, token, staleMs],
       );
-      if (won.length > 0) return this.held(scope, key, token);
+      if (won[0]) return this.held(scope, key, token, Number(won[0].fence));
       const current = await database.query<{ holder: string; tick_id: string }>(
         'STATE_FAILED',
         `read the ${this.kind} lease ${key}`,
@@ -60,26 +77,34 @@ class LeaseTable {
     return { ok: false, holder: 'unknown', tickId: 'unknown', message: `The ${this.kind} lease ${key} kept changing hands; another worker is taking it.` };
   }
 
-  private held(scope: string, key: string, token: string): PostgresLeaseResult {
+  private held(scope: string, key: string, token: string, fence: number): PostgresLeaseResult {
     const { database, clock } = this.options;
     let released = false;
+    // Ours while the row carries both: the same token taken again (a resumed fleet tick) draws a new fence.
+    const ours = 'scope = $1 AND kind = $2 AND key = $3 AND token = $4 AND fence = $5';
     return {
       ok: true,
       token,
+      fence,
       refresh: async () => {
-        const rows = await database.query('STATE_FAILED', `refresh the ${this.kind} lease ${key}`, 'UPDATE loop_runtime_leases SET since = $5 WHERE scope = $1 AND kind = $2 AND key = $3 AND token = $4 RETURNING key', [
+        const rows = await database.query('STATE_FAILED', `refresh the ${this.kind} lease ${key}`, `UPDATE loop_runtime_leases SET since = $6 WHERE ${ours} RETURNING key`, [
           scope,
           this.kind,
           key,
           token,
+          fence,
           clock.now(),
         ]);
+        return rows.length > 0;
+      },
+      stillHeld: async () => {
+        const rows = await database.query('STATE_FAILED', `check the ${this.kind} lease ${key} is still held`, `SELECT 1 FROM loop_runtime_leases WHERE ${ours}`, [scope, this.kind, key, token, fence]);
         return rows.length > 0;
       },
       release: async () => {
         if (released) return;
         // Only our own row: a lease taken over after ours went stale stays with its new holder.
-        await database.query('STATE_FAILED', `release the ${this.kind} lease ${key}`, 'DELETE FROM loop_runtime_leases WHERE scope = $1 AND kind = $2 AND key = $3 AND token = $4', [scope, this.kind, key, token]);
+        await database.query('STATE_FAILED', `release the ${this.kind} lease ${key}`, `DELETE FROM loop_runtime_leases WHERE ${ours}`, [scope, this.kind, key, token, fence]);
         // Only once deleted: a release that failed (the store unreachable) can be tried again.
         released = true;
       },

@@ -4,7 +4,7 @@
  * start under a transaction-scoped advisory lock, so workers starting at once
  * never race. A database newer than this code is refused, never downgraded.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** Key of the advisory lock migrations run under ("loop-runtime schema"). */
 export const MIGRATION_LOCK_KEY = 0x6c72_7363;
@@ -63,6 +63,15 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
          reason text NOT NULL, message text NOT NULL, started_at bigint NOT NULL, at bigint NOT NULL, tokens bigint NOT NULL,
          cleared_by text, cleared_at bigint)`,
       `CREATE INDEX IF NOT EXISTS loop_runtime_halts_open ON loop_runtime_halts (scope, pattern_id) WHERE cleared_at IS NULL`,
+    ],
+  },
+  {
+    // Version 4: fencing numbers on leases. Each acquire (or takeover) draws the next number of one sequence, so a
+    // lease's fence only grows, whoever takes it; a tick checks its fence is still the row's before each shared write.
+    version: 4,
+    statements: [
+      `CREATE SEQUENCE IF NOT EXISTS loop_runtime_lease_fence`,
+      `ALTER TABLE loop_runtime_leases ADD COLUMN IF NOT EXISTS fence bigint NOT NULL DEFAULT nextval('loop_runtime_lease_fence')`,
     ],
   },
 ];

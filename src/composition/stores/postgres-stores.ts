@@ -115,6 +115,8 @@ export async function postgresStores(project: LoadedProject, choice: Extract<Sto
       const timer = setInterval(() => void taken.refresh().catch(() => false), Math.max(1_000, Math.min(stale / 4, 30_000)));
       timer.unref();
       return {
+        fence: taken.fence,
+        stillHeld: taken.stillHeld,
         release: async () => {
           clearInterval(timer);
           await taken.release();

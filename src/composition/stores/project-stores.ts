@@ -7,7 +7,7 @@
  */
 import type { TickResult } from '../../core/engine/tick-result.js';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
-import type { AttemptLedger, BudgetLedger, Clock, ItemLeases, StoreKillSwitch } from '../../core/ports/index.js';
+import type { AttemptLedger, BudgetLedger, Clock, ItemLeases, StoreKillSwitch, TickLease } from '../../core/ports/index.js';
 import type { RunLogEntry } from '../../core/state/run-log.js';
 import type { PastTick } from '../../core/schedule/run-history.js';
 import type { DeliveryLedgerStore } from '../../adapters/delivery/delivery-flow.js';
@@ -19,6 +19,10 @@ import { chooseStore, type StoreChoice } from './store-choice.js';
 export interface HeldLoopLease {
   /** Set when the lease was taken over from a dead or unreadable holder (file leases), for the run's notes. */
   readonly recovered?: { reason: string };
+  /** The fencing number: greater than every earlier holder's of this loop's lease. */
+  readonly fence: number;
+  /** False once a later holder took the lease over: the tick's engine checks it before every shared write. */
+  stillHeld(): Promise<boolean>;
   release(result?: { outcome?: string; tickKind?: string; tickId?: string; startedAt?: number }): Promise<void>;
 }
 
@@ -66,7 +70,7 @@ export interface ProjectStores {
    * Postgres: rows. The repository's forms (root `loop-pause-all`, the state-file line, the env variable) count on both.
    */
   killSwitch(target: KillSwitchTarget, wiring: KillSwitchWiring): StoreKillSwitch;
-  /** Takes the loop's lease or throws `LEASE_HELD`. */
+  /** Takes the loop's lease or throws `LEASE_HELD`. Hand it to the tick's engine (`ports.lease`, via `tickLeasePort`) so a lost lease stops the tick. */
   acquireLoopLease(plan: ExecutionPlan): Promise<HeldLoopLease>;
   /** The delivery ledger shared by every worker; undefined: the file beside the repository. */
   deliveryLedger(): DeliveryLedgerStore | undefined;
@@ -96,4 +100,17 @@ export async function openProjectStores(project: LoadedProject, options: OpenSto
   if (choice.kind === 'files') return (await import('./file-stores.js')).fileStores(project, options.clock);
   const { loadFleetModule } = await import('../../adapters/postgres/fleet-packages.js');
   return (await loadFleetModule(() => import('./postgres-stores.js'), choice.reason)).postgresStores(project, choice, options.clock);
+}
+
+/**
+ * The engine's lease port over a held loop lease: the one check every shared write of the tick goes through.
+ *
+ * @example
+ * ```ts
+ * const held = await stores.acquireLoopLease(plan);
+ * createLoopRuntime(project, plan, { ...options, lease: tickLeasePort(held) });
+ * ```
+ */
+export function tickLeasePort(held: Pick<HeldLoopLease, 'fence' | 'stillHeld'>): TickLease {
+  return { specificationVersion: 'tick-lease-v1', fence: held.fence, stillHeld: () => held.stillHeld() };
 }

@@ -18,6 +18,7 @@ export const PORT_VERSIONS = {
   discovery: 'discovery-v1',
   delivery: 'delivery-v1',
   items: 'item-leases-v1',
+  lease: 'tick-lease-v1',
 } as const satisfies Partial<Record<keyof EnginePorts, string>>;
 
 const REQUIRED = ['backend', 'state', 'budget', 'workspace', 'attempts', 'killSwitch', 'clock', 'ids'] as const satisfies ReadonlyArray<keyof EnginePorts>;

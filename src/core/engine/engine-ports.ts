@@ -13,6 +13,7 @@ import type {
   ItemLeases,
   KillSwitch,
   StateWriter,
+  TickLease,
   Workspace,
 } from '../ports/index.js';
 
@@ -50,4 +51,9 @@ export interface EnginePorts {
    * spend is settled, no further call starts, and the tick ends `paused` by `interrupt`.
    */
   signal?: AbortSignalLike;
+  /**
+   * The loop lease the tick runs under. When set, every write to shared state first checks it is still held
+   * (`fenceTickPorts`); a tick whose lease was taken over ends `halted` with reason `lease-lost`.
+   */
+  lease?: TickLease;
 }

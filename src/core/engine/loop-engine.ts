@@ -11,6 +11,7 @@ import { CapabilityUnsupportedError } from '../errors.js';
 import { act } from './act-phase.js';
 import { circuitState, failedAttemptsOn } from './circuit-breaker.js';
 import { checkPorts } from './check-ports.js';
+import { fenceTickPorts, isLeaseLost, type LeaseLostError } from './lease-fence.js';
 import type { EnginePorts } from './engine-ports.js';
 import type { AttemptRecord, WorkItem } from '../ports/index.js';
 import { interruptedBy, overrunHalt, TickContext } from './tick-context.js';
@@ -40,7 +41,8 @@ export class LoopEngine {
     if (plan.version !== 1) throw new TypeError(`Unsupported ExecutionPlan version ${String(plan.version)}; this engine runs version 1.`);
     checkPorts(ports);
     this.plan = plan;
-    this.ports = { ...ports };
+    // One fence for every shared write of the tick (lease-fence.ts), not a check per phase.
+    this.ports = ports.lease ? fenceTickPorts(ports, ports.lease) : { ...ports };
   }
 
   /** Runs one tick and records it (state file, run log, spend) before returning. */
@@ -53,10 +55,24 @@ export class LoopEngine {
     try {
       outcome = await this.run(context);
     } catch (error) {
+      if (isLeaseLost(error)) return this.leaseLost(context, error);
       await this.recordThrow(context, error);
       throw error;
     }
     const result = { ...(await context.base()), ...outcome } as TickResult;
+    try {
+      await this.record(result);
+    } catch (error) {
+      // Lost after the tick decided, before its record: the record is refused like every other write.
+      if (isLeaseLost(error)) return this.leaseLost(context, error);
+      throw error;
+    }
+    this.ports.observer?.({ type: 'tick-end', tickId, at: result.finishedAt, kind: result.kind });
+    return result;
+  }
+
+  /** What a finished tick writes: a sticky halt, then its record (or a note for a halt or pause). */
+  private async record(result: TickResult): Promise<void> {
     if (result.kind === 'halted' && isStickyHalt(result.reason) && this.ports.killSwitch.halt) {
       // Persisted before anything else is written: a kill after this point still leaves the loop halted.
       const { patternId, tickId: haltedTick, startedAt: haltedAt, finishedAt: at, tokens } = result;
@@ -68,12 +84,25 @@ export class LoopEngine {
       await this.ports.state.recordTick(toTickRecord(result));
       await this.ports.state.note(this.plan.pattern.id, result.finishedAt, haltNote(result, interruptedBy(this.ports.signal?.reason)));
     } else if (result.kind === 'paused' || result.kind === 'halted') {
-      if (!(result.kind === 'halted' && result.reason === 'level-l0')) await this.ports.state.note(this.plan.pattern.id, result.finishedAt, haltNote(result));
+      if (result.kind === 'halted' && result.reason === 'level-l0') return;
+      // Every halted tick leaves its run-log line (`halted-tick`, its reason) so `history` and `status` show it, once
+      // per tick — unless its halt line is already that line (a sticky halt, persisted above). Not `halted`: that
+      // kind is the persisted halt a human must clear.
+      if (result.kind === 'halted' && !(isStickyHalt(result.reason) && this.ports.killSwitch.halt)) {
+        await this.ports.state.recordTick({ ...toTickRecord(result), kind: 'halted-tick', reason: result.reason });
+      }
+      await this.ports.state.note(this.plan.pattern.id, result.finishedAt, haltNote(result));
     } else {
       await this.ports.state.recordTick(toTickRecord(result));
     }
-    this.ports.observer?.({ type: 'tick-end', tickId, at: result.finishedAt, kind: result.kind });
-    return result;
+  }
+
+  /** Another process holds the loop now: the tick's outcome is returned, and nothing more is written here. */
+  private async leaseLost(context: TickContext, error: LeaseLostError): Promise<TickResult> {
+    context.step('kill-switch', error.message);
+    const lost = { ...(await context.base()), kind: 'halted', reason: 'lease-lost', message: error.message } as TickResult;
+    this.ports.observer?.({ type: 'tick-end', tickId: context.tickId, at: lost.finishedAt, kind: lost.kind });
+    return lost;
   }
 
   /** Runs up to `count` ticks, stopping early at a halt or pause. */

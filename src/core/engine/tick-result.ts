@@ -61,7 +61,7 @@ export interface BaselineSummary {
  * `awaiting-resume`: an earlier tick halted for a reason a human must clear (`STICKY_HALT_REASONS`) and no one
  * has run `loop-runtime resume <id>` since; the tick stopped before any model call.
  */
-export type HaltReason = 'budget-exhausted' | 'budget-overrun' | 'level-l0' | 'circuit-open' | 'backend-stopped' | 'awaiting-resume' | 'max-runs-per-day';
+export type HaltReason = 'budget-exhausted' | 'budget-overrun' | 'level-l0' | 'circuit-open' | 'backend-stopped' | 'awaiting-resume' | 'max-runs-per-day' | 'lease-lost';
 
 /**
  * Halts that persist until `loop-runtime resume <id>`: the backend stopped (auth, quota, not installed) or

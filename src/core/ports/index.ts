@@ -21,6 +21,7 @@ export * from './delivery.js';
 export * from './command-runner.js';
 export * from './discovery.js';
 export * from './item-leases.js';
+export * from './tick-lease.js';
 export * from './budget-ledger.js';
 export * from './kill-switch.js';
 export * from './attempt-ledger.js';

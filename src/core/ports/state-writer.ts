@@ -16,6 +16,8 @@ export interface TickRecord {
   outcome: 'no-op' | 'report-only' | 'fix-proposed' | 'escalated' | 'failed' | 'interrupted';
   /** Our finer-grained kind (TickResult.kind). */
   kind: string;
+  /** A halted tick's reason (`circuit-open`, `budget-exhausted`, …): written on its `halted-tick` run-log line. */
+  reason?: string;
   level: string;
   itemsFound: number;
   actionsTaken: number;

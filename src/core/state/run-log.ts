@@ -108,6 +108,8 @@ export function runLogLineFromTick(record: TickRecord): RunLogLine {
     tick_id: record.tickId,
     level: record.level,
     kind: record.kind,
+    // A halted tick's line says why, and the halt's message (the record's summary, redacted with it).
+    ...(record.reason ? { reason: record.reason, message: record.summary } : {}),
   };
 }
 
@@ -222,8 +224,8 @@ function openHaltLines(lines: readonly string[]): Set<number> {
   return new Set([...last.values()].filter((value) => value.halted).map((value) => value.index));
 }
 
-/** Run-log kinds that are not runs of the loop: decisions and retries outside a tick, precondition refusals. */
-const NOT_RUNS: ReadonlySet<string> = new Set(['human-approved', 'human-rejected', 'level-change', 'delivery-retried', 'precondition-failed', 'resumed']);
+/** Run-log kinds that are not runs of the loop: decisions and retries outside a tick, precondition refusals, halted ticks. */
+const NOT_RUNS: ReadonlySet<string> = new Set(['human-approved', 'human-rejected', 'level-change', 'delivery-retried', 'precondition-failed', 'resumed', 'halted-tick']);
 
 /**
  * How many times `patternId` ran on the UTC day `day` (YYYY-MM-DD), from a

@@ -32,3 +32,5 @@ export { describeDiscoveryConformance, discoveryPlan } from './discovery.js';
 export type { DiscoveryConformanceOptions, DiscoverySubject, ScriptedProbe, ScriptedProbeRun } from './discovery.js';
 export { describeItemLeasesConformance } from './item-leases.js';
 export type { ItemLeasesConformanceOptions, ItemLeasesSubject } from './item-leases.js';
+export { describeLoopLeasesConformance } from './loop-leases.js';
+export type { FencedLoopLease, LoopLeasesConformanceOptions, LoopLeasesSubject } from './loop-leases.js';
