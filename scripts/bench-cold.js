@@ -70,7 +70,7 @@ function bundleFilesLoaded(args, cwd, env, loadLog) {
   writeFileSync(loadLog, '');
   const result = spawnSync(process.execPath, ['--import', recorder, bin, ...args], { cwd, env: { ...env, LOOP_RUNTIME_LOAD_LOG: loadLog }, stdio: 'ignore' });
   if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status} under the module recorder`);
-  return new Set(readFileSync(loadLog, 'utf8').split('\n').filter((url) => url.includes('/dist/lib/'))).size;
+  return new Set(readFileSync(loadLog, 'utf8').split('\n').filter((url) => url.startsWith('file:') && url.includes('/dist/lib/'))).size;
 }
 
 function median(values) {
