@@ -5,7 +5,7 @@
  *
  * - in-process ticks per second with the mock backend (target ≥ 20,000/s)
  * - cold start of the built CLI per command, as a ratio to `node -e 0` (scripts/bench-cold.js: `--version`, `list`,
- *   `plan`, `status`, `validate` ≤ 1.5×; `run <id> --dry-run` ≤ 4×), in a loop-init scaffold
+ *   `plan`, `status`, `validate` ≤ 1.6×; `run <id> --dry-run` ≤ 4×, in wall and CPU time), in a loop-init scaffold
  * - the workspace and scheduling benchmarks, when their modules are built
  * - the Codex backend's budget overshoot past a reservation, when codex is installed
  * - the same for the claude, opencode and gemini CLI backends, each against its local fake (scripts/bench-overshoot.js)
@@ -64,7 +64,7 @@ async function optional(file, name) {
 // Cold start first: it is the measurement most sensitive to a machine warmed up by the others.
 const { benchColdStart, formatColdTable } = await import('./bench-cold.js');
 const coldRuns = 11;
-console.log(`cold start, median of ${coldRuns} paired runs in a loop-init scaffold (load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}):`);
+console.log(`cold start, median of ${coldRuns} paired runs in a loop-init scaffold (load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}; result: the CPU ratio against the target; files: of dist/lib loaded):`);
 console.log(formatColdTable(benchColdStart({ runs: coldRuns })));
 const ticks = await benchTicks();
 console.log(`in-process ticks/s (mock backend, memory ports, L2 act+verify+commit): ${ticks.ticksPerSecond.toLocaleString('en-US')}  (target ≥ 20,000; samples ${ticks.samples.join(', ')})`);

@@ -19,6 +19,8 @@ const root = join(import.meta.dirname, '..');
 const bin = join(root, 'bin', 'loop-runtime.js');
 const recorder = join(import.meta.dirname, 'fixtures', 'module-loads', 'record.mjs');
 const HEAVY = ['zod', 'yaml', 'execa'];
+/** Packages that run or read git: an everyday command reads files, it starts no git through a library. */
+const GIT_LIBRARIES = ['simple-git', 'execa'];
 /** Node built-ins a read-only command has no use for: each loads a dozen or more of Node's internal modules. */
 const HEAVY_BUILTINS = ['node:crypto', 'node:child_process', 'node:stream'];
 /** Our code that runs a tick (engine, agent backends, worktrees) or another entry point (console, fleet). */
@@ -27,6 +29,12 @@ const TICK_CODE = ['backends/', 'src/core/engine/', 'src/adapters/workspace/', '
 const SHARED_WITH_STATUS = ['src/core/engine/circuit-breaker.ts'];
 const EVERYDAY: string[][] = [['list'], ['plan', 'daily-triage'], ['status'], ['validate']];
 const DRY_RUN = ['run', 'daily-triage', '--level', 'L2', '--dry-run'];
+/**
+ * Ceilings on the bundle files (dist/lib) each everyday command loads, ~10 above what it loads today
+ * (docs/design/build.md "Cold start" has the counts): each file is one more the ESM loader reads, parses and links,
+ * so a new `import()` or entry point that splits their shared code further fails here, not only in `npm run bench`.
+ */
+const MAX_BUNDLE_FILES: Record<string, number> = { '--version': 6, list: 35, plan: 46, status: 63, validate: 40 };
 
 let scratch: string;
 let repo: string;
@@ -59,15 +67,25 @@ interface Loaded {
   /** Files of ours it loaded from anywhere but the bundle (tsc's dist/src): a second copy. */
   elsewhere: string[];
   builtins: string[];
+  /** How many `require` functions the bundle's banner made (createRequire calls from dist/lib, less our modules' own). */
+  requireMade: number;
 }
 
+let runs = 0;
+/** Our modules that call createRequire themselves (a package's own files, a plugin preset): not the banner's. */
+const OWN_CREATE_REQUIRE = ['src/adapters/secret-rules/secretlint-rules.ts', 'src/server/assets.ts', 'src/adapters/outcomes/loop-audit.ts'];
 const PACKAGE = /node_modules\/((?:@[^/]+\/)?[^/]+)\//;
 
 /** Runs the built CLI under module hooks and sorts what it loaded. */
 async function loadedBy(args: string[]): Promise<Loaded> {
-  const log = join(scratch, `loads-${args.join('-')}.txt`);
+  // One log per process: several tests run the same command, and the hooks append.
+  const log = join(scratch, `loads-${++runs}.txt`);
   await run(process.execPath, ['--import', recorder, bin, ...args], { cwd: repo, env: { ...process.env, NO_COLOR: '1', CI: '', LOOP_RUNTIME_LOAD_LOG: log } });
-  const urls = [...new Set((await readFile(log, 'utf8')).trim().split('\n'))];
+  const lines = (await readFile(log, 'utf8')).trim().split('\n');
+  const requireMade = lines
+    .filter((line) => line.startsWith('createRequire ') && line.includes('/dist/lib/'))
+    .filter((line) => !(bundleModules[basename(line)] ?? []).some((source) => OWN_CREATE_REQUIRE.includes(source))).length;
+  const urls = [...new Set(lines.filter((line) => !line.startsWith('createRequire ')))];
   const bundleFiles = urls.filter((url) => url.includes('/dist/lib/')).map((url) => basename(url));
   const inputs = bundleFiles.flatMap((file) => bundleModules[file] ?? []);
   const packages = new Set<string>();
@@ -81,6 +99,7 @@ async function loadedBy(args: string[]): Promise<Loaded> {
     sources: inputs.filter((path) => !path.includes('node_modules/')),
     elsewhere: urls.filter((url) => url.startsWith('file:') && url.includes('/dist/') && !url.includes('/dist/lib/') && !url.includes('/node_modules/')),
     builtins: urls.filter((url) => url.startsWith('node:')).sort(),
+    requireMade,
   };
 }
 
@@ -123,6 +142,40 @@ describe('cold start of the built CLI', () => {
     expect(loaded.elsewhere).toEqual([]);
     expect(loaded.sources).toContain('src/core/errors.ts');
     expect(loaded.bundleFiles).toContain('cli.js');
+  });
+
+  it.each(EVERYDAY)('`%s` loads no git library (simple-git, execa)', async (...args) => {
+    const loaded = await loadedBy(args);
+    expect(loaded.packages.filter((name) => GIT_LIBRARIES.includes(name))).toEqual([]);
+  });
+
+  // The twin: `reset --mock` lists the loop's mock branches through git (simple-git), so the names and the mapping
+  // from bundle files to packages do find simple-git when a command loads it.
+  it('`reset <id> --mock` does load simple-git', async () => {
+    const loaded = await loadedBy(['reset', 'daily-triage', '--mock']);
+    expect(loaded.packages).toContain('simple-git');
+  });
+
+  it.each([['--version'], ...EVERYDAY])('`%s` loads no more bundle files than its ceiling', async (...args) => {
+    const loaded = await loadedBy(args);
+    expect(loaded.bundleFiles.length).toBeLessThanOrEqual(MAX_BUNDLE_FILES[args[0]!]!);
+  });
+
+  // The twin: the count is of files really loaded — a dry run, which loads the engine, loads far more than `status`.
+  it('`run --dry-run` loads more bundle files than any everyday ceiling', async () => {
+    const loaded = await loadedBy(DRY_RUN);
+    expect(loaded.bundleFiles.length).toBeGreaterThan(Math.max(...Object.values(MAX_BUNDLE_FILES)));
+  });
+
+  // The `require` each output file gets for bundled CommonJS (scripts/build-bundle.js's banner) is made on first call,
+  // not when a file loads: `status` (picocolors under NO_COLOR asks for nothing) makes none, and the dry run, whose
+  // bundled graceful-fs requires Node built-ins, makes exactly one for its ~100 files — the twin that shows the count
+  // sees the calls.
+  it('the bundle makes its CommonJS `require` once, on first use, not once per file', async () => {
+    expect((await loadedBy(['status'])).requireMade).toBe(0);
+    const dryRun = await loadedBy(DRY_RUN);
+    expect(dryRun.packages).toContain('graceful-fs');
+    expect(dryRun.requireMade).toBe(1);
   });
 
   it('--version loads the command-line parser and nothing else installed', async () => {
