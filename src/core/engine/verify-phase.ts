@@ -22,6 +22,7 @@ import { scriptsOf } from '../verify/test-reports/detect-test-runner.js';
 import type { EnginePorts } from './engine-ports.js';
 import type { ChangeSet, CheckOutput, CommandEvidence, ImplementVerification, ReadOnlyBind, Verdict, WorkItem, WorkspaceHandle } from '../ports/index.js';
 import { INTERRUPT_SOURCE, type TickContext } from './tick-context.js';
+import { restoreGatedTree } from './verify-gated-tree.js';
 import type { BaselineSummary } from './tick-result.js';
 
 /** Why a change with no verification command is escalated, and the exact setting that fixes it. */
@@ -114,9 +115,13 @@ export async function verifyChange(
   if (verify.commands.length > 0 && !ports.commands) {
     return { kind: 'verdict', verdict: 'REJECT', reasons: ['verification commands are configured but no command runner was given to the engine'], evidence: [] };
   }
-  const binds = verify.commands.length > 0 ? ((await ports.workspace.dependencyDirs?.(handle)) ?? []) : [];
+  const running = verify.commands.length > 0;
+  // The commands judge the tree to be committed: ignored files the change wrote are gone before they run.
+  const gated = running ? await restoreGatedTree(context, ports, handle, 'before verification') : [];
+  const binds = running ? ((await ports.workspace.dependencyDirs?.(handle)) ?? []) : [];
   const evidence = await runAll(context, ports, handle, verify.commands, binds);
   if (context.interrupted) return interruptedVerification(context);
+  if (running) gated.push(...(await restoreGatedTree(context, ports, handle, 'after the change')));
   const files = ports.workspace.files?.(handle);
   const edits = await verificationEdits(changes, async (path) => ({
     before: (await ports.workspace.readBase?.(handle, path)) ?? null,
@@ -133,6 +138,7 @@ export async function verifyChange(
     } else {
       const ran = await ports.workspace.withBaseFiles(handle, paths, () => runAll(context, ports, handle, verify.commands, binds));
       if (context.interrupted) return interruptedVerification(context);
+      gated.push(...(await restoreGatedTree(context, ports, handle, "after the base's tests")));
       if (ran.ok) baseTests = ran.value;
       else baseTestsUnavailable = `the base's tests could not be put in place to verify the change without its test edits: ${ran.message}`;
     }
@@ -140,7 +146,7 @@ export async function verifyChange(
 
   const passed = evidence.filter((entry) => !failed(entry)).length;
   const baselineOutput = baseline ? baseline.evidence.filter(failed).map((entry) => entry.output).join('\n') : '';
-  const integrity = checkDiffIntegrity(changes, { protectedPaths: verify.protectedPaths, ...(baselineOutput ? { baselineOutput } : {}) });
+  const integrity = [...checkDiffIntegrity(changes, { protectedPaths: verify.protectedPaths, ...(baselineOutput ? { baselineOutput } : {}) }), ...gated];
   context.step(
     'verify',
     [

@@ -116,6 +116,15 @@ export interface Workspace {
    */
   resetToBase?(handle: WorkspaceHandle): Promise<WorkspaceResult<{}>>;
   /**
+   * Optional capability: puts the workspace in the state verification must judge — exactly the tree `changes()`
+   * reviewed (the one `commit` records), plus the ignored files the base's own run left (caches, build outputs).
+   * Called before and after each verification run: ignored files written or changed since `resetToBase` (or since
+   * `prepare` when no reset ran) are removed and listed in `removedIgnored`; files that differ from the reviewed
+   * tree (a tracked file rewritten or deleted, a new file the `.gitignore` does not hide) are put back and listed
+   * in `written`. Fails with `git`/`io` when it could not; then the change must not be approved.
+   */
+  restoreGatedTree?(handle: WorkspaceHandle): Promise<WorkspaceResult<{ removedIgnored: string[]; written: string[] }>>;
+  /**
    * Optional capability: the verification commands' results at a base, remembered across ticks (issue 28). The
    * engine gives a key naming the base commit, the commands and the runner; the adapter adds the environment's
    * fingerprint (dependency directories, PATH, tool versions) so a changed environment misses. `read` returns
