@@ -177,9 +177,9 @@ export class GitWorkspace implements Workspace {
   readBase(handle: WorkspaceHandle, path: string): Promise<string | null> {
     return readAtCommit(handle.path, handle.baseCommit, path);
   }
-  async withBaseFiles<T>(handle: WorkspaceHandle, paths: readonly string[], run: () => Promise<T>): Promise<WorkspaceResult<{ value: T }>> {
+  async withBaseFiles<T>(handle: WorkspaceHandle, paths: readonly string[], run: () => Promise<T>, options?: { testItemsOf?: readonly string[] }): Promise<WorkspaceResult<{ value: T }>> {
     const reviewed = this.reviewed.get(handle.id);
-    return reviewed === undefined ? refuseCommit(handle, 'changes() was never read, so no reviewed tree can be restored after the base tests') : withBaseFiles(handle, reviewed, paths, run);
+    return reviewed === undefined ? refuseCommit(handle, 'changes() was never read, so no reviewed tree can be restored after the base tests') : withBaseFiles(handle, reviewed, paths, run, options?.testItemsOf);
   }
   /** Back to the base exactly: `reset --hard` restores tracked files, `clean -fd` (no `-x`) removes untracked, non-ignored ones. */
   async resetToBase(handle: WorkspaceHandle): Promise<WorkspaceResult<{}>> {

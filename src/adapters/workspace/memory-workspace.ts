@@ -18,6 +18,7 @@ import type {
 } from '../../core/ports/index.js';
 import { comparePaths } from '../../core/workspace/git-diff-parse.js';
 import { buildChangeSet, type FileVersions } from './memory-change-set.js';
+import { withBaseTestItems } from './rust-inline-tests.js';
 import { normalizeWorkspacePath } from './workspace-path.js';
 
 export interface MemoryWorkspaceOptions {
@@ -140,11 +141,17 @@ export class MemoryWorkspace implements Workspace {
   }
 
   /** The base's versions of `paths` while `run` runs; the attempt's edits (or their absence) come back after. */
-  async withBaseFiles<T>(handle: WorkspaceHandle, paths: readonly string[], run: () => Promise<T>): Promise<WorkspaceResult<{ value: T }>> {
+  async withBaseFiles<T>(handle: WorkspaceHandle, paths: readonly string[], run: () => Promise<T>, options?: { testItemsOf?: readonly string[] }): Promise<WorkspaceResult<{ value: T }>> {
     const attempt = this.attempt(handle);
-    const keys = [...new Set(paths.map(normalizeWorkspacePath))];
+    const whole = [...new Set(paths.map(normalizeWorkspacePath))];
+    const inline = [...new Set((options?.testItemsOf ?? []).map(normalizeWorkspacePath))].filter((key) => !whole.includes(key));
+    const keys = [...whole, ...inline];
     const saved = keys.map((key) => ({ key, had: attempt.edits.has(key), value: attempt.edits.get(key) }));
-    for (const key of keys) attempt.edits.delete(key);
+    for (const key of whole) attempt.edits.delete(key);
+    for (const key of inline) {
+      const current = attempt.edits.has(key) ? attempt.edits.get(key)! : await this.readBaseFile(key);
+      if (current !== null) attempt.edits.set(key, await withBaseTestItems((await this.readBaseFile(key)) ?? '', current));
+    }
     try {
       return { ok: true, value: await run() };
     } finally {

@@ -130,13 +130,16 @@ export async function verifyChange(
 
   let baseTests: CommandEvidence[] | undefined;
   let baseTestsUnavailable: string | undefined;
-  const restorable = edits.filter((edit) => !edit.inSource);
+  const wholeFiles = edits.filter((edit) => !edit.inSource);
+  // Rust's tests live inside the source: the base's test items go back into the change's code, file by file.
+  const inlineTests = edits.filter((edit) => edit.inSource && edit.path.endsWith('.rs')).map((edit) => edit.path);
+  const restorable = [...wholeFiles, ...edits.filter((edit) => inlineTests.includes(edit.path))];
   if (restorable.length > 0 && verify.commands.length > 0) {
-    const paths = restorable.map((edit) => edit.path);
+    const paths = wholeFiles.map((edit) => edit.path);
     if (!ports.workspace.withBaseFiles) {
-      baseTestsUnavailable = `the change edits tests or what runs them (${paths.join(', ')}), and this workspace cannot put the base's versions back to verify without those edits`;
+      baseTestsUnavailable = `the change edits tests or what runs them (${restorable.map((edit) => edit.path).join(', ')}), and this workspace cannot put the base's versions back to verify without those edits`;
     } else {
-      const ran = await ports.workspace.withBaseFiles(handle, paths, () => runAll(context, ports, handle, verify.commands, binds));
+      const ran = await ports.workspace.withBaseFiles(handle, paths, () => runAll(context, ports, handle, verify.commands, binds), inlineTests.length ? { testItemsOf: inlineTests } : undefined);
       if (context.interrupted) return interruptedVerification(context);
       gated.push(...(await restoreGatedTree(context, ports, handle, "after the base's tests")));
       if (ran.ok) baseTests = ran.value;

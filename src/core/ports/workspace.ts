@@ -105,9 +105,10 @@ export interface Workspace {
    * `run` did to those paths — so verification can run the base's tests over the changed source. The tree
    * `changes()` reported is unchanged afterwards (a following `commit` holds exactly it). Fails with `io`/`git`
    * when the base versions could not be put in place (then `run` did not run) or the attempt's versions could
-   * not be put back.
+   * not be put back. `options.testItemsOf`: source files whose tests live inside them (Rust's `#[cfg(test)]`
+   * modules and `#[test]` fns); each gets the attempt's code with the base's test items in place of its own.
    */
-  withBaseFiles?<T>(handle: WorkspaceHandle, paths: readonly string[], run: () => Promise<T>): Promise<WorkspaceResult<{ value: T }>>;
+  withBaseFiles?<T>(handle: WorkspaceHandle, paths: readonly string[], run: () => Promise<T>, options?: { testItemsOf?: readonly string[] }): Promise<WorkspaceResult<{ value: T }>>;
   /**
    * Optional capability: puts the workspace back exactly at the base commit — tracked files restored, untracked
    * files that are not ignored removed (ignored build outputs and caches may stay). The engine calls it after the
