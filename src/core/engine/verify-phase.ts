@@ -39,7 +39,15 @@ export type VerifyOutcome =
 
 const failed = (entry: CommandEvidence) => entry.exitCode !== 0 || entry.timedOut || entry.signal !== null;
 
-async function runAll(context: TickContext, ports: EnginePorts, handle: WorkspaceHandle, commands: TickContext['plan']['phases']['verify']['commands'], binds: ReadOnlyBind[]): Promise<CommandEvidence[]> {
+async function runAll(
+  context: TickContext,
+  ports: EnginePorts,
+  handle: WorkspaceHandle,
+  commands: TickContext['plan']['phases']['verify']['commands'],
+  binds: ReadOnlyBind[],
+  // Only the base's own run may fill a build cache later runs read; a change's run gets a throwaway copy.
+  buildCache: 'warm' | 'copy',
+): Promise<CommandEvidence[]> {
   const evidence: CommandEvidence[] = [];
   // The reporter is chosen from the base's package.json scripts: the agent's edits to them never choose it.
   const reports = await planReports(commands, ports.commands!, async (path) => (ports.workspace.readBase ? ports.workspace.readBase(handle, path) : ((await ports.workspace.files?.(handle).read(path)) ?? null)));
@@ -47,7 +55,7 @@ async function runAll(context: TickContext, ports: EnginePorts, handle: Workspac
     // Stopped by a signal: no further command starts (the one it killed is not evidence; see `interruptedVerification`).
     if (context.interrupted) break;
     context.phaseStart('verify', command.command);
-    const options = { cwd: handle.path, timeoutMs: command.timeoutMs, ...(binds.length ? { readOnlyBinds: binds } : {}), ...(ports.signal ? { signal: ports.signal } : {}) };
+    const options = { cwd: handle.path, timeoutMs: command.timeoutMs, buildCache, ...(binds.length ? { readOnlyBinds: binds } : {}), ...(ports.signal ? { signal: ports.signal } : {}) };
     const result = await runWithReport(ports.commands!, command, options, reports.get(command.command) ?? { detected: null, instrumentation: null, collects: false });
     // Identity is the plan's command: a runner may redact the text it reports, and two commands that redact
     // alike must not merge into one (a passing one would hide a failing one) or go missing as "no evidence".
@@ -67,7 +75,7 @@ export async function runBaseline(context: TickContext, ports: EnginePorts, hand
   const cache = ports.workspace.baselineCache?.(handle);
   const key = baselineCacheKey(handle.baseCommit, planned.commands, ports.commands);
   const cached = cache ? cachedBaseline(await cache.read(key).catch(() => null), planned.commands) : null;
-  const evidence = cached ?? (await runAll(context, ports, handle, planned.commands, (await ports.workspace.dependencyDirs?.(handle)) ?? []));
+  const evidence = cached ?? (await runAll(context, ports, handle, planned.commands, (await ports.workspace.dependencyDirs?.(handle)) ?? [], 'warm'));
   if (cached) context.step('verify', `base ${handle.baseCommit.slice(0, 12)}: results from the cache (same commit, commands and environment); nothing ran`);
   else if (cache && !context.interrupted && cacheableBaseline(evidence, planned.commands)) await cache.write(key, evidence).catch(() => undefined);
   if (context.interrupted) {
@@ -119,7 +127,7 @@ export async function verifyChange(
   // The commands judge the tree to be committed: ignored files the change wrote are gone before they run.
   const gated = running ? await restoreGatedTree(context, ports, handle, 'before verification') : [];
   const binds = running ? ((await ports.workspace.dependencyDirs?.(handle)) ?? []) : [];
-  const evidence = await runAll(context, ports, handle, verify.commands, binds);
+  const evidence = await runAll(context, ports, handle, verify.commands, binds, 'copy');
   if (context.interrupted) return interruptedVerification(context);
   if (running) gated.push(...(await restoreGatedTree(context, ports, handle, 'after the change')));
   const files = ports.workspace.files?.(handle);
@@ -139,7 +147,7 @@ export async function verifyChange(
     if (!ports.workspace.withBaseFiles) {
       baseTestsUnavailable = `the change edits tests or what runs them (${restorable.map((edit) => edit.path).join(', ')}), and this workspace cannot put the base's versions back to verify without those edits`;
     } else {
-      const ran = await ports.workspace.withBaseFiles(handle, paths, () => runAll(context, ports, handle, verify.commands, binds), inlineTests.length ? { testItemsOf: inlineTests } : undefined);
+      const ran = await ports.workspace.withBaseFiles(handle, paths, () => runAll(context, ports, handle, verify.commands, binds, 'copy'), inlineTests.length ? { testItemsOf: inlineTests } : undefined);
       if (context.interrupted) return interruptedVerification(context);
       gated.push(...(await restoreGatedTree(context, ports, handle, "after the base's tests")));
       if (ran.ok) baseTests = ran.value;
