@@ -57,3 +57,26 @@ describe('withBaseTestItems (tree-sitter Rust)', () => {
     expect((await withBaseTestItems(plain, `${plain}#[test]\nfn vacuous() { assert!(true); }\n`)).trim()).toBe(plain.trim());
   });
 });
+
+describe("the memory twin's withBaseFiles({ testItemsOf })", () => {
+  it('runs with the merged file and puts the change back; without restoreTestItems it refuses (fail closed)', async () => {
+    const { MemoryWorkspace } = await import('./memory-workspace.js');
+    const item = { key: 'k', title: 't' };
+    const prepare = async (workspace: InstanceType<typeof MemoryWorkspace>) => {
+      const prepared = await workspace.prepare({ tickId: 't', patternId: 'p', item, branchPrefix: 'loop/p/', baseBranch: null });
+      if (!prepared.ok) throw new Error(prepared.message);
+      const change = BASE.replace('assert_eq!(shout("hi"), "HI!");', 'assert!(true);');
+      await workspace.files(prepared.handle).write('src/lib.rs', change);
+      return { handle: prepared.handle, change };
+    };
+    const twin = new MemoryWorkspace({ files: { 'src/lib.rs': BASE }, restoreTestItems: withBaseTestItems });
+    const { handle, change } = await prepare(twin);
+    const seen = await twin.withBaseFiles(handle, [], () => twin.files(handle).read('src/lib.rs'), { testItemsOf: ['src/lib.rs'] });
+    expect(seen.ok && seen.value).toContain('assert_eq!(shout("hi"), "HI!");');
+    expect(await twin.files(handle).read('src/lib.rs')).toBe(change);
+
+    const bare = new MemoryWorkspace({ files: { 'src/lib.rs': BASE } });
+    const other = await prepare(bare);
+    expect(await bare.withBaseFiles(other.handle, [], async () => 'ran', { testItemsOf: ['src/lib.rs'] })).toMatchObject({ ok: false, reason: 'io' });
+  });
+});
