@@ -130,7 +130,8 @@ const go = {
     ['a local for x%100', all(replaceIn(GO_ORD, '\tsuffix := "th"\n', '\tsuffix := "th"\n\tlastTwo := x % 100\n'), replaceIn(GO_ORD, '\t\tif x%100 != 11 {\n', '\t\tif lastTwo != 11 {\n'), replaceIn(GO_ORD, '\t\tif x%100 != 12 {\n', '\t\tif lastTwo != 12 {\n'), replaceIn(GO_ORD, '\t\tif x != 13 {\n', '\t\tif lastTwo != 13 {\n'))],
     ['fix + a comment', all(GO_FIX, replaceIn(GO_ORD, '// Ordinal(3) -> 3rd\n', '// Ordinal(3) -> 3rd, Ordinal(213) -> 213th\n'))],
     ['fix + README note', all(GO_FIX, write('CHANGES.md', '# Changes\n\n- Ordinal: 113, 213, … end in "th".\n'))],
-    ['fix + the neighbour (Comma) fixed too', all(GO_FIX, replaceIn('comma.go', '\t\t\tparts[j] = "0" + parts[j]\n', '\t\t\tparts[j] = "00" + parts[j]\n'))],
+    // Only the `case 1:` line bug B changed: the `case 2:` lines rightly keep their single "0".
+    ['fix + the neighbour (Comma) fixed too', all(GO_FIX, replaceIn('comma.go', 'case 1:\n\t\t\tparts[j] = "0" + parts[j]\n', 'case 1:\n\t\t\tparts[j] = "00" + parts[j]\n'))],
     ['fix with an early return', replaceIn(GO_ORD, '\tsuffix := "th"\n', '\tsuffix := "th"\n\tif x%100 == 13 {\n\t\treturn strconv.Itoa(x) + suffix\n\t}\n')],
     ['fix + an explicit empty case for negatives', all(GO_FIX, replaceIn(GO_ORD, '\tswitch x % 10 {\n', '\tswitch x % 10 {\n\tcase -1, -2, -3:\n'))],
     ['fix with fmt.Sprint', all(replaceIn(GO_ORD, '\t\tif x != 13 {\n', '\t\tif x%100 != 13 {\n'), replaceIn(GO_ORD, 'import "strconv"\n', 'import (\n\t"fmt"\n\t"strconv"\n)\n\nvar _ = fmt.Sprint\n'))],
