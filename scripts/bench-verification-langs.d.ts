@@ -11,6 +11,8 @@ export interface Language {
   fix: CatalogueEdit;
   cheats: CatalogueEntry[];
   honest: CatalogueEntry[];
+  /** Run every cheat again with `testEdits: allow` (Rust: tests inside the source). */
+  cheatsAlsoWithAllow?: boolean;
 }
 export interface EngineParts {
   LoopEngine: unknown;
@@ -33,7 +35,7 @@ export interface LanguageTick {
 export const LANGUAGES: Language[];
 export function makeLanguageRepo(lang: Language, parent?: string): string;
 export function caughtBy(verification: { reasons?: string[] } | null | undefined): string[];
-export function languageTick(parts: EngineParts, lang: Language, edit: CatalogueEdit, testEdits?: 'allow' | 'escalate'): Promise<LanguageTick>;
-export function runLanguage(parts: EngineParts, lang: Language, onProgress?: (line: string) => void): Promise<{ language: string; cheats: number; caught: number; caughtBeyondTestEditRule: number; byRule: Record<string, number>; missed: string[]; honest: number; honestCommitted: number; honestRejected: string[] }>;
+export function languageTick(parts: EngineParts, lang: Language, edit: CatalogueEdit, testEdits?: 'allow' | 'escalate', runnerSettings?: { goBuildCache?: string | false }): Promise<LanguageTick>;
+export function runLanguage(parts: EngineParts, lang: Language, onProgress?: (line: string) => void): Promise<{ language: string; cheats: number; caught: number; caughtBeyondTestEditRule: number; byRule: Record<string, number>; missed: string[]; withTestEditsAllowed?: { caught: number; byRule: Record<string, number>; missed: string[] }; honest: number; honestCommitted: number; honestRejected: string[]; tickSeconds: { first: number | null; median: number | null; max: number | null } }>;
 export function benchVerificationLanguages(onProgress?: (line: string) => void, only?: string[] | null): Promise<Awaited<ReturnType<typeof runLanguage>>[] | null>;
 export function formatLanguageResult(result: Awaited<ReturnType<typeof runLanguage>>): string[];

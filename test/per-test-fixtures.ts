@@ -14,7 +14,7 @@ import { BwrapRunner } from '../src/adapters/command-runner/bwrap-runner.js';
 import { detectVerifyCommands } from '../src/project/detect-verify.js';
 import { createMemoryPorts } from '../src/testing/create-memory-ports.js';
 import { ScriptedEditBackend } from '../src/testing/scripted-edit-backend.js';
-import type { CommandRunner, WorkspaceFiles } from '../src/core/ports/index.js';
+import type { CommandRunner, Workspace, WorkspaceFiles } from '../src/core/ports/index.js';
 
 export type Edit = (files: Required<WorkspaceFiles>) => Promise<void>;
 
@@ -85,13 +85,14 @@ export interface PerTestTick {
 }
 
 /** One L2 tick over a fresh repository made of `files` (plus `untracked`, e.g. a virtualenv), zero config. */
-export async function perTestTick(files: Record<string, string>, edit: Edit, options: { testEdits?: 'escalate' | 'allow'; untracked?: (root: string) => Promise<void>; runner?: () => CommandRunner; verify?: string[] } = {}): Promise<PerTestTick> {
+export async function perTestTick(files: Record<string, string>, edit: Edit, options: { testEdits?: 'escalate' | 'allow'; untracked?: (root: string) => Promise<void>; runner?: () => CommandRunner; verify?: string[]; workspace?: (workspace: GitWorkspace) => Workspace } = {}): Promise<PerTestTick> {
   const root = await makeRepo(files);
   await options.untracked?.(root);
   const detected = await detectVerifyCommands(root);
   const plan = buildPlan(dailyTriagePattern, { level: 'L2', detectedVerifyCommands: detected, overrides: { maxAttempts: 1, ...(options.testEdits ? { testEdits: options.testEdits } : {}), ...(options.verify ? { verify: options.verify } : {}) } });
   const memory = createMemoryPorts({ plan });
-  const workspace = new GitWorkspace({ root, patternId: plan.pattern.id, clock: memory.clock });
+  const git = new GitWorkspace({ root, patternId: plan.pattern.id, clock: memory.clock });
+  const workspace = options.workspace?.(git) ?? git;
   const backend = new ScriptedEditBackend({ edit });
   const result = await new LoopEngine(plan, { ...memory, workspace, backend, commands: options.runner?.() ?? new BwrapRunner() }).tick();
   const verification = result.kind === 'proposed' || result.kind === 'escalated' || result.kind === 'rejected' ? result.verification : null;

@@ -16,6 +16,7 @@ import { scrubEnv } from '../../core/security/scrub-env.js';
 import { withDependencyBinds } from './dependency-binds.js';
 import { createRepositorySecrets, type RepositorySecrets } from './repository-secrets.js';
 import { withReportDir } from './report-dir.js';
+import { goBuildCacheDir, withGoBuildCache } from './go-build-cache.js';
 import { createProcessRunner, effectiveTimeout, runProcess, secretsFor, toEvidence } from './process-runner.js';
 import { findExecutable, profileFor, resolveHiddenPaths, systemClock, type SandboxRunnerSettings } from './sandbox-host.js';
 import { SeatbeltRunner } from './seatbelt-runner.js';
@@ -25,6 +26,8 @@ export type { SandboxRunnerSettings } from './sandbox-host.js';
 export interface BwrapRunnerSettings extends SandboxRunnerSettings {
   /** Path to bwrap. Default: found on PATH. */
   bwrapPath?: string;
+  /** The Go build cache runs with `buildCache` use (see go-build-cache.ts); false: none. Default: in the checkout's state directory. */
+  goBuildCache?: string | false;
 }
 
 /**
@@ -56,6 +59,10 @@ export class BwrapRunner implements CommandRunner {
 
   async run(command: CommandSpec, options: CommandRunOptions): Promise<CommandEvidence> {
     if (options.reportDir) return withReportDir(options, (inner) => this.run(command, inner));
+    if (options.buildCache && this.settings.goBuildCache !== false) {
+      const cacheDir = this.settings.goBuildCache ?? (await goBuildCacheDir(options.cwd, this.settings.repository?.root, this.settings.env ?? process.env));
+      return withGoBuildCache(options, cacheDir, (inner) => this.run(command, inner));
+    }
     const clock = this.settings.clock ?? systemClock;
     const hostEnv = this.settings.env ?? process.env;
     const timeoutMs = effectiveTimeout(command.timeoutMs, options.timeoutMs);

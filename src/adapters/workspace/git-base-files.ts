@@ -9,6 +9,7 @@ import { lstat, readdir, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ReadOnlyBind, WorkspaceHandle, WorkspaceResult } from '../../core/ports/index.js';
 import { confinedFiles } from './git-confined-files.js';
+import { withBaseTestItems } from './rust-inline-tests.js';
 import { git, gitFailure } from '../git/git-run.js';
 import { normalizeWorkspacePath } from './workspace-path.js';
 import { splitNul } from '../../core/workspace/git-diff-parse.js';
@@ -45,10 +46,25 @@ async function checkoutPaths(handle: WorkspaceHandle, tree: string, paths: reado
  * Runs `run` with the base's versions of `paths` in the worktree, then puts
  * back the versions of `agentTree` (the tree changes() reviewed).
  */
-export async function withBaseFiles<T>(handle: WorkspaceHandle, agentTree: string, paths: readonly string[], run: () => Promise<T>): Promise<WorkspaceResult<{ value: T }>> {
-  const keys = [...new Set(paths.map(normalizeWorkspacePath))].sort();
+export async function withBaseFiles<T>(
+  handle: WorkspaceHandle,
+  agentTree: string,
+  paths: readonly string[],
+  run: () => Promise<T>,
+  testItemsOf: readonly string[] = [],
+): Promise<WorkspaceResult<{ value: T }>> {
+  const whole = [...new Set(paths.map(normalizeWorkspacePath))];
+  const inline = [...new Set(testItemsOf.map(normalizeWorkspacePath))].filter((path) => !whole.includes(path));
+  const keys = [...whole, ...inline].sort();
   try {
-    await checkoutPaths(handle, handle.baseCommit, keys);
+    await checkoutPaths(handle, handle.baseCommit, whole);
+    const files = confinedFiles(handle.path);
+    for (const path of inline) {
+      // The attempt's code with the base's tests: a Rust file's `#[cfg(test)]` modules and `#[test]` fns.
+      const current = await files.read(path);
+      if (current === null) continue;
+      await files.write(path, await withBaseTestItems((await readAtCommit(handle.path, handle.baseCommit, path)) ?? '', current));
+    }
   } catch (error) {
     await checkoutPaths(handle, agentTree, keys).catch(() => undefined);
     return gitFailure(`Could not put the base's versions of ${keys.join(', ')} in ${handle.path}`, error, 'io');

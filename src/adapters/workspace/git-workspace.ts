@@ -12,10 +12,12 @@
 import type { BaselineCache, ChangeSet, Clock, CommitRecord, CommitRequest, ReadOnlyBind, WorkItem, Workspace, WorkspaceFiles, WorkspaceHandle, WorkspaceResult } from '../../core/ports/index.js';
 import { buildChangedFiles, capPatch, parseBinaryPaths, parseNameStatus, splitNul, withTrailers } from '../../core/workspace/git-diff-parse.js';
 import { makeWorktreeId, updateEntry, type PoolSlot, type WorktreeEntry } from '../../core/workspace/worktree-manifest.js';
+import { isBuildOutput } from '../../core/verify/ignored-files.js';
 import { confinedFiles } from './git-confined-files.js';
 import { dependencyDirs, readAtCommit, withBaseFiles } from './git-base-files.js';
 import { recoverWorktrees } from './git-recover.js';
 import { fileBaselineCache } from './git-baseline-cache.js';
+import { removeIgnoredWrites, restoreReviewedSources, snapshotIgnored, type IgnoredSnapshot } from './git-gated-tree.js';
 import { git, gitFailure, identityEnv } from '../git/git-run.js';
 import { resolveBase, type ResolvedBase } from './git-resolve-base.js';
 import { liveWorktrees, WorktreeStore } from './git-worktree-store.js';
@@ -77,6 +79,8 @@ export class GitWorkspace implements Workspace {
   private excludeWritten = false;
   /** Per attempt: the tree the last changes() reported — the only tree commit() will record. */
   private readonly reviewed = new Map<string, string>();
+  /** Per attempt: the ignored files the base's run left (see git-gated-tree.ts); none when no reset ran. */
+  private readonly baseIgnored = new Map<string, IgnoredSnapshot>();
 
   constructor(options: GitWorkspaceOptions) {
     this.options = options;
@@ -173,9 +177,9 @@ export class GitWorkspace implements Workspace {
   readBase(handle: WorkspaceHandle, path: string): Promise<string | null> {
     return readAtCommit(handle.path, handle.baseCommit, path);
   }
-  async withBaseFiles<T>(handle: WorkspaceHandle, paths: readonly string[], run: () => Promise<T>): Promise<WorkspaceResult<{ value: T }>> {
+  async withBaseFiles<T>(handle: WorkspaceHandle, paths: readonly string[], run: () => Promise<T>, options?: { testItemsOf?: readonly string[] }): Promise<WorkspaceResult<{ value: T }>> {
     const reviewed = this.reviewed.get(handle.id);
-    return reviewed === undefined ? refuseCommit(handle, 'changes() was never read, so no reviewed tree can be restored after the base tests') : withBaseFiles(handle, reviewed, paths, run);
+    return reviewed === undefined ? refuseCommit(handle, 'changes() was never read, so no reviewed tree can be restored after the base tests') : withBaseFiles(handle, reviewed, paths, run, options?.testItemsOf);
   }
   /** Back to the base exactly: `reset --hard` restores tracked files, `clean -fd` (no `-x`) removes untracked, non-ignored ones. */
   async resetToBase(handle: WorkspaceHandle): Promise<WorkspaceResult<{}>> {
@@ -184,9 +188,21 @@ export class GitWorkspace implements Workspace {
       await worktree.raw(['reset', '--hard', '--quiet', handle.baseCommit]);
       await worktree.raw(['clean', '-f', '-d', '--quiet']);
       this.reviewed.delete(handle.id);
+      this.baseIgnored.set(handle.id, await snapshotIgnored(handle.path));
       return { ok: true };
     } catch (error) {
       return gitFailure(`Could not reset ${handle.path} to the base ${handle.baseCommit.slice(0, 12)} after the baseline run`, error);
+    }
+  }
+  /** Verification judges the reviewed tree: ignored writes since the base removed, source writes put back. */
+  async restoreGatedTree(handle: WorkspaceHandle): Promise<WorkspaceResult<{ removedIgnored: string[]; written: string[] }>> {
+    if (!this.reviewed.has(handle.id)) return refuseCommit(handle, 'changes() was never read, so there is no reviewed tree to verify');
+    try {
+      const written = await restoreReviewedSources(handle.path);
+      const removedIgnored = await removeIgnoredWrites(handle.path, this.baseIgnored.get(handle.id) ?? new Map());
+      return { ok: true, removedIgnored, written };
+    } catch (error) {
+      return gitFailure(`Could not put ${handle.path} back to the reviewed tree for verification`, error, 'io');
     }
   }
   /** Base results across ticks, in the checkout's `.loop-runtime/` (see git-baseline-cache.ts). */
@@ -208,7 +224,8 @@ export class GitWorkspace implements Workspace {
         // The index then holds the change; its tree is what commit() will record, and nothing else.
         worktree.raw(['add', '--all']).then(async () => (await worktree.raw(['write-tree'])).trim()),
       ]);
-      const ignored = splitNul(listed);
+      // Caches and build outputs (`__pycache__/`, `target/`, `.pytest_cache/`) are no part of a change: the gate never counts them.
+      const ignored = splitNul(listed).filter((path) => !isBuildOutput(path));
       const [nameStatus, numstat, patch] = await Promise.all([
         worktree.raw([...DIFF_ARGS, '-z', '--name-status', handle.baseCommit]),
         worktree.raw([...DIFF_ARGS, '-z', '--numstat', handle.baseCommit]),
@@ -239,6 +256,7 @@ export class GitWorkspace implements Workspace {
       await worktree.raw(['-c', 'commit.gpgsign=false', 'commit', '--quiet', '--no-verify', '--cleanup=whitespace', '--message', message], identityEnv(request.author));
       const sha = (await worktree.raw(['rev-parse', 'HEAD'])).trim();
       this.reviewed.delete(handle.id);
+      this.baseIgnored.delete(handle.id);
       await this.store.update(async (manifest) => ({
         manifest: updateEntry(manifest, handle.id, { status: 'merged', commit: sha, updatedAt: this.stamp() }),
         result: undefined,
@@ -253,12 +271,14 @@ export class GitWorkspace implements Workspace {
   /** Rejected or failed: the worktree goes back to the pool (or away) and the branch is deleted. */
   async discard(handle: WorkspaceHandle): Promise<void> {
     this.reviewed.delete(handle.id);
+    this.baseIgnored.delete(handle.id);
     await this.finish(handle.id, handle.branch, 'rejected', undefined, true);
   }
 
   /** Escalated: the worktree and branch stay for a human (`loop-runtime approve|reject <id>`). */
   async keep(handle: WorkspaceHandle, reason: string): Promise<void> {
     this.reviewed.delete(handle.id);
+    this.baseIgnored.delete(handle.id);
     await this.store.update(async (manifest) => ({
       manifest: updateEntry(manifest, handle.id, { status: 'escalated', reason, updatedAt: this.stamp() }),
       result: undefined,

@@ -32,6 +32,11 @@ export interface MemoryWorkspaceOptions {
   patchLimit?: number;
   /** Remember base results across ticks (the `baselineCache` capability; off by default: scripted runners count runs). */
   cacheBaselines?: boolean;
+  /**
+   * Puts a base's inline tests into a changed source file (`withBaseTestItems` from rust-inline-tests.ts, which
+   * needs Node: this twin stays pure, so it is passed in). Without it, `withBaseFiles` with `testItemsOf` fails.
+   */
+  restoreTestItems?: (base: string, change: string) => Promise<string>;
 }
 
 /** A commit of the memory workspace: the request, and each committed path's new content (`null`: deleted). */
@@ -78,6 +83,7 @@ export class MemoryWorkspace implements Workspace {
   private readonly base: Map<string, string>;
   private readonly readBaseOption: ((path: string) => Promise<string | null>) | undefined;
   private readonly baseCommit: string;
+  private readonly restoreTestItems: MemoryWorkspaceOptions['restoreTestItems'];
   private readonly attempts = new Map<string, Attempt>();
   private readonly baselines = new Map<string, unknown>();
   private counter = 0;
@@ -90,6 +96,7 @@ export class MemoryWorkspace implements Workspace {
     this.base = new Map(Object.entries(options.files ?? {}));
     this.readBaseOption = options.readBase;
     this.baseCommit = options.baseCommit ?? '0000000';
+    this.restoreTestItems = options.restoreTestItems;
     if (options.cacheBaselines) {
       this.baselineCache = (handle) => {
         this.attempt(handle);
@@ -140,11 +147,23 @@ export class MemoryWorkspace implements Workspace {
   }
 
   /** The base's versions of `paths` while `run` runs; the attempt's edits (or their absence) come back after. */
-  async withBaseFiles<T>(handle: WorkspaceHandle, paths: readonly string[], run: () => Promise<T>): Promise<WorkspaceResult<{ value: T }>> {
+  async withBaseFiles<T>(handle: WorkspaceHandle, paths: readonly string[], run: () => Promise<T>, options?: { testItemsOf?: readonly string[] }): Promise<WorkspaceResult<{ value: T }>> {
     const attempt = this.attempt(handle);
-    const keys = [...new Set(paths.map(normalizeWorkspacePath))];
+    const whole = [...new Set(paths.map(normalizeWorkspacePath))];
+    const inline = [...new Set((options?.testItemsOf ?? []).map(normalizeWorkspacePath))].filter((key) => !whole.includes(key));
+    const keys = [...whole, ...inline];
     const saved = keys.map((key) => ({ key, had: attempt.edits.has(key), value: attempt.edits.get(key) }));
-    for (const key of keys) attempt.edits.delete(key);
+    const restoreTestItems = this.restoreTestItems;
+    if (inline.length > 0 && !restoreTestItems) {
+      return { ok: false, reason: 'io', message: `This memory workspace cannot put the base's inline tests back into ${inline.join(', ')}. To fix: give it restoreTestItems.`, retryable: false };
+    }
+    const merged = new Map<string, string>();
+    for (const key of inline) {
+      const current = attempt.edits.has(key) ? attempt.edits.get(key)! : await this.readBaseFile(key);
+      if (current !== null && restoreTestItems) merged.set(key, await restoreTestItems((await this.readBaseFile(key)) ?? '', current));
+    }
+    for (const key of whole) attempt.edits.delete(key);
+    for (const [key, text] of merged) attempt.edits.set(key, text);
     try {
       return { ok: true, value: await run() };
     } finally {

@@ -22,6 +22,7 @@ import { scriptsOf } from '../verify/test-reports/detect-test-runner.js';
 import type { EnginePorts } from './engine-ports.js';
 import type { ChangeSet, CheckOutput, CommandEvidence, ImplementVerification, ReadOnlyBind, Verdict, WorkItem, WorkspaceHandle } from '../ports/index.js';
 import { INTERRUPT_SOURCE, type TickContext } from './tick-context.js';
+import { restoreGatedTree } from './verify-gated-tree.js';
 import type { BaselineSummary } from './tick-result.js';
 
 /** Why a change with no verification command is escalated, and the exact setting that fixes it. */
@@ -38,7 +39,15 @@ export type VerifyOutcome =
 
 const failed = (entry: CommandEvidence) => entry.exitCode !== 0 || entry.timedOut || entry.signal !== null;
 
-async function runAll(context: TickContext, ports: EnginePorts, handle: WorkspaceHandle, commands: TickContext['plan']['phases']['verify']['commands'], binds: ReadOnlyBind[]): Promise<CommandEvidence[]> {
+async function runAll(
+  context: TickContext,
+  ports: EnginePorts,
+  handle: WorkspaceHandle,
+  commands: TickContext['plan']['phases']['verify']['commands'],
+  binds: ReadOnlyBind[],
+  // Only the base's own run may fill a build cache later runs read; a change's run gets a throwaway copy.
+  buildCache: 'warm' | 'copy',
+): Promise<CommandEvidence[]> {
   const evidence: CommandEvidence[] = [];
   // The reporter is chosen from the base's package.json scripts: the agent's edits to them never choose it.
   const reports = await planReports(commands, ports.commands!, async (path) => (ports.workspace.readBase ? ports.workspace.readBase(handle, path) : ((await ports.workspace.files?.(handle).read(path)) ?? null)));
@@ -46,7 +55,7 @@ async function runAll(context: TickContext, ports: EnginePorts, handle: Workspac
     // Stopped by a signal: no further command starts (the one it killed is not evidence; see `interruptedVerification`).
     if (context.interrupted) break;
     context.phaseStart('verify', command.command);
-    const options = { cwd: handle.path, timeoutMs: command.timeoutMs, ...(binds.length ? { readOnlyBinds: binds } : {}), ...(ports.signal ? { signal: ports.signal } : {}) };
+    const options = { cwd: handle.path, timeoutMs: command.timeoutMs, buildCache, ...(binds.length ? { readOnlyBinds: binds } : {}), ...(ports.signal ? { signal: ports.signal } : {}) };
     const result = await runWithReport(ports.commands!, command, options, reports.get(command.command) ?? { detected: null, instrumentation: null, collects: false });
     // Identity is the plan's command: a runner may redact the text it reports, and two commands that redact
     // alike must not merge into one (a passing one would hide a failing one) or go missing as "no evidence".
@@ -66,7 +75,7 @@ export async function runBaseline(context: TickContext, ports: EnginePorts, hand
   const cache = ports.workspace.baselineCache?.(handle);
   const key = baselineCacheKey(handle.baseCommit, planned.commands, ports.commands);
   const cached = cache ? cachedBaseline(await cache.read(key).catch(() => null), planned.commands) : null;
-  const evidence = cached ?? (await runAll(context, ports, handle, planned.commands, (await ports.workspace.dependencyDirs?.(handle)) ?? []));
+  const evidence = cached ?? (await runAll(context, ports, handle, planned.commands, (await ports.workspace.dependencyDirs?.(handle)) ?? [], 'warm'));
   if (cached) context.step('verify', `base ${handle.baseCommit.slice(0, 12)}: results from the cache (same commit, commands and environment); nothing ran`);
   else if (cache && !context.interrupted && cacheableBaseline(evidence, planned.commands)) await cache.write(key, evidence).catch(() => undefined);
   if (context.interrupted) {
@@ -114,9 +123,13 @@ export async function verifyChange(
   if (verify.commands.length > 0 && !ports.commands) {
     return { kind: 'verdict', verdict: 'REJECT', reasons: ['verification commands are configured but no command runner was given to the engine'], evidence: [] };
   }
-  const binds = verify.commands.length > 0 ? ((await ports.workspace.dependencyDirs?.(handle)) ?? []) : [];
-  const evidence = await runAll(context, ports, handle, verify.commands, binds);
+  const running = verify.commands.length > 0;
+  // The commands judge the tree to be committed: ignored files the change wrote are gone before they run.
+  const gated = running ? await restoreGatedTree(context, ports, handle, 'before verification') : [];
+  const binds = running ? ((await ports.workspace.dependencyDirs?.(handle)) ?? []) : [];
+  const evidence = await runAll(context, ports, handle, verify.commands, binds, 'copy');
   if (context.interrupted) return interruptedVerification(context);
+  if (running) gated.push(...(await restoreGatedTree(context, ports, handle, 'after the change')));
   const files = ports.workspace.files?.(handle);
   const edits = await verificationEdits(changes, async (path) => ({
     before: (await ports.workspace.readBase?.(handle, path)) ?? null,
@@ -125,14 +138,18 @@ export async function verifyChange(
 
   let baseTests: CommandEvidence[] | undefined;
   let baseTestsUnavailable: string | undefined;
-  const restorable = edits.filter((edit) => !edit.inSource);
+  const wholeFiles = edits.filter((edit) => !edit.inSource);
+  // Rust's tests live inside the source: the base's test items go back into the change's code, file by file.
+  const inlineTests = edits.filter((edit) => edit.inSource && edit.path.endsWith('.rs')).map((edit) => edit.path);
+  const restorable = [...wholeFiles, ...edits.filter((edit) => inlineTests.includes(edit.path))];
   if (restorable.length > 0 && verify.commands.length > 0) {
-    const paths = restorable.map((edit) => edit.path);
+    const paths = wholeFiles.map((edit) => edit.path);
     if (!ports.workspace.withBaseFiles) {
-      baseTestsUnavailable = `the change edits tests or what runs them (${paths.join(', ')}), and this workspace cannot put the base's versions back to verify without those edits`;
+      baseTestsUnavailable = `the change edits tests or what runs them (${restorable.map((edit) => edit.path).join(', ')}), and this workspace cannot put the base's versions back to verify without those edits`;
     } else {
-      const ran = await ports.workspace.withBaseFiles(handle, paths, () => runAll(context, ports, handle, verify.commands, binds));
+      const ran = await ports.workspace.withBaseFiles(handle, paths, () => runAll(context, ports, handle, verify.commands, binds, 'copy'), inlineTests.length ? { testItemsOf: inlineTests } : undefined);
       if (context.interrupted) return interruptedVerification(context);
+      gated.push(...(await restoreGatedTree(context, ports, handle, "after the base's tests")));
       if (ran.ok) baseTests = ran.value;
       else baseTestsUnavailable = `the base's tests could not be put in place to verify the change without its test edits: ${ran.message}`;
     }
@@ -140,7 +157,7 @@ export async function verifyChange(
 
   const passed = evidence.filter((entry) => !failed(entry)).length;
   const baselineOutput = baseline ? baseline.evidence.filter(failed).map((entry) => entry.output).join('\n') : '';
-  const integrity = checkDiffIntegrity(changes, { protectedPaths: verify.protectedPaths, ...(baselineOutput ? { baselineOutput } : {}) });
+  const integrity = [...checkDiffIntegrity(changes, { protectedPaths: verify.protectedPaths, ...(baselineOutput ? { baselineOutput } : {}) }), ...gated];
   context.step(
     'verify',
     [

@@ -24,6 +24,12 @@ export interface CommandRunOptions {
    * files written at its top level come back in `evidence.reports`, and the directory is removed.
    */
   reportDir?: boolean;
+  /**
+   * A build cache kept across runs (today Go's, for a module): `warm` — a run of trusted code (the base commit)
+   * reads and fills the repository's cache; `copy` — a run of a change gets a throwaway copy, so nothing it
+   * writes reaches another run. Unset: a cold per-run cache. Runners without one ignore it.
+   */
+  buildCache?: 'warm' | 'copy';
 }
 
 /** The environment variable that names the report directory inside the command. */

@@ -105,9 +105,10 @@ export interface Workspace {
    * `run` did to those paths — so verification can run the base's tests over the changed source. The tree
    * `changes()` reported is unchanged afterwards (a following `commit` holds exactly it). Fails with `io`/`git`
    * when the base versions could not be put in place (then `run` did not run) or the attempt's versions could
-   * not be put back.
+   * not be put back. `options.testItemsOf`: source files whose tests live inside them (Rust's `#[cfg(test)]`
+   * modules and `#[test]` fns); each gets the attempt's code with the base's test items in place of its own.
    */
-  withBaseFiles?<T>(handle: WorkspaceHandle, paths: readonly string[], run: () => Promise<T>): Promise<WorkspaceResult<{ value: T }>>;
+  withBaseFiles?<T>(handle: WorkspaceHandle, paths: readonly string[], run: () => Promise<T>, options?: { testItemsOf?: readonly string[] }): Promise<WorkspaceResult<{ value: T }>>;
   /**
    * Optional capability: puts the workspace back exactly at the base commit — tracked files restored, untracked
    * files that are not ignored removed (ignored build outputs and caches may stay). The engine calls it after the
@@ -115,6 +116,15 @@ export interface Workspace {
    * change. Fails with `git`/`io` when the workspace could not be reset (then the tick must not go on).
    */
   resetToBase?(handle: WorkspaceHandle): Promise<WorkspaceResult<{}>>;
+  /**
+   * Optional capability: puts the workspace in the state verification must judge — exactly the tree `changes()`
+   * reviewed (the one `commit` records), plus the ignored files the base's own run left (caches, build outputs).
+   * Called before and after each verification run: ignored files written or changed since `resetToBase` (or since
+   * `prepare` when no reset ran) are removed and listed in `removedIgnored`; files that differ from the reviewed
+   * tree (a tracked file rewritten or deleted, a new file the `.gitignore` does not hide) are put back and listed
+   * in `written`. Fails with `git`/`io` when it could not; then the change must not be approved.
+   */
+  restoreGatedTree?(handle: WorkspaceHandle): Promise<WorkspaceResult<{ removedIgnored: string[]; written: string[] }>>;
   /**
    * Optional capability: the verification commands' results at a base, remembered across ticks (issue 28). The
    * engine gives a key naming the base commit, the commands and the runner; the adapter adds the environment's

@@ -30,7 +30,13 @@ export type IntegrityKind =
   | 'config-loosened'
   | 'ci-workflow-edited'
   | 'protected-path-edited'
-  | 'patch-incomplete';
+  | 'patch-incomplete'
+  /** An ignored file that could steer a test run (conftest.py, sitecustomize.py, a .pth, code): never committed, never verified. */
+  | 'ignored-file-written'
+  /** A verification run wrote into the tree to be committed (a tracked file rewritten, a new non-ignored file). */
+  | 'source-written-by-verification'
+  /** The workspace could not be put back to the reviewed tree, so what ran is not known to be what is committed. */
+  | 'gated-tree-unavailable';
 
 export interface IntegrityFinding {
   kind: IntegrityKind;

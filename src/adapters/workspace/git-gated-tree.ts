@@ -1,0 +1,86 @@
+/**
+ * Verification sees exactly the tree that will be committed. Two halves, both on the attempt's worktree:
+ * - ignored files: a snapshot after the reset that follows the baseline run (what the base's own run left:
+ *   caches, `target/`) and, before each verification run, every ignored file that is new or changed since then
+ *   removed — so an ignored `conftest.py`, `sitecustomize.py` or `.pth` the implementer wrote is never seen;
+ * - the source tree: after a run, anything that differs from the index (which holds the tree `changes()`
+ *   reviewed) — a tracked file rewritten, a new non-ignored file — is reported and put back, so the commit holds
+ *   the reviewed tree and the engine can say a test run wrote into the sources.
+ * A file is "unchanged" by inode, size, mode and ctime: ctime moves on every write, rename or utime, and no
+ * process can set it back.
+ */
+import { lstat, readdir, rm, rmdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { splitNul } from '../../core/workspace/git-diff-parse.js';
+import { git } from '../git/git-run.js';
+
+/** Ignored file → its stamp, as the base's run left the worktree. */
+export type IgnoredSnapshot = ReadonlyMap<string, string>;
+
+const LITERAL = { GIT_LITERAL_PATHSPECS: '1' };
+
+async function stampOf(path: string): Promise<string | null> {
+  const stat = await lstat(path, { bigint: true }).catch(() => null);
+  return stat === null ? null : `${stat.ino}:${stat.size}:${stat.mode}:${stat.ctimeNs}`;
+}
+
+async function ignoredFiles(directory: string): Promise<string[]> {
+  // Every ignored file, one by one (no --directory): a new file inside an ignored directory the base left counts.
+  return splitNul(await git(directory).raw(['ls-files', '-z', '--others', '--ignored', '--exclude-standard']));
+}
+
+/** The ignored files present now, with their stamps. */
+export async function snapshotIgnored(directory: string): Promise<IgnoredSnapshot> {
+  const snapshot = new Map<string, string>();
+  for (const path of await ignoredFiles(directory)) {
+    const stamp = await stampOf(join(directory, path));
+    if (stamp !== null) snapshot.set(path, stamp);
+  }
+  return snapshot;
+}
+
+/** Removes directories left empty by a removal, up to (not including) the worktree root. */
+async function pruneEmptyParents(directory: string, path: string): Promise<void> {
+  for (let parent = dirname(path); parent !== '.' && parent !== ''; parent = dirname(parent)) {
+    const absolute = join(directory, parent);
+    const entries = await readdir(absolute).catch(() => null);
+    if (entries === null || entries.length > 0) return;
+    await rmdir(absolute).catch(() => undefined);
+  }
+}
+
+/** Removes the ignored files not in `snapshot` or changed since; returns them (sorted). */
+export async function removeIgnoredWrites(directory: string, snapshot: IgnoredSnapshot): Promise<string[]> {
+  const removed: string[] = [];
+  for (const path of await ignoredFiles(directory)) {
+    const absolute = join(directory, path);
+    if (snapshot.get(path) === (await stampOf(absolute))) continue;
+    await rm(absolute, { force: true });
+    removed.push(path);
+  }
+  for (const path of removed) await pruneEmptyParents(directory, path);
+  return removed.sort();
+}
+
+/**
+ * What differs from the index (the reviewed tree) in the worktree: tracked files modified or deleted, new files
+ * git does not ignore. Each is put back (restored from the index, or removed); returns them (sorted).
+ */
+export async function restoreReviewedSources(directory: string): Promise<string[]> {
+  const worktree = git(directory);
+  const status = splitNul(await worktree.raw(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all']));
+  const modified: string[] = [];
+  const untracked: string[] = [];
+  for (const entry of status) {
+    const code = entry.slice(0, 2);
+    const path = entry.slice(3);
+    if (code === '??') untracked.push(path);
+    else if (code[1] !== ' ') modified.push(path);
+  }
+  if (modified.length > 0) await worktree.raw(['checkout-index', '--force', '--', ...modified], LITERAL);
+  for (const path of untracked) {
+    await rm(join(directory, path), { force: true });
+    await pruneEmptyParents(directory, path);
+  }
+  return [...modified, ...untracked].sort();
+}
