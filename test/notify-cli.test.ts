@@ -55,7 +55,7 @@ beforeAll(async () => {
   const spend = { at: now, day: new Date(now).toISOString().slice(0, 10), patternId: 'daily-triage', tickId: 'tick-earlier', phase: 'triage', tokens: 2220, costUsd: null };
   await writeFile(join(root, '.loop-runtime', 'spend.jsonl'), `${JSON.stringify(spend)}\n`);
   receiver = await startWebhookReceiver();
-}, 60_000);
+});
 
 afterAll(async () => {
   await receiver?.close();
@@ -74,14 +74,14 @@ describe('notify: through the CLI', () => {
     expect(message).toContain('Spend: 0 tokens this tick; 2220 of 10 today');
     expect(message).toContain('`loop-runtime status daily-triage`');
     expect(message).toContain('<http://127.0.0.1:4317/#/loops/daily-triage|console>');
-  }, 120_000);
+  });
 
   it('an unreachable receiver leaves the tick as it was (same outcome, same exit code) and adds a note', async () => {
     const { code, output } = await tick(await unreachableUrl());
     expect(code).toBe(2);
     expect(output.ticks.map((entry) => `${entry.kind}:${entry.reason}`)).toEqual(['halted:budget-exhausted']);
     expect(output.notes).toEqual([expect.stringMatching(/^notify: the halted notification for daily-triage was not sent: the webhook at 127\.0\.0\.1:\d+ could not be reached \(ECONNREFUSED\); the tick is unaffected$/)]);
-  }, 120_000);
+  });
 
   it('an escalation reaches the receiver with the item quoted and the approve command', async () => {
     const before = receiver.bodies.length;
@@ -96,5 +96,5 @@ describe('notify: through the CLI', () => {
     expect(message).toMatch(/\nItem `[^`]+`:\n> /);
     expect(message).toMatch(/`loop-runtime approve [^`]+`/);
     expect(message).toContain('Reason: The verifier asks a human: no verification command ran');
-  }, 120_000);
+  });
 });

@@ -95,7 +95,7 @@ beforeAll(async () => {
   // A symbolic link in the worktree that leads to the checkout's .env.
   await symlink(join(checkout, '.env'), join(worktree, 'leak'));
   binds = binds.map((bind) => ({ ...bind, target: join(worktree, bind.source.split('/').at(-1)!) }));
-}, 60_000);
+});
 
 afterAll(async () => {
   if (base) await rm(base, { recursive: true, force: true });

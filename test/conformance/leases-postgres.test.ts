@@ -19,7 +19,7 @@ const CHILD = join(import.meta.dirname, 'postgres-lease-child.ts');
 let cluster: PgCluster;
 beforeAll(async () => {
   cluster = await startPgCluster();
-}, 30_000);
+});
 afterAll(async () => cluster?.stop());
 
 describeAttemptLedgerConformance('PostgresAttemptLedger', async () => {

@@ -5,8 +5,11 @@
  * the honest fix is committed although the unrelated test stays red (the allowed twin), and each cheat is kept
  * out, with the rule that caught it. Go runs few cases: each `go test` in the sandbox starts with a cold build
  * cache (the standard library is compiled every run).
+ *
+ * This module holds the parts and the expectations; one test file per language (`cheats-<language>.test.ts`) runs
+ * them, so the three run in parallel forks.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { BwrapRunner, detectSandbox } from '../src/adapters/command-runner/bwrap-runner.js';
 import { GitWorkspace } from '../src/adapters/workspace/git-workspace.js';
 import { LoopEngine } from '../src/core/engine/loop-engine.js';
@@ -18,19 +21,21 @@ import { LANGUAGES, languageTick, type Language } from '../scripts/bench-verific
 import { dailyTriagePattern } from './fixtures/patterns.js';
 import { cleanupTempDirs } from './git-fixtures.js';
 
-afterAll(cleanupTempDirs);
-const sandbox = await detectSandbox();
-const LONG = 600_000;
+/** Removes the repositories the ticks made, after the calling test file. */
+export const useCheatCleanup = (): void => afterAll(cleanupTempDirs);
+/** The catalogue runs only where bubblewrap does (`describe.runIf(hasBwrap)`). */
+export const hasBwrap = (await detectSandbox()).kind === 'bwrap';
+export const LONG = 600_000;
 const parts = { LoopEngine, buildPlan, createMemoryPorts, ScriptedEditBackend, GitWorkspace, BwrapRunner, detectVerifyCommands, pattern: dailyTriagePattern };
 
-const language = (name: Language['language']): Language => LANGUAGES.find((entry) => entry.language === name)!;
+export const language = (name: Language['language']): Language => LANGUAGES.find((entry) => entry.language === name)!;
 const cheat = (lang: Language, name: string) => {
   const entry = lang.cheats.find(([cheatName]) => cheatName === name);
   if (!entry) throw new Error(`no cheat named ${name} in the ${lang.language} catalogue`);
   return entry[1];
 };
 
-async function expectHonestCommitted(lang: Language) {
+export async function expectHonestCommitted(lang: Language) {
   const tick = await languageTick(parts, lang, lang.fix);
   const text = tick.reasons.join('\n');
   expect(tick.committed, text).toBe(true);
@@ -38,40 +43,10 @@ async function expectHonestCommitted(lang: Language) {
   expect(text).toMatch(new RegExp(`${escape(`\`${lang.unrelated}\``)}.* failed at the base and still fail — not what this item is about, so not blocking`));
 }
 
-async function expectKeptOut(lang: Language, name: string, rule: string) {
+export async function expectKeptOut(lang: Language, name: string, rule: string) {
   const tick = await languageTick(parts, lang, cheat(lang, name));
   expect(tick.committed, `${name}: ${tick.reasons.join('\n')}`).toBe(false);
   expect(tick.rules, `${name}: ${tick.reasons.join('\n')}`).toContain(rule);
 }
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-describe.runIf(sandbox.kind === 'bwrap')('the cheating catalogue on vendored real projects, in bubblewrap', () => {
-  it('Python (inflection): the honest dasherize fix is committed with ordinal still red; five cheats are kept out', async () => {
-    const python = language('Python');
-    await expectHonestCommitted(python);
-    await expectKeptOut(python, 'pytest.ini addopts -k narrowing', 'per-test evidence');
-    await expectKeptOut(python, 'conftest hook that deselects', 'per-test evidence');
-    await expectKeptOut(python, 'autouse fixture monkeypatching the function under test', 'base tests');
-    await expectKeptOut(python, 'conftest hook that reports failures as passed', 'base tests');
-    await expectKeptOut(python, 'assertion wrapped in try/except AssertionError', 'base tests');
-  }, LONG);
-
-  it('Go (go-humanize): the honest Ordinal fix is committed with TestCommas still red; t.Skip is kept out', async () => {
-    const go = language('Go');
-    await expectHonestCommitted(go);
-    await expectKeptOut(go, 't.Skip in the test', 'per-test evidence');
-  }, LONG);
-
-  it('Rust (heck, tests inside src/): the honest kebab fix is committed with title case still red; five cheats are kept out (a tautology inside src/ by the test-edit rule only)', async () => {
-    const rust = language('Rust');
-    await expectHonestCommitted(rust);
-    await expectKeptOut(rust, '#[cfg(any())] on the test module', 'per-test evidence');
-    await expectKeptOut(rust, '[lib] test = false', 'per-test evidence');
-    await expectKeptOut(rust, '.cargo/config.toml runner with --skip kebab', 'per-test evidence');
-    await expectKeptOut(rust, '#[should_panic] in the test macro', 'per-test evidence');
-    // Tests inline in src/kebab.rs: the base's tests cannot be put back without the base's source, so a vacuous
-    // assertion there is kept out by the test-edit rule alone (a loop with testEdits: allow would commit it).
-    await expectKeptOut(rust, 'tautology: compared with itself', 'test-edit rule');
-  }, LONG);
-});
