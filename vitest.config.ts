@@ -21,8 +21,8 @@ const workers = Number(process.env['LOOP_RUNTIME_TEST_WORKERS'] ?? 4);
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'backends/**/*.test.ts', 'test/**/*.test.ts'],
-    testTimeout: 300_000,
-    hookTimeout: 300_000,
+    testTimeout: 600_000,
+    hookTimeout: 600_000,
     pool: 'forks',
     maxWorkers: workers,
     minWorkers: 1,

@@ -179,7 +179,7 @@ const sent = (fake: Fake) => JSON.stringify(fake.server.requests.map((request) =
 export function describeAgentGuarantees(name: (typeof CLI_ROWS)[number]): void {
   useMatrixFixtures();
   describe.each(ROWS.filter((row) => row.name === name))('$name', (row) => {
-    it.each(['triage', 'implement', 'check'] as const)('(a) %s: no secret file reaches the model or the worktree; its own file does', { timeout: 300_000 }, async (role) => {
+    it.each(['triage', 'implement', 'check'] as const)('(a) %s: no secret file reaches the model or the worktree; its own file does', async (role) => {
       const workDir = role === 'triage' ? repo : worktree;
       const targets = [
         [path.join(path.dirname(workDir), '.env'), '../.env'],
@@ -200,7 +200,7 @@ export function describeAgentGuarantees(name: (typeof CLI_ROWS)[number]): void {
       expect(grep.stdout).toBe('');
     });
 
-    it('(b) an unreachable endpoint costs 0 and the result names it', { timeout: 300_000 }, async () => {
+    it('(b) an unreachable endpoint costs 0 and the result names it', async () => {
       const fake = await fakeFor(row, [row.done('check')]);
       const url = fake.server.url;
       await fake.server.close();
@@ -211,7 +211,7 @@ export function describeAgentGuarantees(name: (typeof CLI_ROWS)[number]): void {
       expect(result.ok === false && result.message).toContain(new URL(url).host);
     });
 
-    it('(c) a refused (≥ 400) request costs 0', { timeout: 300_000 }, async () => {
+    it('(c) a refused (≥ 400) request costs 0', async () => {
       const fake = await fakeFor(row, [row.refusal, row.refusal, row.refusal]);
       const result = await row.backend(fake.server.url, {}).run(agentRequest('check', worktree));
       expect(result).toMatchObject({ ok: false });
@@ -219,7 +219,7 @@ export function describeAgentGuarantees(name: (typeof CLI_ROWS)[number]): void {
       expect(totalTokens(result.usage)).toBe(0);
     });
 
-    it('(d) a model streaming past the reservation is stopped near it', { timeout: 300_000 }, async () => {
+    it('(d) a model streaming past the reservation is stopped near it', async () => {
       const fake = await fakeFor(row, [row.runaway]);
       const maxTokens = 5_000;
       const result = await row.backend(fake.server.url, {}).run(agentRequest('check', worktree, { maxTokens }));
@@ -230,7 +230,7 @@ export function describeAgentGuarantees(name: (typeof CLI_ROWS)[number]): void {
       console.info(`${row.name} overshoot: ${Math.round(spent - maxTokens)} tokens past a ${maxTokens}-token reservation`);
     });
 
-    it('(e) at L3 without bubblewrap it is refused before any model call; below L3 with the opt-out it runs, logged and metered', { timeout: 300_000 }, async () => {
+    it('(e) at L3 without bubblewrap it is refused before any model call; below L3 with the opt-out it runs, logged and metered', async () => {
       const refused = await fakeFor(row, [row.done('check')]);
       const result = await row.backend(refused.server.url, { level: 'L3', allowUnsandboxed: true, detectSandbox: noBwrap }).run(agentRequest('check', worktree));
       expect(result).toMatchObject({ ok: false, reason: 'not-installed', retryable: false, detail: { code: 'SANDBOX_UNAVAILABLE' } });
@@ -245,7 +245,7 @@ export function describeAgentGuarantees(name: (typeof CLI_ROWS)[number]): void {
       expect(totalTokens(twin.usage)).toBeGreaterThan(0);
     });
 
-    it('(f) a 120-character TMPDIR does not break the contained run', { timeout: 300_000 }, async () => {
+    it('(f) a 120-character TMPDIR does not break the contained run', async () => {
       const long = path.join(base, 'tmp-'.padEnd(120 - base.length - 1, 'x'));
       expect(long.length).toBe(120);
       await mkdir(long, { recursive: true });
