@@ -56,7 +56,8 @@ async function runMain(dir: string, args: string[]): Promise<{ code: number; std
   return { code, stdout, stderr };
 }
 
-async function until(condition: () => Promise<boolean>, what: string, limitMs = 20_000): Promise<void> {
+/** Polls for a file or an exit; the limit is a ceiling for a hang, not a speed target (a loaded machine is slow). */
+async function until(condition: () => Promise<boolean>, what: string, limitMs = 240_000): Promise<void> {
   const deadline = Date.now() + limitMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
