@@ -5,7 +5,7 @@
  * committed on top: the item's bug (A) and a neighbour's (B). Every variant is
  * a real tick: GitWorkspace, the real runner in bubblewrap, zero-config
  * verification (pytest named for inflection, which has no pytest config).
- * Shared by `npm run bench` (all variants) and test/cheats-python-go-rust.test.ts
+ * Shared by `npm run bench` (all variants) and test/cheats-{python,go,rust}.test.ts
  * (a subset), which pass in the engine's parts so both build them the same way.
  */
 import { execFileSync } from 'node:child_process';

@@ -6,6 +6,9 @@
  * - in-process ticks per second with the mock backend (target ≥ 20,000/s)
  * - cold start of the built CLI per command, as a ratio to `node -e 0` (scripts/bench-cold.js: `--version`, `list`,
  *   `plan`, `status`, `validate` ≤ 1.6×; `run <id> --dry-run` ≤ 4×, in wall and CPU time), in a loop-init scaffold
+ * - a real tick's wall time split into model, tests, git/worktree, sandbox start-up and other, for a small and a
+ *   20,000-file repository, first tick and second tick on the unchanged base (scripts/bench-tick-split.js; target:
+ *   the second ≤ 1.5× one run of the verification command)
  * - the workspace and scheduling benchmarks, when their modules are built
  * - the Codex backend's budget overshoot past a reservation, when codex is installed
  * - the same for the claude, opencode and gemini CLI backends, each against its local fake (scripts/bench-overshoot.js)
@@ -68,6 +71,8 @@ console.log(`cold start, median of ${coldRuns} paired runs in a loop-init scaffo
 console.log(formatColdTable(benchColdStart({ runs: coldRuns })));
 const ticks = await benchTicks();
 console.log(`in-process ticks/s (mock backend, memory ports, L2 act+verify+commit): ${ticks.ticksPerSecond.toLocaleString('en-US')}  (target ≥ 20,000; samples ${ticks.samples.join(', ')})`);
+const split = await optional('bench-tick-split.js', 'benchTickSplit'); // a real tick's wall time by port, small and 20k-file repositories
+if (split) console.log((await import('./bench-tick-split.js')).formatTickSplit(split).join('\n'));
 const workspace = await optional('bench-workspace.js', 'benchWorkspace');
 if (workspace) console.log(`workspace setup per tick: reuse ${workspace.reuseMs} ms vs fresh git worktree add ${workspace.freshAddMs} ms → ratio ${workspace.ratio}×  (target ≤ 0.15×)`);
 const schedule = await optional('bench-schedule.js', 'benchSchedule');

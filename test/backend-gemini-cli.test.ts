@@ -46,7 +46,7 @@ const toolNames = (body: { tools?: { functionDeclarations?: { name: string }[] }
   (body.tools ?? []).flatMap((tool) => tool.functionDeclarations ?? []).map((declaration) => declaration.name).sort();
 
 describe('Gemini CLI backend (real CLI, fake Gemini API)', () => {
-  it('implements a fix in the worktree with its own read and replace tools, and the checker approves read-only', { timeout: 60_000 }, async () => {
+  it('implements a fix in the worktree with its own read and replace tools, and the checker approves read-only', async () => {
     const file = path.join(worktree, 'greet.txt');
     const { server, backend } = await backendFor([
       geminiCall('read_file', { file_path: file }, { input: 1000, output: 30 }),
@@ -77,21 +77,21 @@ describe('Gemini CLI backend (real CLI, fake Gemini API)', () => {
     for (const tool of ['replace', 'write_file', 'run_shell_command']) expect(checkerTools).not.toContain(tool);
   });
 
-  it('maps an invalid API key to reason auth', { timeout: 60_000 }, async () => {
+  it('maps an invalid API key to reason auth', async () => {
     const { backend } = await backendFor([geminiErrors.auth()]);
     const result = await backend.run(agentRequest('check', worktree));
     expect(result).toMatchObject({ ok: false, reason: 'auth', retryable: false });
     expect(result.ok === false && result.message).toContain('To fix:');
   });
 
-  it('says auth (CLI exit 41) when no API key is set', { timeout: 60_000 }, async () => {
+  it('says auth (CLI exit 41) when no API key is set', async () => {
     const { server, backend } = await backendFor([], { env: { GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:9' } });
     const result = await backend.run(agentRequest('check', worktree));
     expect(result).toMatchObject({ ok: false, reason: 'auth', detail: { exitCode: 41 } });
     expect(server.requests).toHaveLength(0);
   });
 
-  it('stops at the request\'s maxTurns (maxSessionTurns, CLI exit 53)', { timeout: 60_000 }, async () => {
+  it('stops at the request\'s maxTurns (maxSessionTurns, CLI exit 53)', async () => {
     const steps = Array.from({ length: 6 }, (_, index) => geminiCall('read_file', { file_path: path.join(worktree, index % 2 ? 'README.md' : 'greet.txt') }));
     const { server, backend } = await backendFor(steps);
     const result = await backend.run(agentRequest('check', worktree, { maxTurns: 2 }));
@@ -99,7 +99,7 @@ describe('Gemini CLI backend (real CLI, fake Gemini API)', () => {
     expect(server.streamRequests()).toHaveLength(2);
   });
 
-  it('kills the process group mid-stream when the metered usage crosses the reservation', { timeout: 60_000 }, async () => {
+  it('kills the process group mid-stream when the metered usage crosses the reservation', async () => {
     const { backend } = await backendFor([{ parts: [{ text: 'thinking…' }], usage: { input: 2000 }, runawayOutputPerChunk: 500 }]);
     const maxTokens = 10_000;
     const result = await backend.run(agentRequest('check', worktree, { maxTokens }));

@@ -48,7 +48,7 @@ const toolNames = (body: { tools?: { function: { name: string } }[] }) => (body.
 const call = (name: string, args: Record<string, unknown>, usage?: { input: number; output: number }): OpenAIStep => ({ toolCalls: [{ name, arguments: args }], ...(usage ? { usage } : {}) });
 
 describe('OpenCode backend (real CLI, fake OpenAI-compatible API)', () => {
-  it('implements a fix in the worktree with its own read and edit tools, and the checker approves read-only', { timeout: 60_000 }, async () => {
+  it('implements a fix in the worktree with its own read and edit tools, and the checker approves read-only', async () => {
     const file = path.join(worktree, 'greet.txt');
     const { server, backend } = await backendFor([
       call('read', { filePath: file }, { input: 1000, output: 30 }),
@@ -82,7 +82,7 @@ describe('OpenCode backend (real CLI, fake OpenAI-compatible API)', () => {
     for (const tool of ['edit', 'write', 'bash', 'patch', 'apply_patch']) expect(checkerTools).not.toContain(tool);
   });
 
-  it('denies an implementer write outside the worktree, while the same write inside it lands', { timeout: 60_000 }, async () => {
+  it('denies an implementer write outside the worktree, while the same write inside it lands', async () => {
     const outside = path.join(path.dirname(worktree), `outside-${path.basename(worktree)}.txt`);
     const inside = path.join(worktree, 'inside.txt');
     const { server, backend } = await backendFor([
@@ -99,14 +99,14 @@ describe('OpenCode backend (real CLI, fake OpenAI-compatible API)', () => {
     await rm(inside, { force: true });
   });
 
-  it('maps an authentication error to reason auth', { timeout: 60_000 }, async () => {
+  it('maps an authentication error to reason auth', async () => {
     const { backend } = await backendFor([{ error: { status: 401, message: 'Incorrect API key provided: k.', type: 'invalid_request_error', code: 'invalid_api_key' } }]);
     const result = await backend.run(agentRequest('check', worktree));
     expect(result).toMatchObject({ ok: false, reason: 'auth', retryable: false, detail: { exitCode: 1, error: { status: 401 } } });
     expect(result.ok === false && result.message).toContain('To fix:');
   });
 
-  it('stops at the request\'s maxTurns when the model keeps calling tools', { timeout: 60_000 }, async () => {
+  it('stops at the request\'s maxTurns when the model keeps calling tools', async () => {
     const steps = Array.from({ length: 10 }, (_, index) => call('read', { filePath: path.join(worktree, index % 2 ? 'README.md' : 'greet.txt') }));
     const { server, backend } = await backendFor(steps);
     const result = await backend.run(agentRequest('check', worktree, { maxTurns: 2 }));
@@ -114,7 +114,7 @@ describe('OpenCode backend (real CLI, fake OpenAI-compatible API)', () => {
     expect(server.requests.length).toBeLessThanOrEqual(3);
   });
 
-  it('kills the process group when the steps\' usage crosses the reservation, and reports what was spent', { timeout: 60_000 }, async () => {
+  it('kills the process group when the steps\' usage crosses the reservation, and reports what was spent', async () => {
     const steps = Array.from({ length: 10 }, () => call('read', { filePath: path.join(worktree, 'greet.txt') }, { input: 15_000, output: 3_000 }));
     const { server, backend } = await backendFor(steps);
     const maxTokens = 40_000;

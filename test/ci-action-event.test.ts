@@ -105,7 +105,7 @@ beforeAll(async () => {
     GITHUB_API_URL: github.url,
     GH_TOKEN: 'test-token',
   };
-}, 120_000);
+});
 
 afterAll(async () => {
   await github?.close();
@@ -123,7 +123,7 @@ describe('the Action on GitHub events', () => {
     expect(model.requests).toHaveLength(0);
     expect(github.requests.map((request) => request.url)).toEqual(['/repos/acme/demo/collaborators/reader/permission']);
     expect(everything()).not.toContain(CANARY);
-  }, 180_000);
+  });
 
   it('a failed workflow_run from a write user ticks with that run as the item, its log tail redacted; outputs with a cost', async () => {
     const event = {
@@ -151,5 +151,5 @@ describe('the Action on GitHub events', () => {
     expect(outputs['cost-usd']).toBe('0.0002');
     expect(result.summary).toContain('ci-sweeper');
     expect(await readFile(join(result.cwd, 'loop-run-log.md'), 'utf8')).toMatch(/"items_found":1,.*"kind":"report","backend":"openai"/);
-  }, 180_000);
+  });
 });

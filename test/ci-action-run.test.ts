@@ -94,7 +94,7 @@ beforeAll(async () => {
     GITHUB_API_URL: github.url,
     GH_TOKEN: 'test-token',
   };
-}, 120_000);
+});
 
 afterAll(async () => {
   await github?.close();
@@ -119,7 +119,7 @@ describe('the Action, its composite steps run locally', () => {
     expect(result.outputs.gate).toMatchObject({ allowed: 'true', reason: 'maintainer has write access' });
     const branches = await run('git', ['branch', '--list', 'loop-runtime-state'], { cwd: origin });
     expect(branches.stdout).toContain('loop-runtime-state');
-  }, 180_000);
+  });
 
   it('event mode from an actor with read access: the gate skips the tick before it runs; green, outcome skipped', async () => {
     const result = await runAction({ loop: 'daily-triage', mode: 'event', 'state-branch': '' }, { action: 'opened', sender: { type: 'User' } }, 'reader');
@@ -129,7 +129,7 @@ describe('the Action, its composite steps run locally', () => {
     expect(result.steps[6]!.output).toContain('Skipped by the trigger gate or the event.');
     expect(result.outputs.summary).toMatchObject({ outcome: 'skipped', tokens: '0', escalated: 'false' });
     expect(result.summary).toContain('trigger gate');
-  }, 180_000);
+  });
 
   it('a bad mode input stops before the tick with an error naming the fix; the summary still reports no-output and fails', async () => {
     const result = await runAction({ loop: 'daily-triage', mode: 'sometimes', 'state-branch': '' }, {});
@@ -140,5 +140,5 @@ describe('the Action, its composite steps run locally', () => {
     expect(result.steps.map((step) => step.status)).toEqual(['uses-skipped', 'ran', 'ran', 'skipped', 'skipped', 'skipped', 'skipped', 'ran', 'ran']);
     expect(result.outputs.summary).toMatchObject({ outcome: 'no-output', tokens: '0', escalated: 'false' });
     expect(result.summary).toContain('no JSON output');
-  }, 180_000);
+  });
 });

@@ -25,7 +25,7 @@ beforeAll(async () => {
   await new Promise((resolve, reject) => execFile(join(CHECKOUT, 'node_modules', '.bin', 'loop-init'), [root, '--pattern', 'daily-triage', '--tool', 'claude'], { cwd: root }, (error) => (error ? reject(error) : resolve(null))));
   const loopMd = await readFile(join(root, 'LOOP.md'), 'utf8');
   await writeFile(join(root, 'LOOP.md'), `---\nloop-runtime:\n  loops:\n    daily-triage: { backend: mock }\n---\n${loopMd}`);
-}, 60_000);
+});
 
 afterAll(async () => {
   if (root) await rm(root, { recursive: true, force: true });
@@ -37,7 +37,7 @@ describe('ci init --action', () => {
     expect(result.code).toBe(3);
     expect(`${result.stdout}${result.stderr}`).toContain('is not an Action pinned to a commit');
     expect(`${result.stdout}${result.stderr}`).toContain('<owner>/<repo>@<40-hex commit sha>');
-  }, 60_000);
+  });
 
   it('with a pinned ref writes a valid workflow using it; without one, a placeholder it says to replace', async () => {
     const pinned = await cli('ci', 'init', '--action', '--action-ref', `acme/loop-runtime@${SHA}`);
@@ -49,7 +49,7 @@ describe('ci init --action', () => {
     expect(placeholder.code).toBe(0);
     expect(placeholder.stdout).toContain('The Action is a placeholder (OWNER/loop-runtime@REPLACE-WITH-A-40-HEX-COMMIT-SHA)');
     expect(await readFile(join(root, '.github', 'workflows', 'loop-runtime.yml'), 'utf8')).toContain('uses: OWNER/loop-runtime@REPLACE-WITH-A-40-HEX-COMMIT-SHA');
-  }, 60_000);
+  });
 
   it("wires ci-sweeper to the failed runs of the repository's own workflows, by name; the workflow validates", async () => {
     const loopMd = await readFile(join(root, 'LOOP.md'), 'utf8');
@@ -64,5 +64,5 @@ describe('ci init --action', () => {
     expect(workflow.on.workflow_run).toEqual({ workflows: ['Build and test'], types: ['completed'] });
     expect(workflow.jobs['ci-sweeper']!.if).toContain("github.event.workflow_run.conclusion == 'failure'");
     expect(workflow.jobs['daily-triage']!.if).not.toContain('workflow_run');
-  }, 60_000);
+  });
 });

@@ -116,7 +116,7 @@ beforeAll(async () => {
   };
   const claude = await run('sh', ['-c', 'command -v claude || true'], { env: runnerEnv });
   expect(claude.stdout.trim(), 'the runner PATH must not hold a claude binary').toBe('');
-}, 120_000);
+});
 
 afterAll(async () => {
   if (root) await rm(root, { recursive: true, force: true });

@@ -94,7 +94,7 @@ async function tick(name: 'opencode' | 'gemini-cli', edit: Edit) {
 
 for (const name of ['opencode', 'gemini-cli'] as const) {
   describe(`a full tick with the real ${name} CLI (fake model API)`, () => {
-    it('fixes a failing test with the CLI\'s own tools, verifies in bwrap and commits with trailers', { timeout: 180_000 }, async () => {
+    it('fixes a failing test with the CLI\'s own tools, verifies in bwrap and commits with trailers', async () => {
       const { repo, result } = await tick(name, { file: 'src/add.mjs', from: 'a - b', to: 'a + b', summary: 'Made add() add.' });
       expect(result.kind).toBe('proposed');
       if (result.kind !== 'proposed') return;
@@ -116,7 +116,7 @@ for (const name of ['opencode', 'gemini-cli'] as const) {
 
     // The cheat is the same for every CLI (the gate reads git's diff, not the agent): run it once, on the faster CLI,
     // to keep the suite's time down — opencode starts in ~5-15 s per call on a loaded machine.
-    it.skipIf(name === 'opencode')('rejects an implementer that skips the failing test, although the command passes and the checker approves', { timeout: 180_000 }, async () => {
+    it.skipIf(name === 'opencode')('rejects an implementer that skips the failing test, although the command passes and the checker approves', async () => {
       const { repo, result } = await tick(name, { file: 'test/add.test.mjs', from: "test('adds two numbers'", to: "test.skip('adds two numbers'", summary: 'Made the suite green.' });
       expect(result.kind).toBe('rejected');
       if (result.kind !== 'rejected') return;

@@ -117,7 +117,7 @@ describe('loop-init scaffolds with no loop-runtime block run their own agent', (
     expect((await spendEntries(repo)).map((entry) => entry.phase)).toEqual(['triage']);
   });
 
-  it('--tool opencode: the real opencode from node_modules/.bin; with no model: its model is chosen from the key that is set (Anthropic over OpenAI), its endpoint from ANTHROPIC_BASE_URL', { timeout: 180_000 }, async () => {
+  it('--tool opencode: the real opencode from node_modules/.bin; with no model: its model is chosen from the key that is set (Anthropic over OpenAI), its endpoint from ANTHROPIC_BASE_URL', async () => {
     const repo = await opencodeProject();
     const anthropic = await startFakeAnthropicServer([text(ADD_BUG_TRIAGE, { input: 1000, output: 50 })]);
     cleanups.push(() => anthropic.close());
@@ -162,7 +162,7 @@ describe('loop-init scaffolds with no loop-runtime block run their own agent', (
     expect(await runLogLines(repo)).toEqual([expect.objectContaining({ tick_id: tick.tickId })]);
   });
 
-  it('--tool opencode with only OPENAI_API_KEY: openai/gpt-6-sol, against OPENAI_BASE_URL (the Responses API, streamed)', { timeout: 180_000 }, async () => {
+  it('--tool opencode with only OPENAI_API_KEY: openai/gpt-6-sol, against OPENAI_BASE_URL (the Responses API, streamed)', async () => {
     const repo = await opencodeProject();
     const openai = await startFakeResponsesServer([{ text: ADD_BUG_TRIAGE, usage: { input: 900, output: 70 } }]);
     cleanups.push(() => openai.close());
@@ -180,7 +180,7 @@ describe('loop-init scaffolds with no loop-runtime block run their own agent', (
     expect((await spendEntries(repo)).map((entry) => [entry.phase, entry.tokens, (entry as { costUsd?: number }).costUsd])).toEqual([['triage', 970, 0.0025]]);
   });
 
-  it('--tool opencode with neither ANTHROPIC_API_KEY nor OPENAI_API_KEY: no model to choose, so a real run stops with exit 3 naming both fixes, and no model is called', { timeout: 60_000 }, async () => {
+  it('--tool opencode with neither ANTHROPIC_API_KEY nor OPENAI_API_KEY: no model to choose, so a real run stops with exit 3 naming both fixes, and no model is called', async () => {
     const repo = await opencodeProject();
     const result = await runCli(repo, ['run', 'daily-triage', '--json'], { PATH: SYSTEM_PATH, OPENROUTER_API_KEY: 'sk-or-zero-config' });
     expect(result.code).toBe(3);

@@ -149,7 +149,7 @@ describe('fleet: human approval is a durable wait', () => {
     } finally {
       await client.end();
     }
-  }, 240_000);
+  });
   it('reject through the console API after the escalating worker stopped (SIGTERM does not drain waits): the next worker discards the change and records it; a second decision is refused', async () => {
     const url = await cluster.createDatabase('rejection');
     const scratch = await tempDir('fleet-reject-');
@@ -210,5 +210,5 @@ describe('fleet: human approval is a durable wait', () => {
       await server.close();
       await client.end();
     }
-  }, 240_000);
+  });
 });

@@ -38,7 +38,7 @@ const children: ChildProcess[] = [];
 beforeAll(async () => {
   cluster = await startPgCluster();
   scratch = await mkdtemp(join(tmpdir(), 'fleet-lease-'));
-}, 30_000);
+});
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
   await cluster?.stop();
@@ -137,7 +137,7 @@ describe('fleet: a manual run and a worker tick of one loop never overlap', () =
       await client.end();
       await stopWorker(worker);
     }
-  }, 60_000);
+  });
 
   it('the worker tick holds the lease: the manual run is refused (LEASE_HELD) before its model is called', async () => {
     const url = await cluster.createDatabase('lease_worker_first');
@@ -165,5 +165,5 @@ describe('fleet: a manual run and a worker tick of one loop never overlap', () =
       await client.end();
       await stopWorker(worker);
     }
-  }, 60_000);
+  });
 });

@@ -67,5 +67,5 @@ describe('one worker, several repositories, per-repository caps', () => {
     } finally {
       await client.end().catch(() => undefined);
     }
-  }, 180_000);
+  });
 });

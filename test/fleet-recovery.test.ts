@@ -26,7 +26,7 @@ const children: ChildProcess[] = [];
 beforeAll(async () => {
   cluster = await startPgCluster();
   scratch = await mkdtemp(join(tmpdir(), 'fleet-recovery-'));
-}, 30_000);
+});
 afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
   await cluster?.stop();
@@ -107,5 +107,5 @@ describe('fleet: a tick is a durable workflow', () => {
     } finally {
       await client.end();
     }
-  }, 60_000);
+  });
 });

@@ -25,6 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, makeLoopRepo } from './e2e-fixtures.js';
 import { cleanupTempDirs, GIT_ENV } from './git-fixtures.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
+import { waitForProgress } from './wait-for.js';
 
 const LOOPS = Number(process.env.FLEET_SCALE_LOOPS ?? 200);
 const WORKERS = 4;
@@ -36,7 +37,7 @@ const children: ChildProcess[] = [];
 beforeAll(async () => {
   cluster = await startPgCluster();
   scratch = await mkdtemp(join(tmpdir(), 'fleet-scale-'));
-}, 30_000);
+});
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await cluster?.stop();
@@ -99,12 +100,7 @@ describe('fleet at scale', () => {
       // tick session's finish, the lease's release), and the workers are killed as soon as every tick is done.
       const countOf = async (sql: string) => Number((await client.query<{ count: string }>(sql)).rows[0]!.count);
       const recorded = async () => Math.min(await countOf('SELECT count(*) FROM loop_runtime_runs'), await countOf(`SELECT count(*) FROM dbos.workflow_status WHERE status = 'SUCCESS'`));
-      const until = async (count: number) => {
-        for (let attempt = 0; (await recorded()) < count; attempt += 1) {
-          if (attempt > 1_500) throw new Error(`timed out: ${await recorded()} of ${count} ticks recorded and finished`);
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-      };
+      const until = (count: number) => waitForProgress(recorded, count, { explain: (done) => `${done} of ${count} ticks recorded and finished` });
       // Every first-slot tick was enqueued before its worker said ready, and they are queued or running now: the clock
       // moves on at once, and the second slot is enqueued on top of the first.
       await writeFile(clockFile, SLOTS[1]!);
@@ -144,5 +140,5 @@ describe('fleet at scale', () => {
     } finally {
       await client.end();
     }
-  }, 240_000);
+  });
 });

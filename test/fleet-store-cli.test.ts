@@ -59,7 +59,7 @@ describe('the fleet store behind the CLI', () => {
     // Without the variable the same repository is back on files, with its own (empty) ledger.
     const onFiles = await runCli(repo, ['status', '--json'], { LOOP_RUNTIME_DATABASE_URL: undefined });
     expect(JSON.parse(onFiles.stdout)).toMatchObject({ store: 'files under .loop-runtime/', loops: [{ id: 'daily-triage', spentToday: 0 }] });
-  }, 120_000);
+  });
 
   it('store: { url: env:NAME } in LOOP.md: two checkouts of one origin, two run processes at once, one cap', async () => {
     const url = await cluster.createDatabase('cli_cap');
@@ -90,5 +90,5 @@ describe('the fleet store behind the CLI', () => {
     const unset = await runCli(origin, RUN, { FLEET_DATABASE: undefined });
     expect(unset.code).toBe(3);
     expect(JSON.parse(unset.stdout)).toMatchObject({ ok: false, error: { code: 'CONFIG_INVALID', message: expect.stringContaining('FLEET_DATABASE is not set') } });
-  }, 120_000);
+  });
 });

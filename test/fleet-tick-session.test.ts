@@ -81,7 +81,7 @@ describe('a fleet worker tick does what run does around it', () => {
     expect(types).toEqual(expect.arrayContaining(['phase-start triage', 'phase-end triage', 'phase-start implement', 'phase-end implement', 'tick-end']));
     expect(types.at(-1)).toBe('tick-result');
     expect(journal.at(-1)).toMatchObject({ type: 'tick-result', loop: 'daily-triage', result: { kind: 'proposed', tickId } });
-  }, 120_000);
+  });
 
   it('a tick resumed after kill -9 records its proposal once and writes no journal line twice', async () => {
     const url = await cluster.createDatabase('session_kill');
@@ -111,5 +111,5 @@ describe('a fleet worker tick does what run does around it', () => {
     expect((await readTickEvents(repo)).filter((line) => line.tickId === tickId)).toEqual(before);
     const runs = await queryRows<{ tick_id: string }>(url, 'SELECT tick_id FROM loop_runtime_runs');
     expect(runs).toEqual([{ tick_id: tickId }]);
-  }, 120_000);
+  });
 });

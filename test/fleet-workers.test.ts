@@ -38,11 +38,11 @@ interface RunRow {
 }
 
 describe('loop-runtime worker: a fleet of two on one Postgres', () => {
-  it('20 repositories, two slots: each loop ticks once per slot, never two at once; SIGTERM drains and exits 0', () => twoSlots({ restartPostgres: false }), 120_000);
+  it('20 repositories, two slots: each loop ticks once per slot, never two at once; SIGTERM drains and exits 0', () => twoSlots({ restartPostgres: false }));
   // Was flaky (about one run in two) until 2026-11-23: the worker crashed on an unhandled 'error' of a pooled client
   // held across a transaction, and the test cluster ran synchronous_commit=off, so the restart threw away commits the
   // workers had been told were durable (a finished tick back to PENDING, an enqueued tick gone). See DESIGN.md.
-  it('Postgres restarted in the middle of the second slot: the workers reconnect, no tick is lost or doubled', () => twoSlots({ restartPostgres: true }), 120_000);
+  it('Postgres restarted in the middle of the second slot: the workers reconnect, no tick is lost or doubled', () => twoSlots({ restartPostgres: true }));
 });
 
 async function twoSlots({ restartPostgres }: { restartPostgres: boolean }): Promise<void> {

@@ -34,5 +34,5 @@ describe('a lock taken after a graceful SIGTERM listener', () => {
     child.kill('SIGTERM');
     expect(await exited).toEqual({ code: 0, signal: null });
     expect(out).toContain('STOPPED');
-  }, 30_000);
+  });
 });

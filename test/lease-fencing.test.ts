@@ -25,7 +25,7 @@ import { startPgCluster, type PgCluster } from './pg-cluster.js';
 let cluster: PgCluster;
 beforeAll(async () => {
   cluster = await startPgCluster();
-}, 30_000);
+});
 afterAll(async () => {
   await cluster?.stop();
   await cleanupTempDirs();
@@ -109,7 +109,7 @@ describe('lease fencing: a run whose lease was taken over stops before its next 
     } finally {
       await result.close();
     }
-  }, 60_000);
+  });
 
   it('the allowed twin: B comes within A\'s stale time and is refused; A keeps the lease and completes', async () => {
     const result = await scenario('fencing_kept', 60_000);
@@ -124,5 +124,5 @@ describe('lease fencing: a run whose lease was taken over stops before its next 
     } finally {
       await result.close();
     }
-  }, 60_000);
+  });
 });

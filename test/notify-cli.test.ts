@@ -56,7 +56,7 @@ beforeAll(async () => {
   const spend = { at: now, day: new Date(now).toISOString().slice(0, 10), patternId: 'daily-triage', tickId: 'tick-earlier', phase: 'triage', tokens: 2220, costUsd: null };
   await writeFile(join(root, '.loop-runtime', 'spend.jsonl'), `${JSON.stringify(spend)}\n`);
   receiver = await startWebhookReceiver();
-}, 60_000);
+});
 
 afterAll(async () => {
   await receiver?.close();
@@ -69,7 +69,7 @@ describe('notify: through the CLI', () => {
     expect(code).toBe(2);
     expect(output.ticks.map((entry) => `${entry.kind}:${entry.reason}`)).toEqual(['halted:budget-exhausted']);
     expect(output.notes).toEqual([expect.stringMatching(/^notify: the halted notification for daily-triage was not sent: the webhook at 127\.0\.0\.1:\d+ could not be reached \(ECONNREFUSED\); the tick is unaffected$/)]);
-  }, 120_000);
+  });
 
   it('a budget halt reaches the receiver once across two refused ticks: the loop, the reason, the spend, the next command and the console link', async () => {
     const { code, output } = await tick(receiver.url);
@@ -87,7 +87,7 @@ describe('notify: through the CLI', () => {
     expect(again.output.ticks.map((entry) => `${entry.kind}:${entry.reason}`)).toEqual(['halted:budget-exhausted']);
     expect(again.output.notes ?? []).toEqual([]);
     expect(receiver.bodies).toHaveLength(1);
-  }, 120_000);
+  });
 
   it('an escalation reaches the receiver with the item quoted and the approve command', async () => {
     const before = receiver.bodies.length;
@@ -102,5 +102,5 @@ describe('notify: through the CLI', () => {
     expect(message).toMatch(/\nItem `[^`]+`:\n> /);
     expect(message).toMatch(/`loop-runtime approve [^`]+`/);
     expect(message).toContain('Reason: The verifier asks a human: no verification command ran');
-  }, 120_000);
+  });
 });

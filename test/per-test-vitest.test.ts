@@ -37,7 +37,7 @@ describe('vitest per test through npm test', () => {
       collected: 4,
       tests: { 'math.test.js::adds': 'passed', 'math.test.js::fails': 'failed', 'math.test.js::later': 'skipped', 'math.test.js::group > inner': 'passed' },
     });
-  }, 300_000);
+  });
 
   it('a compound script gets no reporter: the exit code decides, and the evidence says why', async () => {
     const root = await vitestProject('vitest run && echo done');
@@ -47,5 +47,5 @@ describe('vitest per test through npm test', () => {
     const evidence = await runWithReport(runner, command, { cwd: root, timeoutMs: 300_000 }, plans.get('npm test')!);
     expect(evidence.exitCode).toBe(1);
     expect(evidence.tests).toMatchObject({ source: 'exit-code', runner: 'vitest', why: expect.stringContaining('compound') });
-  }, 300_000);
+  });
 });

@@ -41,6 +41,22 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Starts the server on a port the kernel just handed out. Test files run in parallel, so another file (or its
+ * server) can take that port between our probe and the server's bind: then the start fails and a new port is tried.
+ */
+async function startOnFreePort(startOn: (port: number) => void): Promise<number> {
+  for (let attempt = 1; ; attempt += 1) {
+    const port = await freePort();
+    try {
+      startOn(port);
+      return port;
+    } catch (error) {
+      if (attempt >= 5) throw error;
+    }
+  }
+}
+
 /** Why the cluster cannot start here, or null when it can. */
 export function pgUnavailableReason(): string | null {
   if (!existsSync(join(BIN, 'initdb'))) return `PostgreSQL server binaries not found in ${BIN} (apt-get install postgresql, or set LOOP_RUNTIME_PG_BIN).`;
@@ -61,14 +77,14 @@ export async function startPgCluster(): Promise<PgCluster> {
   if (process.getuid?.() === 0) chownSync(root, 65534, 65534);
   const dataDir = join(root, 'data');
   asOwner(join(BIN, 'initdb'), ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C.UTF-8']);
-  const port = await freePort();
   // fsync=off is safe for a server that is only ever killed, never its machine: WAL written at commit is in the
   // kernel's page cache and survives. synchronous_commit stays on: with it off, a `kill()` (pg_ctl -m immediate) loses
   // the last acknowledged commits (measured: 13-15 of 3,000 back-to-back inserts), which no durable engine survives —
   // a worker's recorded step or finished tick silently un-happens.
-  const options = `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200`;
-  const start = () => asOwner(join(BIN, 'pg_ctl'), ['-D', dataDir, '-o', options, '-l', join(root, 'server.log'), '-w', 'start']);
-  start();
+  const serverOptions = (port: number) => `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200`;
+  const startOn = (port: number) => asOwner(join(BIN, 'pg_ctl'), ['-D', dataDir, '-o', serverOptions(port), '-l', join(root, 'server.log'), '-w', '-t', '300', 'start']);
+  const port = await startOnFreePort(startOn);
+  const start = () => startOn(port);
   const url = (database = 'postgres') => `postgresql://postgres@127.0.0.1:${port}/${database}`;
   let databases = 0;
   return {

@@ -16,7 +16,7 @@ import { startPgCluster, type PgCluster } from './pg-cluster.js';
 let cluster: PgCluster;
 beforeAll(async () => {
   cluster = await startPgCluster();
-}, 30_000);
+});
 afterAll(async () => cluster?.stop());
 
 describe('PostgresDatabase.transaction when the server drops the connection mid-transaction', () => {

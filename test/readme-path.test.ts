@@ -209,5 +209,5 @@ describe("README: from the demo to your repository's CI", () => {
     const committed = await exec('git', ['show', '--stat', '--format=%s', 'HEAD'], repo, env);
     expect(committed.stdout).toContain('Run loop-runtime on a schedule');
     expect(committed.stdout).toContain('.github/workflows/loop-runtime.yml');
-  }, 300_000);
+  });
 });

@@ -82,7 +82,7 @@ beforeAll(async () => {
   expect(recorded.code, recorded.stdout + recorded.stderr).toBe(0);
   expect((JSON.parse(recorded.stdout) as { ticks: Array<{ kind: string }> }).ticks[0]!.kind).toBe('proposed');
   requestsAfterRecording = server.requests.length;
-}, 120_000);
+});
 
 describe('run --record, replay and test', () => {
   it('a recording holds the whole tick and no secret from the environment, the prompt or the answers', async () => {

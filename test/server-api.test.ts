@@ -39,7 +39,7 @@ beforeAll(async () => {
   // Planted where the console reads: a foreign run-log line and a journal line quoting the secret.
   await appendFile(join(repo, 'loop-run-log.md'), `\n${JSON.stringify({ run_id: '2026-11-20T08:00:00Z', pattern: 'daily-triage', outcome: 'no-op', tokens_estimate: 0, kind: `leaked ${CANARY}` })}\n`);
   server = await startServer({ repos: [repo], env: { ...process.env, ...CANARY_ENV }, clock: systemClock, port: 0 });
-}, 60_000);
+});
 
 afterAll(async () => {
   await server?.close();
@@ -194,7 +194,7 @@ describe('serve: several repositories', () => {
     } finally {
       await both.close();
     }
-  }, 30_000);
+  });
 });
 
 describe('serve: no secret in any response', () => {
@@ -267,5 +267,5 @@ describe('loop-runtime serve (the CLI)', () => {
     const second = await start();
     expect(second).not.toContain(token);
     expect(second).toContain('Token: in ');
-  }, 30_000);
+  });
 });

@@ -16,7 +16,8 @@ import { CANARY, CANARY_ENV, cli, packageRoot, run, scaffoldRepository } from '.
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
-const WAIT = { timeout: 15_000 };
+// A ceiling for the page to settle, not a speed target: a browser on a loaded machine is slow.
+const WAIT = { timeout: 60_000 };
 
 let repo: string;
 let server: RunningServer;
@@ -43,7 +44,7 @@ describe.skipIf(!hasChromium)(hasChromium ? 'the console in headless Chromium' :
     browser = await chromium.launch({ executablePath: CHROMIUM });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await watchPage(page);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -61,7 +62,7 @@ describe.skipIf(!hasChromium)(hasChromium ? 'the console in headless Chromium' :
     // The token left the address bar (kept for this origin only).
     expect(page.url()).not.toContain('token=');
     expect(consoleErrors).toEqual([]);
-  }, 30_000);
+  });
 
   it('shows a tick started from the CLI live, phase by phase, and puts its escalation in the inbox', async () => {
     const ticking = cli(repo, ['run', 'daily-triage', '--json'], CANARY_ENV);
@@ -85,7 +86,7 @@ describe.skipIf(!hasChromium)(hasChromium ? 'the console in headless Chromium' :
     await page.locator(`#runs tbody tr[data-tick="${tick.tickId}"]`).click();
     await page.locator('#detail:not([hidden])').waitFor(WAIT);
     await expect.poll(() => page.locator('#detail').innerText(), WAIT).toMatch(/Verification[\s\S]*\$ true → exit 0/);
-  }, 30_000);
+  });
 
   it('renders the diff redacted, and Approve commits the change and empties the inbox', async () => {
     const item = page.locator('#inbox .change').first();
@@ -111,7 +112,7 @@ describe.skipIf(!hasChromium)(hasChromium ? 'the console in headless Chromium' :
     const { stdout } = await run('git', ['log', '--all', '--format=%B'], { cwd: repo });
     expect(stdout).toContain('Loop-Approved-By: human');
     expect(await readFile(join(repo, 'loop-run-log.md'), 'utf8')).toContain('"kind":"human-approved"');
-  }, 30_000);
+  });
 
   it('Reject discards an escalated change: the inbox empties and its branch is gone', async () => {
     const ticked = await cli(repo, ['run', 'daily-triage', '--json'], CANARY_ENV);
@@ -124,7 +125,7 @@ describe.skipIf(!hasChromium)(hasChromium ? 'the console in headless Chromium' :
     const { stdout } = await run('git', ['branch', '--list', `loop/daily-triage/${id}`], { cwd: repo });
     expect(stdout.trim()).toBe('');
     expect(await readFile(join(repo, 'loop-run-log.md'), 'utf8')).toContain('"kind":"human-rejected"');
-  }, 30_000);
+  });
 
   it('Pause writes the kill switch and the next tick halts; Resume clears it', async () => {
     await page.locator('#pause-all').click();
@@ -137,7 +138,7 @@ describe.skipIf(!hasChromium)(hasChromium ? 'the console in headless Chromium' :
     await page.locator('#resume-all').click();
     await expect.poll(() => page.locator('#pause-state').innerText(), WAIT).toBe('All loops may run');
     expect(existsSync(join(repo, 'loop-pause-all'))).toBe(false);
-  }, 30_000);
+  });
 
   it('lays out at 1280 px and 390 px without horizontal overflow (screenshots)', async () => {
     for (const width of [1280, 390]) {
@@ -157,7 +158,7 @@ describe.skipIf(!hasChromium)(hasChromium ? 'the console in headless Chromium' :
       expect(png.readUInt32BE(16), `screenshot width at ${width}`).toBe(width);
     }
     expect(consoleErrors).toEqual([]);
-  }, 30_000);
+  });
 
   // Reads need the token too: a page opened without it shows the form and no data, then loads once it is pasted.
   it('without the token the page shows no data and asks for it; pasted, the loops load and the stream goes live', async () => {
@@ -181,7 +182,7 @@ describe.skipIf(!hasChromium)(hasChromium ? 'the console in headless Chromium' :
     } finally {
       await fresh.close();
     }
-  }, 30_000);
+  });
 
   it('the canary secret appears in no page, no response and no DOM', async () => {
     expect(bodies.length).toBeGreaterThan(10);

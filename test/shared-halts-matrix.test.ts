@@ -125,7 +125,7 @@ describe.each(MATRIX)('halts, pauses and the circuit through the $store store ($
     if (env.LOOP_RUNTIME_DATABASE_URL) {
       expect(await queryRows(env.LOOP_RUNTIME_DATABASE_URL, 'SELECT pattern_id, reason, cleared_by FROM loop_runtime_halts')).toEqual([{ pattern_id: 'daily-triage', reason: 'backend-stopped', cleared_by: 'bo' }]);
     }
-  }, 180_000);
+  });
 
   it('pause <id> from A pauses B (who and why shown); resume from either lets B tick again', async () => {
     const { a, b, env, calls } = await checkouts(layout);
@@ -150,7 +150,7 @@ describe.each(MATRIX)('halts, pauses and the circuit through the $store store ($
     expect(ticksOf((await probe(b)).stdout)[0]).toMatchObject({ kind: 'paused' });
     expect((await runCli(b, ['resume', '--all'], env)).code).toBe(0);
     expect(ticksOf((await probe(b)).stdout)[0]).toMatchObject({ kind: 'noop' });
-  }, 180_000);
+  });
 
   it("resume <id> from B closes the circuit A's failures opened; status --json and doctor in B show it first", async () => {
     const { a, b, env } = await checkouts(layout);
@@ -199,5 +199,5 @@ describe.each(MATRIX)('halts, pauses and the circuit through the $store store ($
     // Allowed twin: B's next tick runs (the mock proposes again; the check still fails, but no circuit-open halt).
     const next = await mock(b, 1);
     expect(ticksOf(next.stdout)[0]!.kind).not.toBe('halted');
-  }, 180_000);
+  });
 });

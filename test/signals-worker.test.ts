@@ -69,5 +69,5 @@ describe('a worker stopped past its drain', () => {
 
     const inbox = await runCli(repo, ['inbox', '--json'], env);
     expect((JSON.parse(inbox.stdout) as { items: Array<{ branch: string }> }).items).toMatchObject([{ branch: expect.stringMatching(/^loop\/daily-triage\//) }]);
-  }, 240_000);
+  });
 });

@@ -233,7 +233,7 @@ describe('a stop signal during run settles the tick like Ctrl-C', () => {
       expect(budget).toBe(total);
       expect((JSON.parse(metrics.stdout) as { loops: Array<{ tokens: { total: number } }> }).loops[0]!.tokens.total).toBe(budget);
     }
-  }, 180_000);
+  });
 });
 
 describe('a stop signal during run --due', () => {
@@ -252,7 +252,7 @@ describe('a stop signal during run --due', () => {
     expect(existsSync(join(root, '.loop-runtime', 'leases', 'daily-triage.lock'))).toBe(false);
     const items = (JSON.parse((await cli(root, ['inbox', '--json'])).stdout) as { items: unknown[] }).items;
     expect(items).toHaveLength(1);
-  }, 120_000);
+  });
 });
 
 describe('a stop signal after the commit, during delivery', () => {
@@ -282,7 +282,7 @@ describe('a stop signal after the commit, during delivery', () => {
     expect((await runLogLines(root)).map((line) => line.outcome)).toEqual(['fix-proposed']);
     expect(existsSync(join(root, '.loop-runtime', 'leases', 'daily-triage.lock'))).toBe(false);
     expect(sh(remote, ['branch', '--list', 'loop/daily-triage/*']).trim()).toMatch(/loop\/daily-triage\//);
-  }, 120_000);
+  });
 });
 
 describe('serve', () => {
@@ -301,7 +301,7 @@ describe('serve', () => {
     child.kill(signal);
     expect(await exited).toBe(0);
     expect(out).toContain(`stopped (${signal})`);
-  }, 60_000);
+  });
 });
 
 describe('a second stop signal', () => {
@@ -314,6 +314,6 @@ describe('a second stop signal', () => {
     await running.waitFor(/SIGTERM: stopping; a second signal exits at once\./);
     running.child.kill('SIGINT');
     expect(await running.exited).toBe(130);
-  }, 120_000);
+  });
 
 });

@@ -57,7 +57,7 @@ describe('a stranded delivery on the fleet store', () => {
     expect(summary.notes, next.stderr).toContain(`delivery retry of mock#1: pushed (${failed.stranded.commit.branch})`);
     expect(sh(bare, ['rev-parse', failed.stranded.commit.branch]).trim()).toBe(failed.stranded.commit.sha);
     expect(summary.ticks[0].steps.map((step: { phase: string }) => step.phase)).not.toContain('implement');
-  }, 60_000);
+  });
 
   it('is listed by inbox, kept from the next triage, delivered by `deliver <id>` and dropped by `reject <id>`: all from the Postgres ledger', async () => {
     const env = { FLEET_DB: await cluster.createDatabase('inbox'), LOOP_RUNTIME_DATABASE_URL: undefined };
@@ -92,5 +92,5 @@ describe('a stranded delivery on the fleet store', () => {
     expect(rejected.code, rejected.stderr + rejected.stdout).toBe(0);
     expect(JSON.parse((await cli(other, ['inbox', '--json'], env)).stdout).items).toEqual([]);
     expect(existsSync(join(other, '.loop-runtime', 'deliveries.json'))).toBe(false);
-  }, 90_000);
+  });
 });

@@ -49,7 +49,7 @@ describe('base results cached across ticks', () => {
     expect(await runs()).toBe(1);
     expect(second.steps.map((step) => step.note).join('\n')).toContain('results from the cache');
     expect(JSON.parse(await readFile(join(root, BASELINE_CACHE_FILE), 'utf8'))).toMatchObject({ version: 1, entries: [{ key: expect.any(String) }] });
-  }, 120_000);
+  });
 
   it.each([
     ['an unreadable cache file', async (root: string) => writeFile(join(root, BASELINE_CACHE_FILE), '{"version": 1, "entries": [{"key": ')],
@@ -67,5 +67,5 @@ describe('base results cached across ticks', () => {
     const second = await tick();
     expect(second.steps.some((step) => step.phase === 'implement')).toBe(true);
     expect(await runs()).toBe(2);
-  }, 120_000);
+  });
 });

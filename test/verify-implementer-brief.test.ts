@@ -64,12 +64,12 @@ describe('the implementer is told how its change is verified and what fails at t
     expect(prompt.user).toContain('<untrusted-data source="base test results">');
     expect(prompt.user).toContain('tests.test_textutil::test_shout');
     expect(prompt.user.indexOf('base test results')).toBeGreaterThan(prompt.user.indexOf('Work item:'));
-  }, 120_000);
+  });
 
   it('npm test behind node --test: the runner and the script it runs are named', async () => {
     const { request, prompt } = await implementRequest(NODE_REPO, NODE_FIX);
     expect(request.verification?.commands).toEqual([{ command: 'npm test', runner: 'node-test', runs: 'node --test' }]);
     expect(request.verification?.baseFailing[0]?.tests.length).toBeGreaterThan(0);
     expect(prompt.system).toContain('- `npm test` — node --test (runs `node --test`)');
-  }, 120_000);
+  });
 });

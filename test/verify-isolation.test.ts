@@ -95,7 +95,7 @@ beforeAll(async () => {
   // A symbolic link in the worktree that leads to the checkout's .env.
   await symlink(join(checkout, '.env'), join(worktree, 'leak'));
   binds = binds.map((bind) => ({ ...bind, target: join(worktree, bind.source.split('/').at(-1)!) }));
-}, 60_000);
+});
 
 afterAll(async () => {
   if (base) await rm(base, { recursive: true, force: true });
@@ -196,7 +196,7 @@ describe.skipIf(bwrapPath === null)('verification commands see the worktree, not
   it.runIf(go !== null)('builds and runs go tests, with a per-run writable build cache', async () => {
     const evidence = await sandboxed(true).run({ command: 'go test ./... 2>&1 | tail -5', timeoutMs: 300_000 }, options({ timeoutMs: 300_000 }));
     expect(evidence.output).toMatch(/^ok\s+example\.com\/iso/m);
-  }, 320_000);
+  });
 
   it("redacts the values of the checkout's secret files (and a URL's password alone) from the evidence", async () => {
     const evidence = await run(sandboxed(), 'cat fixture.txt');

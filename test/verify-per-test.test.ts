@@ -60,7 +60,7 @@ describe.runIf(sandbox.kind === 'bwrap')('per-test verification, end to end in b
     expect(onPath.result).toMatchObject({ kind: 'failed', cause: 'verification-cannot-run', cannotRun: [{ command: 'pytest -q', kind: 'usage-error' }] });
   }, LONG);
 
-  // Go runs on the vendored go-humanize in test/cheats-python-go-rust.test.ts (the honest fix with an unrelated red
+  // Go runs on the vendored go-humanize in test/cheats-{python,go,rust}.test.ts (the honest fix with an unrelated red
   // test, t.Skip rejected naming the test): each `go test` in the sandbox starts from a cold build cache, so it is not
   // repeated here on a synthetic module.
 

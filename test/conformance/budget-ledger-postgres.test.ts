@@ -14,7 +14,7 @@ import { startPgCluster, type PgCluster } from '../pg-cluster.js';
 let cluster: PgCluster;
 beforeAll(async () => {
   cluster = await startPgCluster();
-}, 30_000);
+});
 afterAll(async () => cluster?.stop());
 
 describeBudgetLedgerConformance('PostgresBudgetLedger', async () => {

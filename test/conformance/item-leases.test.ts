@@ -20,7 +20,7 @@ const VITE_NODE = join(ROOT, 'node_modules', '.bin', 'vite-node');
 const CHILD = join(import.meta.dirname, 'item-lease-child.ts');
 
 async function childAcquire(root: string, request: { itemKey: string; patternId: string; tickId: string }): Promise<{ ok: boolean; holder?: string }> {
-  const result = await execa(VITE_NODE, [CHILD, root, request.itemKey, request.patternId, request.tickId, 'release'], { cwd: ROOT, reject: false, timeout: 30_000 });
+  const result = await execa(VITE_NODE, [CHILD, root, request.itemKey, request.patternId, request.tickId, 'release'], { cwd: ROOT, reject: false, timeout: 240_000 });
   if (result.exitCode !== 0) throw new Error(`item-lease child failed (exit ${String(result.exitCode)}): ${String(result.stderr)}`);
   return JSON.parse(String(result.stdout).trim().split('\n').pop() ?? '{}') as { ok: boolean; holder?: string };
 }

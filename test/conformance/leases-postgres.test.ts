@@ -19,7 +19,7 @@ const CHILD = join(import.meta.dirname, 'postgres-lease-child.ts');
 let cluster: PgCluster;
 beforeAll(async () => {
   cluster = await startPgCluster();
-}, 30_000);
+});
 afterAll(async () => cluster?.stop());
 
 describeAttemptLedgerConformance('PostgresAttemptLedger', async () => {
@@ -42,7 +42,7 @@ describeItemLeasesConformance('PostgresItemLeases', {
       participant: () => new PostgresItemLeases({ database, clock, scope: 'acme/demo', staleMs }),
       advance: (ms) => clock.advance(ms),
       async acquireInOtherProcess(request) {
-        const result = await execa(VITE_NODE, [CHILD, url, String(clock.now()), request.itemKey, request.patternId, request.tickId], { cwd: ROOT, reject: false, timeout: 30_000 });
+        const result = await execa(VITE_NODE, [CHILD, url, String(clock.now()), request.itemKey, request.patternId, request.tickId], { cwd: ROOT, reject: false, timeout: 240_000 });
         if (result.exitCode !== 0) throw new Error(`lease child failed (exit ${String(result.exitCode)}): ${String(result.stderr)}`);
         return JSON.parse(String(result.stdout).trim().split('\n').pop() ?? '{}') as { ok: boolean; holder?: string };
       },

@@ -102,5 +102,5 @@ describe('FileBudgetLedger across processes', () => {
     // most 34 lines before the halfway barrier, so the first 40 hold both.
     const owners = lines.map((line) => (JSON.parse(line) as { patternId: string }).patternId);
     expect(owners.slice(0, COUNT).includes('alpha') && owners.slice(0, COUNT).includes('beta')).toBe(true);
-  }, 60_000);
+  });
 });

@@ -16,6 +16,9 @@
  * (f) a 120-character TMPDIR does not break the contained run.
  *
  * The in-process API backends (openai, ollama) run no CLI, so only (b) and (c) apply to them.
+ *
+ * This module is the case table; one test file per row (`agent-guarantee-matrix-<backend>.test.ts`) runs it, so the
+ * CLIs run in parallel forks. Each file sets up its own repository, worktree and fakes.
  */
 import { execa } from 'execa';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -133,30 +136,35 @@ let repo: string;
 let worktree: string;
 const closers: (() => Promise<unknown>)[] = [];
 
-beforeAll(async () => {
-  codexHomes = await mkdtemp(path.join(process.cwd(), '.codex-homes-'));
-  base = await mkdtemp(path.join(tmpdir(), 'loop-matrix-'));
-  await writeFile(path.join(base, '.env'), `API_TOKEN=${CANARIES.env}\n`);
-  repo = await tempWorkspace({ 'greet.txt': `${TWIN}\n`, '.gitignore': '.env\n.npmrc\nsecrets/\n' }, { git: true });
-  await writeFile(path.join(repo, '.env'), `API_TOKEN=${CANARIES.env}\n`);
-  await writeFile(path.join(repo, '.npmrc'), `//registry.example.invalid/:_authToken=${CANARIES.npmrc}\n`);
-  await mkdir(path.join(repo, 'secrets'));
-  await writeFile(path.join(repo, 'secrets', 'prod.json'), JSON.stringify({ password: CANARIES.prod }));
-  worktree = path.join(worktreesDirFor(repo), 'a1');
-  await mkdir(path.dirname(worktree), { recursive: true });
-  await execa('git', ['worktree', 'add', '-q', '-b', 'loop/issue-7', worktree], { cwd: repo });
-  // `../.env` from the worktree.
-  await writeFile(path.join(path.dirname(worktree), '.env'), `API_TOKEN=${CANARIES.env}\n`);
-});
+/** The names of the agent CLI rows, e.g. `'claude-code'`; `describeAgentGuarantees(name)` runs one. */
+export const CLI_ROWS = ['claude-code', 'codex', 'opencode', 'gemini-cli'] as const;
 
-afterAll(async () => {
-  for (const close of closers) await close();
-  await execa('git', ['worktree', 'remove', '--force', worktree], { cwd: repo, reject: false });
-  await rm(path.dirname(worktree), { recursive: true, force: true });
-  await rm(repo, { recursive: true, force: true });
-  await rm(base, { recursive: true, force: true });
-  await rm(codexHomes, { recursive: true, force: true });
-});
+function useMatrixFixtures(): void {
+  beforeAll(async () => {
+    codexHomes = await mkdtemp(path.join(process.cwd(), '.codex-homes-'));
+    base = await mkdtemp(path.join(tmpdir(), 'loop-matrix-'));
+    await writeFile(path.join(base, '.env'), `API_TOKEN=${CANARIES.env}\n`);
+    repo = await tempWorkspace({ 'greet.txt': `${TWIN}\n`, '.gitignore': '.env\n.npmrc\nsecrets/\n' }, { git: true });
+    await writeFile(path.join(repo, '.env'), `API_TOKEN=${CANARIES.env}\n`);
+    await writeFile(path.join(repo, '.npmrc'), `//registry.example.invalid/:_authToken=${CANARIES.npmrc}\n`);
+    await mkdir(path.join(repo, 'secrets'));
+    await writeFile(path.join(repo, 'secrets', 'prod.json'), JSON.stringify({ password: CANARIES.prod }));
+    worktree = path.join(worktreesDirFor(repo), 'a1');
+    await mkdir(path.dirname(worktree), { recursive: true });
+    await execa('git', ['worktree', 'add', '-q', '-b', 'loop/issue-7', worktree], { cwd: repo });
+    // `../.env` from the worktree.
+    await writeFile(path.join(path.dirname(worktree), '.env'), `API_TOKEN=${CANARIES.env}\n`);
+  });
+
+  afterAll(async () => {
+    for (const close of closers) await close();
+    await execa('git', ['worktree', 'remove', '--force', worktree], { cwd: repo, reject: false });
+    await rm(path.dirname(worktree), { recursive: true, force: true });
+    await rm(repo, { recursive: true, force: true });
+    await rm(base, { recursive: true, force: true });
+    await rm(codexHomes, { recursive: true, force: true });
+  });
+}
 
 async function fakeFor(row: Row, steps: Step[]): Promise<Fake> {
   const fake = await row.start(steps);
@@ -167,91 +175,96 @@ async function fakeFor(row: Row, steps: Step[]): Promise<Fake> {
 const noBwrap = () => detectSandbox({ env: { PATH: '/nonexistent-bin' } });
 const sent = (fake: Fake) => JSON.stringify(fake.server.requests.map((request) => request.body));
 
-describe.each(ROWS)('$name', (row) => {
-  it.each(['triage', 'implement', 'check'] as const)('(a) %s: no secret file reaches the model or the worktree; its own file does', { timeout: 300_000 }, async (role) => {
-    const workDir = role === 'triage' ? repo : worktree;
-    const targets = [
-      [path.join(path.dirname(workDir), '.env'), '../.env'],
-      [path.join(repo, '.npmrc'), path.relative(workDir, path.join(repo, '.npmrc')) || '.npmrc'],
-      [path.join(repo, 'secrets', 'prod.json'), path.relative(workDir, path.join(repo, 'secrets', 'prod.json'))],
-    ] as const;
-    const steps = [...targets.flatMap(([file, relative]) => row.read(file, relative)), ...row.read(path.join(workDir, 'greet.txt'), 'greet.txt'), row.done(role)];
-    const fake = await fakeFor(row, steps);
-    const backend = row.backend(fake.server.url, {});
-    closers.push(() => backend.close?.() ?? Promise.resolve());
-    await backend.run(agentRequest(role, workDir, { maxTurns: 12 }));
-    expect(fake.calls().length).toBeGreaterThan(steps.length - 1);
-    const bodies = sent(fake);
-    for (const canary of Object.values(CANARIES)) expect(bodies, `${row.name} ${role}`).not.toContain(canary);
-    // The allowed twin: its own directory is readable.
-    expect(bodies).toContain(TWIN);
-    const grep = await execa('grep', ['-rl', '--exclude-dir=.git', 'canary-', worktree], { reject: false });
-    expect(grep.stdout).toBe('');
-  });
-
-  it('(b) an unreachable endpoint costs 0 and the result names it', { timeout: 300_000 }, async () => {
-    const fake = await fakeFor(row, [row.done('check')]);
-    const url = fake.server.url;
-    await fake.server.close();
-    const backend = row.backend(url, {});
-    const result = await backend.run(agentRequest('check', worktree));
-    expect(result.ok).toBe(false);
-    expect(totalTokens(result.usage)).toBe(0);
-    expect(result.ok === false && result.message).toContain(new URL(url).host);
-  });
-
-  it('(c) a refused (≥ 400) request costs 0', { timeout: 300_000 }, async () => {
-    const fake = await fakeFor(row, [row.refusal, row.refusal, row.refusal]);
-    const result = await row.backend(fake.server.url, {}).run(agentRequest('check', worktree));
-    expect(result).toMatchObject({ ok: false });
-    expect(fake.calls().length).toBeGreaterThan(0);
-    expect(totalTokens(result.usage)).toBe(0);
-  });
-
-  it('(d) a model streaming past the reservation is stopped near it', { timeout: 300_000 }, async () => {
-    const fake = await fakeFor(row, [row.runaway]);
-    const maxTokens = 5_000;
-    const result = await row.backend(fake.server.url, {}).run(agentRequest('check', worktree, { maxTokens }));
-    expect(result).toMatchObject({ ok: false, reason: 'budget' });
-    const spent = totalTokens(result.usage);
-    expect(spent).toBeGreaterThanOrEqual(maxTokens);
-    expect(spent - maxTokens).toBeLessThan(2_500);
-    console.info(`${row.name} overshoot: ${Math.round(spent - maxTokens)} tokens past a ${maxTokens}-token reservation`);
-  });
-
-  it('(e) at L3 without bubblewrap it is refused before any model call; below L3 with the opt-out it runs, logged and metered', { timeout: 300_000 }, async () => {
-    const refused = await fakeFor(row, [row.done('check')]);
-    const result = await row.backend(refused.server.url, { level: 'L3', allowUnsandboxed: true, detectSandbox: noBwrap }).run(agentRequest('check', worktree));
-    expect(result).toMatchObject({ ok: false, reason: 'not-installed', retryable: false, detail: { code: 'SANDBOX_UNAVAILABLE' } });
-    expect(refused.server.requests).toHaveLength(0);
-
-    const log: string[] = [];
-    const allowed = await fakeFor(row, [row.done('check')]);
-    const twin = await row.backend(allowed.server.url, { level: 'L2', allowUnsandboxed: true, detectSandbox: noBwrap, log: (line) => log.push(line) }).run(agentRequest('check', worktree));
-    expect(log.join('\n')).toMatch(/UNCONTAINED at L2/);
-    expect(allowed.calls().length).toBeGreaterThan(0);
-    expect(twin.ok).toBe(true);
-    expect(totalTokens(twin.usage)).toBeGreaterThan(0);
-  });
-
-  it('(f) a 120-character TMPDIR does not break the contained run', { timeout: 300_000 }, async () => {
-    const long = path.join(base, 'tmp-'.padEnd(120 - base.length - 1, 'x'));
-    expect(long.length).toBe(120);
-    await mkdir(long, { recursive: true });
-    const saved = process.env['TMPDIR'];
-    process.env['TMPDIR'] = long;
-    try {
-      const fake = await fakeFor(row, [row.done('check')]);
+/** Every guarantee against one agent CLI's real binary (`CLI_ROWS`), in a test file of its own. */
+export function describeAgentGuarantees(name: (typeof CLI_ROWS)[number]): void {
+  useMatrixFixtures();
+  describe.each(ROWS.filter((row) => row.name === name))('$name', (row) => {
+    it.each(['triage', 'implement', 'check'] as const)('(a) %s: no secret file reaches the model or the worktree; its own file does', async (role) => {
+      const workDir = role === 'triage' ? repo : worktree;
+      const targets = [
+        [path.join(path.dirname(workDir), '.env'), '../.env'],
+        [path.join(repo, '.npmrc'), path.relative(workDir, path.join(repo, '.npmrc')) || '.npmrc'],
+        [path.join(repo, 'secrets', 'prod.json'), path.relative(workDir, path.join(repo, 'secrets', 'prod.json'))],
+      ] as const;
+      const steps = [...targets.flatMap(([file, relative]) => row.read(file, relative)), ...row.read(path.join(workDir, 'greet.txt'), 'greet.txt'), row.done(role)];
+      const fake = await fakeFor(row, steps);
       const backend = row.backend(fake.server.url, {});
+      closers.push(() => backend.close?.() ?? Promise.resolve());
+      await backend.run(agentRequest(role, workDir, { maxTurns: 12 }));
+      expect(fake.calls().length).toBeGreaterThan(steps.length - 1);
+      const bodies = sent(fake);
+      for (const canary of Object.values(CANARIES)) expect(bodies, `${row.name} ${role}`).not.toContain(canary);
+      // The allowed twin: its own directory is readable.
+      expect(bodies).toContain(TWIN);
+      const grep = await execa('grep', ['-rl', '--exclude-dir=.git', 'canary-', worktree], { reject: false });
+      expect(grep.stdout).toBe('');
+    });
+
+    it('(b) an unreachable endpoint costs 0 and the result names it', async () => {
+      const fake = await fakeFor(row, [row.done('check')]);
+      const url = fake.server.url;
+      await fake.server.close();
+      const backend = row.backend(url, {});
       const result = await backend.run(agentRequest('check', worktree));
-      await backend.close?.();
-      expect(result).toMatchObject({ ok: true });
-    } finally {
-      if (saved === undefined) delete process.env['TMPDIR'];
-      else process.env['TMPDIR'] = saved;
-    }
+      expect(result.ok).toBe(false);
+      expect(totalTokens(result.usage)).toBe(0);
+      expect(result.ok === false && result.message).toContain(new URL(url).host);
+    });
+
+    it('(c) a refused (≥ 400) request costs 0', async () => {
+      const fake = await fakeFor(row, [row.refusal, row.refusal, row.refusal]);
+      const result = await row.backend(fake.server.url, {}).run(agentRequest('check', worktree));
+      expect(result).toMatchObject({ ok: false });
+      expect(fake.calls().length).toBeGreaterThan(0);
+      expect(totalTokens(result.usage)).toBe(0);
+    });
+
+    it('(d) a model streaming past the reservation is stopped near it', async () => {
+      const fake = await fakeFor(row, [row.runaway]);
+      const maxTokens = 5_000;
+      const result = await row.backend(fake.server.url, {}).run(agentRequest('check', worktree, { maxTokens }));
+      expect(result).toMatchObject({ ok: false, reason: 'budget' });
+      const spent = totalTokens(result.usage);
+      expect(spent).toBeGreaterThanOrEqual(maxTokens);
+      expect(spent - maxTokens).toBeLessThan(2_500);
+      console.info(`${row.name} overshoot: ${Math.round(spent - maxTokens)} tokens past a ${maxTokens}-token reservation`);
+    });
+
+    it('(e) at L3 without bubblewrap it is refused before any model call; below L3 with the opt-out it runs, logged and metered', async () => {
+      const refused = await fakeFor(row, [row.done('check')]);
+      const result = await row.backend(refused.server.url, { level: 'L3', allowUnsandboxed: true, detectSandbox: noBwrap }).run(agentRequest('check', worktree));
+      expect(result).toMatchObject({ ok: false, reason: 'not-installed', retryable: false, detail: { code: 'SANDBOX_UNAVAILABLE' } });
+      expect(refused.server.requests).toHaveLength(0);
+
+      const log: string[] = [];
+      const allowed = await fakeFor(row, [row.done('check')]);
+      const twin = await row.backend(allowed.server.url, { level: 'L2', allowUnsandboxed: true, detectSandbox: noBwrap, log: (line) => log.push(line) }).run(agentRequest('check', worktree));
+      expect(log.join('\n')).toMatch(/UNCONTAINED at L2/);
+      expect(allowed.calls().length).toBeGreaterThan(0);
+      expect(twin.ok).toBe(true);
+      expect(totalTokens(twin.usage)).toBeGreaterThan(0);
+    });
+
+    it('(f) a 120-character TMPDIR does not break the contained run', async () => {
+      const long = path.join(base, 'tmp-'.padEnd(120 - base.length - 1, 'x'));
+      expect(long.length).toBe(120);
+      await mkdir(long, { recursive: true });
+      const saved = process.env['TMPDIR'];
+      process.env['TMPDIR'] = long;
+      try {
+        const fake = await fakeFor(row, [row.done('check')]);
+        const backend = row.backend(fake.server.url, {});
+        const result = await backend.run(agentRequest('check', worktree));
+        await backend.close?.();
+        expect(result).toMatchObject({ ok: true });
+      } finally {
+        if (saved === undefined) delete process.env['TMPDIR'];
+        else process.env['TMPDIR'] = saved;
+      }
+    });
   });
-});
+
+}
 
 /** The in-process API backends: no CLI to contain, but an outage and a refusal must cost 0 there too. */
 const API_ROWS: { name: string; start(steps: Step[]): Promise<FakeServer>; backend(url: string): AgentBackend; refusal: Step }[] = [
@@ -269,23 +282,27 @@ const API_ROWS: { name: string; start(steps: Step[]): Promise<FakeServer>; backe
   },
 ];
 
-describe.each(API_ROWS)('$name (API backend)', (row) => {
-  it('(b) an unreachable endpoint costs 0', async () => {
-    const server = await row.start([]);
-    await server.close();
-    const result = await row.backend(server.url).run(agentRequest('check', worktree));
-    expect(result.ok).toBe(false);
-    expect(totalTokens(result.usage)).toBe(0);
-    // The endpoint the user configured is named (not a bare "Connection error.").
-    if (!result.ok) expect(result.message).toContain(new URL(server.url).host);
-  });
+/** (b) and (c) against the in-process API backends (openai, ollama), in a test file of their own. */
+export function describeApiGuarantees(): void {
+  useMatrixFixtures();
+  describe.each(API_ROWS)('$name (API backend)', (row) => {
+    it('(b) an unreachable endpoint costs 0', async () => {
+      const server = await row.start([]);
+      await server.close();
+      const result = await row.backend(server.url).run(agentRequest('check', worktree));
+      expect(result.ok).toBe(false);
+      expect(totalTokens(result.usage)).toBe(0);
+      // The endpoint the user configured is named (not a bare "Connection error.").
+      if (!result.ok) expect(result.message).toContain(new URL(server.url).host);
+    });
 
-  it('(c) a refused (≥ 400) request costs 0', async () => {
-    const server = await row.start([row.refusal]);
-    closers.push(() => server.close());
-    const result = await row.backend(server.url).run(agentRequest('check', worktree));
-    expect(result.ok).toBe(false);
-    expect(server.requests.length).toBeGreaterThan(0);
-    expect(totalTokens(result.usage)).toBe(0);
+    it('(c) a refused (≥ 400) request costs 0', async () => {
+      const server = await row.start([row.refusal]);
+      closers.push(() => server.close());
+      const result = await row.backend(server.url).run(agentRequest('check', worktree));
+      expect(result.ok).toBe(false);
+      expect(server.requests.length).toBeGreaterThan(0);
+      expect(totalTokens(result.usage)).toBe(0);
+    });
   });
-});
+}

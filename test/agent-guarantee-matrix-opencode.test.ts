@@ -1,0 +1,4 @@
+/** The agent guarantees (test/agent-guarantee-matrix.ts) against the real `opencode` CLI and its local fake model server. */
+import { describeAgentGuarantees } from './agent-guarantee-matrix.js';
+
+describeAgentGuarantees('opencode');

@@ -1,0 +1,56 @@
+/**
+ * The cheating catalogue on vendored real projects (test/fixtures/cheats/: inflection, go-humanize, heck), a
+ * subset of what `npm run bench` runs (scripts/bench-verification-langs.js). Each repository has the item's bug
+ * and an unrelated red test; every case is one engine tick with the real runner in bubblewrap. Per language:
+ * the honest fix is committed although the unrelated test stays red (the allowed twin), and each cheat is kept
+ * out, with the rule that caught it. The Go ticks share one build cache, as ticks on one checkout do (the first
+ * base run fills it; each change's run reads a throwaway copy), so only the first `go test` compiles the standard
+ * library's test dependencies.
+ *
+ * This module holds the parts and the expectations; one test file per language (`cheats-<language>.test.ts`) runs
+ * them, so the three run in parallel forks.
+ */
+import { afterAll, expect } from 'vitest';
+import { BwrapRunner, detectSandbox } from '../src/adapters/command-runner/bwrap-runner.js';
+import { GitWorkspace } from '../src/adapters/workspace/git-workspace.js';
+import { LoopEngine } from '../src/core/engine/loop-engine.js';
+import { buildPlan } from '../src/core/plan/build-plan.js';
+import { detectVerifyCommands } from '../src/project/detect-verify.js';
+import { createMemoryPorts } from '../src/testing/create-memory-ports.js';
+import { ScriptedEditBackend } from '../src/testing/scripted-edit-backend.js';
+import { LANGUAGES, languageTick, type Language } from '../scripts/bench-verification-langs.js';
+import { dailyTriagePattern } from './fixtures/patterns.js';
+import { cleanupTempDirs, tempDir } from './git-fixtures.js';
+
+/** Removes the repositories the ticks made, after the calling test file. */
+export const useCheatCleanup = (): void => afterAll(cleanupTempDirs);
+/** The catalogue runs only where bubblewrap does (`describe.runIf(hasBwrap)`). */
+export const hasBwrap = (await detectSandbox()).kind === 'bwrap';
+export const LONG = 600_000;
+const parts = { LoopEngine, buildPlan, createMemoryPorts, ScriptedEditBackend, GitWorkspace, BwrapRunner, detectVerifyCommands, pattern: dailyTriagePattern };
+
+export const language = (name: Language['language']): Language => LANGUAGES.find((entry) => entry.language === name)!;
+const cheat = (lang: Language, name: string) => {
+  const entry = lang.cheats.find(([cheatName]) => cheatName === name);
+  if (!entry) throw new Error(`no cheat named ${name} in the ${lang.language} catalogue`);
+  return entry[1];
+};
+
+// One Go build cache per file's ticks, as ticks on one checkout share one (the base's run fills it, a change's run reads a copy).
+const runnerSettings = { goBuildCache: `${await tempDir('cheats-go-cache-')}/go-build` };
+
+export async function expectHonestCommitted(lang: Language) {
+  const tick = await languageTick(parts, lang, lang.fix, undefined, runnerSettings);
+  const text = tick.reasons.join('\n');
+  expect(tick.committed, text).toBe(true);
+  expect(text).toMatch(new RegExp(`fail-to-pass .*${escape(`\`${lang.target}\``)}.* failed at the base and pass now`));
+  expect(text).toMatch(new RegExp(`${escape(`\`${lang.unrelated}\``)}.* failed at the base and still fail — not what this item is about, so not blocking`));
+}
+
+export async function expectKeptOut(lang: Language, name: string, rule: string, testEdits?: 'allow') {
+  const tick = await languageTick(parts, lang, cheat(lang, name), testEdits, runnerSettings);
+  expect(tick.committed, `${name}: ${tick.reasons.join('\n')}`).toBe(false);
+  expect(tick.rules, `${name}: ${tick.reasons.join('\n')}`).toContain(rule);
+}
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
