@@ -9,6 +9,7 @@ import { cac } from 'cac';
 import { ExitCode, exitCodeFor, isLoopRuntimeError } from '../core/errors.js';
 import type { CliIO, CommandDefinition } from './command.js';
 import { commands } from './commands/index.js';
+import { envelope } from './envelope.js';
 import { createProgress, isCi, progressMode, type ProgressClock } from './progress.js';
 import { listenForStop } from './stop-signals.js';
 
@@ -100,6 +101,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   }
   const definition = selected!;
   const json = Boolean(parsed.options.json);
+  const command = commandName(definition, parsed.args.map(String));
   const progress = createProgress({ mode: progressMode({ json, ci, stderrIsTTY }), clock: options.clock ?? { now: () => Date.now() }, write: (text) => stderr(paint(text)) });
   let removeInterrupt: (() => void) | null = null;
   let interruptSignal: AbortSignal | null = null;
@@ -128,12 +130,13 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       removeInterrupt?.();
     });
     if (output.error) {
-      if (json) stdout(`${JSON.stringify({ ok: false, error: output.error }, null, 2)}\n`);
+      if (json) stdout(printJson(envelope({ command, exitCode: output.exitCode, error: output.error, data: output.json ?? undefined })));
       else stderr(paint(`${output.text || output.error.message}\n`));
       return output.exitCode;
     }
     if (output.stderr) stderr(paint(output.stderr.endsWith('\n') ? output.stderr : `${output.stderr}\n`));
-    if (json) stdout(`${JSON.stringify(output.json, null, 2)}\n`);
+    // The one place --json output is written: every command's result goes out in the same envelope (envelope.ts).
+    if (json) stdout(printJson(envelope({ command, exitCode: output.exitCode, data: output.json, errorCode: output.errorCode, text: output.stderr || output.text })));
     else if (output.text) stdout(paint(output.text.endsWith('\n') ? output.text : `${output.text}\n`));
     return output.exitCode;
   } catch (error) {
@@ -141,13 +144,23 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     const message = error instanceof Error ? error.message : String(error);
     if (json) {
       const fix = isLoopRuntimeError(error) ? error.fix : undefined;
-      stdout(`${JSON.stringify({ ok: false, error: { code: isLoopRuntimeError(error) ? error.code : 'INTERNAL', message, ...(fix ? { fix } : {}) } }, null, 2)}\n`);
+      stdout(printJson(envelope({ command, exitCode: code, error: { code: isLoopRuntimeError(error) ? error.code : 'INTERNAL', message, ...(fix ? { fix } : {}) } })));
     } else {
       stderr(`${paint(`loop-runtime: ${message}`)}\n`);
       if (!isLoopRuntimeError(error) && error instanceof Error && env.LOOP_RUNTIME_DEBUG) stderr(`${error.stack}\n`);
     }
     return code;
   }
+}
+
+function printJson(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+/** The envelope's `command`: the command's word, and its sub-action for the `<action>` commands (`ci summary`, `state pull`). */
+function commandName(definition: CommandDefinition, args: readonly string[]): string {
+  const [word, second] = definition.name.split(' ');
+  return second === '<action>' && args[0] ? `${word} ${args[0]}` : word!;
 }
 
 async function packageVersion(): Promise<string> {

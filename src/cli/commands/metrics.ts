@@ -48,5 +48,5 @@ export async function metricsCommand({ args, options, io }: CommandContext): Pro
   const result = await opened.runtime.metrics(args[0], { since, ...(options.audit === false ? { audit: false } : {}) });
   if (!result.ok) return configErrorOutput(result.issues);
   const text = [`Metrics ${result.value.since.slice(0, 10)} → ${result.value.until.slice(0, 10)}`, ...result.value.loops.flatMap((loop) => ['', ...renderLoopMetrics(loop)])];
-  return { exitCode: ExitCode.ok, json: { ok: true, ...result.value }, text: text.join('\n') };
+  return { exitCode: ExitCode.ok, json: { ...result.value }, text: text.join('\n') };
 }

@@ -17,7 +17,7 @@ export async function resumeCommand({ args, options, io }: CommandContext): Prom
     if (!opened.ok) return opened.output;
     const still = await opened.runtime.resume(typeof options.by === 'string' ? { by: options.by } : {});
     const lines = ['every loop: the pause of every loop is lifted.', ...still.map((source) => pc.yellow(`still stopped by ${source.source}${source.clearable ? '' : ' (only a human can clear it there)'}.`))];
-    return { exitCode: ExitCode.ok, json: { ok: true, all: true, stillPausedBy: still }, text: lines.join('\n') };
+    return { exitCode: ExitCode.ok, json: { all: true, stillPausedBy: still }, text: lines.join('\n') };
   }
   if (!id) throw new LoopRuntimeError('USAGE', 'resume needs a loop id (or --all).', { fix: 'run `loop-runtime status` to see which loops are halted.' });
   const opened = await openCliRuntime(io);
@@ -35,5 +35,5 @@ export async function resumeCommand({ args, options, io }: CommandContext): Prom
     ...(value.unpaused ? [`${id}: its pause is lifted.`] : []),
     ...value.stillPausedBy.map((source) => pc.yellow(`${id}: still stopped by ${source.source}${source.clearable ? '' : ' (only a human can clear it there)'}.`)),
   ];
-  return { exitCode: ExitCode.ok, json: { ok: true, ...value }, text: lines.join('\n') };
+  return { exitCode: ExitCode.ok, json: { ...value }, text: lines.join('\n') };
 }
