@@ -50,6 +50,7 @@ const CASES: Record<string, { success: Case | string; failure: Case }> = {
   ci: { success: { args: () => ['ci', 'summary', 'out/run.json'] }, failure: { args: () => ['ci', 'nope'] } },
   approve: { success: 'test/git-approval.test.ts', failure: { args: () => ['approve', 'no-such-change'] } },
   reject: { success: { args: () => ['reject', escalatedId], cwd: () => escalating }, failure: { args: () => ['reject', 'no-such-change'] } },
+  discard: { success: 'test/discard-cli.test.ts', failure: { args: () => ['discard', 'no-such-change'] } },
   pause: { success: { args: () => ['pause', 'daily-triage', '--by', 'tester'] }, failure: { args: () => ['pause', 'no-such-loop'] } },
   resume: { success: { args: () => ['resume', 'daily-triage', '--by', 'tester'] }, failure: { args: () => ['resume', 'no-such-loop'] } },
   deliver: { success: 'test/stranded-delivery.test.ts (needs a remote)', failure: { args: () => ['deliver', 'no-such-change'] } },

@@ -7,6 +7,7 @@ import type { Level } from '../core/config/schemas.js';
 import type { AgentBackend, Clock } from '../core/ports/index.js';
 import type { LoadedProject } from '../project/load-project.js';
 import type { ApproveResult, InboxItem, RejectResult } from './git-approval.js';
+import type { DiscardResult } from './discard-change.js';
 import type { DoctorReport } from './doctor.js';
 import type { RetryResult } from './stranded-delivery.js';
 import type { LoopStatusReport } from './loop-status.js';
@@ -62,6 +63,8 @@ export interface Runtime {
   approve(idOrItemKey: string, options?: { yes?: boolean }): Promise<ApproveResult>;
   /** Discards an escalated change. */
   reject(idOrItemKey: string): Promise<RejectResult>;
+  /** Drops any kept change (escalated, a verified local proposal, a kept worktree): worktree and branch, recorded `discarded`. */
+  discard(idOrKey: string): Promise<DiscardResult>;
   /** Retries the delivery of a verified commit whose delivery failed (exactly that commit; no agent run). */
   deliver(idOrItemKey: string): Promise<RetryResult>;
   /** Spend, pause state and last runs per configured loop. */

@@ -112,6 +112,10 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       const { rejectChange } = await import('./git-approval.js');
       return rejectChange(project, idOrItemKey, { ...decisions, deliveryLedger: (await writableStores()).deliveryLedger() });
     },
+    async discard(idOrKey) {
+      const { discardKeptChange } = await import('./discard-change.js');
+      return (await discardKeptChange(project, idOrKey, { ...decisions, deliveryLedger: (await writableStores()).deliveryLedger() })).result;
+    },
     async deliver(idOrItemKey) {
       const { retryDelivery } = await import('./stranded-delivery.js');
       return retryDelivery(project, idOrItemKey, { ...decisions, deliveryLedger: (await writableStores()).deliveryLedger() });
