@@ -179,7 +179,7 @@ describe('CLI golden output', () => {
     // The loop's real agent is held to its cap; the mock's tokens are shown beside it, never counted.
     expect(loop?.spentToday).toBe(0);
     expect(loop?.rehearsalSpentToday).toBe(summary.ticks[0]!.tokens);
-    expect((await cli(repo, ['status'])).stdout).toContain(`(+ ${summary.ticks[0]!.tokens.toLocaleString('en-US')} in mock rehearsals, not counted`);
+    expect((await cli(repo, ['status'])).stdout).toContain(`(+ rehearsal: ${summary.ticks[0]!.tokens.toLocaleString('en-US')} tokens, not counted`);
     expect(loop?.lastRuns[0]?.outcome).toBe('fix-proposed');
     const { stdout } = await run('git', ['branch', '--list', 'loop/*'], { cwd: repo });
     expect(stdout).toContain(summary.ticks[0]!.commit!.branch);

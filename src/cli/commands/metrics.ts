@@ -4,6 +4,7 @@
  * per proposed and per merged change, no-ops, time to merge — and whether
  * the evidence supports a promotion.
  */
+import { tickState } from '../../core/engine/tick-state.js';
 import pc from 'picocolors';
 import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
 import { parseSince } from '../../core/outcomes/index.js';
@@ -19,7 +20,7 @@ const hours = (ms: number | null) => (ms === null ? '—' : ms < 3_600_000 ? `${
 
 /** The human rendering of one loop's metrics. */
 export function renderLoopMetrics(loop: LoopMetricsReport): string[] {
-  const kinds = Object.entries(loop.ticks.byKind).map(([kind, count]) => `${kind} ${count}`).join(', ') || 'none';
+  const kinds = Object.entries(loop.ticks.byKind).map(([kind, count]) => `${tickState({ kind })} ${count}`).join(', ') || 'none';
   const changes = loop.changes;
   const promotion = loop.promotion;
   return [

@@ -196,7 +196,7 @@
         el('tr', { 'data-tick': run.tick_id || '', onclick: () => run.tick_id && showDetail(run.repo, run.tick_id) }, [
           el('td', { text: run.run_id }),
           el('td', { text: loopLabel(run.repo, run.pattern || '') }),
-          el('td', { className: `outcome-${run.outcome}`, text: run.outcome || '' }),
+          el('td', { className: `outcome-${run.state || run.outcome}`, text: run.state || run.outcome || '' }),
           el('td', { text: run.kind || '' }),
           el('td', { text: tokens(run.tokens_estimate) }),
           el('td', { text: run.tick_id || '' }),
