@@ -94,7 +94,7 @@ describe('a backend-stopped halt persists until `loop-runtime resume`', () => {
     const repo = await makeLoopRepo({ 'src/example.ts': 'export const answer = 42;\n' }, { verify: [] });
     const result = await runCli(repo, ['resume', 'daily-triage']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('daily-triage: was not halted; nothing to clear.');
+    expect(result.stdout).toBe('daily-triage: nothing to clear — it was not halted, paused or stopped by its circuit breaker.');
     expect(existsSync(join(repo, 'loop-run-log.md'))).toBe(false);
     const unknown = await runCli(repo, ['resume', 'no-such-loop', '--json']);
     expect(unknown.code).toBe(3);
@@ -114,6 +114,8 @@ describe('a backend-stopped halt persists until `loop-runtime resume`', () => {
     const resumed = await runCli(repo, ['resume', 'daily-triage', '--by', 'tester']);
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toContain('daily-triage: its circuit breaker is closed again by tester (it was open: The same error happened 5 times in a row');
+    // One sentence for what was cleared, not "was not halted" before it.
+    expect(resumed.stdout.split('\n')[0]).toMatch(/^daily-triage: its circuit breaker is closed again by tester/);
     expect((await ledger.history()).filter((attempt) => attempt.outcome === 'failure')).toHaveLength(5);
 
     const after = await runCli(repo, ['run', 'daily-triage', '--backend', 'mock', '--json']);

@@ -25,14 +25,12 @@ export async function resumeCommand({ args, options, io }: CommandContext): Prom
   const result = await opened.runtime.resumeLoop(id, typeof options.by === 'string' ? { by: options.by } : {});
   if (!result.ok) return configErrorOutput(result.issues);
   const value = result.value;
+  // One sentence per thing cleared; a loop with nothing to clear gets one line that says so.
   const lines = [
-    value.cleared
-      ? `${id}: resumed by ${value.by}; the halt of ${value.cleared.tickId} (${value.cleared.reason}: ${value.cleared.message}) is cleared.`
-      : value.circuitCleared
-        ? `${id}: was not halted.`
-        : `${id}: was not halted; nothing to clear.`,
+    ...(value.cleared ? [`${id}: resumed by ${value.by}; the halt of ${value.cleared.tickId} (${value.cleared.reason}: ${value.cleared.message}) is cleared.`] : []),
     ...(value.circuitCleared ? [`${id}: its circuit breaker is closed again by ${value.by} (it was open: ${value.circuitCleared}); the failed attempts stay in the attempt ledger as history.`] : []),
     ...(value.unpaused ? [`${id}: its pause is lifted.`] : []),
+    ...(value.cleared || value.circuitCleared || value.unpaused ? [] : [`${id}: nothing to clear — it was not halted, paused or stopped by its circuit breaker.`]),
     ...value.stillPausedBy.map((source) => pc.yellow(`${id}: still stopped by ${source.source}${source.clearable ? '' : ' (only a human can clear it there)'}.`)),
   ];
   return { exitCode: ExitCode.ok, json: { ...value }, text: lines.join('\n') };
