@@ -3,13 +3,13 @@
  * loaded handler, render its result (JSON with --json, text otherwise) and
  * map errors to the documented exit codes. Returns the exit code.
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { cac } from 'cac';
 import { ExitCode, exitCodeFor, isLoopRuntimeError } from '../core/errors.js';
 import type { CliIO, CommandDefinition } from './command.js';
 import { commands } from './commands/index.js';
 import { envelope } from './envelope.js';
+import { packageVersion } from './package-version.js';
 import { createProgress, isCi, progressMode, type ProgressClock } from './progress.js';
 import { listenForStop } from './stop-signals.js';
 
@@ -72,7 +72,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       body: '  0 ok · 1 a tick failed · 2 halted on purpose (budget, L0, kill switch) · 3 configuration, usage or precondition error (no commit, no remote, no GitHub token, agent CLI or key missing) · 4 lease held (a tick already runs) · 5 could not run, a human must act (backend logged out/out of quota, circuit open, no sandbox) · 6 replay/test: a recorded tick now ends differently (decision, verdict, gate, outcome or port calls) · 128+n stopped by a signal: 130 SIGINT (Ctrl-C), 143 SIGTERM, 129 SIGHUP (what was spent settled, the lease released, a half-done change kept in the inbox)',
     },
   ]);
-  cli.version(await packageVersion());
+  cli.version(packageVersion());
 
   // `help <command>` is `<command> --help`.
   if (argv[0] === 'help') argv = argv.length > 1 ? [argv[1]!, '--help'] : ['--help'];
@@ -161,17 +161,4 @@ function printJson(value: unknown): string {
 function commandName(definition: CommandDefinition, args: readonly string[]): string {
   const [word, second] = definition.name.split(' ');
   return second === '<action>' && args[0] ? `${word} ${args[0]}` : word!;
-}
-
-async function packageVersion(): Promise<string> {
-  // dist/src/cli/main.js and src/cli/main.ts sit at different depths below package.json.
-  for (const relative of ['../../../package.json', '../../package.json']) {
-    try {
-      const parsed = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as { name?: string; version?: string };
-      if (parsed.name === 'loop-runtime' && parsed.version) return parsed.version;
-    } catch {
-      // try the next depth
-    }
-  }
-  return '0.0.0';
 }
