@@ -14,7 +14,7 @@ import { loadInstructions } from '../src/project/load-instructions.js';
 import { findPackageRoot, loadProject, resolvePlan } from '../src/project/load-project.js';
 import type { LoadedProject } from '../src/project/load-project.js';
 import { detectConfiguredLoops } from '../src/project/project-detect.js';
-import { cliJson } from './cli-json.js';
+import { cliEnvelope, cliJson } from './cli-json.js';
 
 const packageRoot = findPackageRoot();
 let scratch: string;
@@ -289,9 +289,9 @@ describe('CLI: list, plan, validate', () => {
     expect(failed.stdout).toContain('error   LOOP.md:3:3 loop-runtime.levle: "levle" is not a known setting. To fix: did you mean "level"?');
     expect(failed.stdout).toContain('error   gate.yaml:1:1 version: must be 1, found 3.');
     expect(failed.stdout).toContain('2 errors, 0 warnings.');
-    const json = cliJson((await cli(['validate', '--cwd', bad, '--json'])).stdout) as { ok: boolean; errors: unknown[] };
-    expect(json.ok).toBe(false);
-    expect(json.errors).toHaveLength(2);
+    const printed = (await cli(['validate', '--cwd', bad, '--json'])).stdout;
+    expect(cliEnvelope(printed)).toMatchObject({ ok: false, command: 'validate', error: { code: 'CONFIG_ERROR' } });
+    expect((cliJson(printed) as { errors: unknown[] }).errors).toHaveLength(2);
   });
 
   it('a --cwd that does not exist, or a directory with nothing to validate, is a config error (exit 3), never "no loops"', async () => {
