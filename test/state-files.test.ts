@@ -16,7 +16,6 @@ import { FileBudgetLedger } from '../src/adapters/budget-ledger/file-budget-ledg
 import { FileStateWriter } from '../src/adapters/state-writer/file-state-writer.js';
 import { RUN_LOG_MARKER, formatRunLogLine, parseRunLog, runLogLineFromTick } from '../src/core/state/run-log.js';
 import { updateStateFile } from '../src/core/state/state-file.js';
-import { cliJson } from './cli-json.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'node_modules', '.bin');
@@ -149,7 +148,7 @@ describe('the real `loop status --json`', () => {
       patternId: 'pr-babysitter', itemKey: '#7', tickId: 'tick-2', at: later, outcome: 'failure', error: 'checks red', tokensUsed: 31_337,
     });
     const result = await execa(join(BIN, 'loop'), ['status', dir, '--json'], { reject: false });
-    const status = cliJson(result.stdout);
+    const status = JSON.parse(result.stdout);
     expect(status.stateFile).toBe('pr-babysitter-state.md');
     expect(status.lastRunFromState).toBe('2026-09-15T09:00:39Z');
     expect(status.recentRuns[0]).toMatchObject({
