@@ -7,7 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands } from '../src/cli/commands/index.js';
-import { EnvelopeSchema } from '../src/cli/envelope.js';
+import { EnvelopeSchema } from '../src/cli/envelope-schema.js';
 import { main } from '../src/cli/main.js';
 import { cleanupTempDirs, makeRepo } from './git-fixtures.js';
 

@@ -3,7 +3,7 @@
  * that reads it through here fails when a command prints anything else — and the test gets what a script acts
  * on: `data`, or `{ error }` when the command failed before producing any.
  */
-import { EnvelopeSchema, payloadOf } from '../src/cli/envelope.js';
+import { EnvelopeSchema, payloadOf } from '../src/cli/envelope-schema.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as JSON.parse: each test names the shape it reads
 export function cliJson(stdout: string): any {

@@ -7,21 +7,14 @@
  * `ok` is true exactly when the process exits 0. A command that did its work but ends non-zero (a failed tick, a
  * halt, a replay that differs) keeps its result in `data` and gets an `error` named after the exit code, so a
  * script reads one field, never prose. The version rule: within a version fields are added, never renamed or
- * removed; a rename is version 2.
+ * removed; a rename is version 2. The zod schema that checks it is in envelope-schema.ts (loaded only by readers:
+ * main.ts does not pay for zod at start-up).
  */
-import { z } from 'zod';
 import { ExitCode } from '../core/errors.js';
 import type { CliError } from './command.js';
 
 export const ENVELOPE_VERSION = 1;
 
-const ErrorSchema = z.object({ code: z.string().min(1), message: z.string().min(1), fix: z.string().min(1).optional() }).loose();
-
-/** The envelope's shape, for tests and for readers of `--json` output (`ci summary`). */
-export const EnvelopeSchema = z.discriminatedUnion('ok', [
-  z.object({ version: z.literal(ENVELOPE_VERSION), ok: z.literal(true), command: z.string().min(1), data: z.unknown() }).strict(),
-  z.object({ version: z.literal(ENVELOPE_VERSION), ok: z.literal(false), command: z.string().min(1), error: ErrorSchema, data: z.unknown().optional() }).strict(),
-]);
 export type Envelope =
   | { version: typeof ENVELOPE_VERSION; ok: true; command: string; data: unknown }
   | { version: typeof ENVELOPE_VERSION; ok: false; command: string; error: CliError; data?: unknown };
@@ -55,16 +48,4 @@ export function envelope(input: { command: string; exitCode: number; data?: unkn
   const named = errorForExitCode(exitCode, input.text ?? '');
   const error = input.error ?? (input.errorCode ? { ...named, code: input.errorCode } : named);
   return { version: ENVELOPE_VERSION, ok: false, command, error, ...(data === undefined ? {} : { data }) };
-}
-
-/**
- * What a reader of a command's `--json` output acts on: `data` when the command produced a result (also on a
- * non-zero exit: a halted run's ticks), else `{ error }` (the command failed before doing its work). Output of a
- * CLI older than the envelope (a bare object) passes through, so `ci summary` reads either.
- */
-export function payloadOf(output: unknown): unknown {
-  const parsed = EnvelopeSchema.safeParse(output);
-  if (!parsed.success) return output;
-  if (parsed.data.ok) return parsed.data.data;
-  return parsed.data.data ?? { error: parsed.data.error };
 }

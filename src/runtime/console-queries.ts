@@ -4,7 +4,7 @@
  * as history; a tick's detail from the event journal; spend per UTC day;
  * an escalated change's diff. Reads only; every string is redacted.
  */
-import { tickState } from '../core/engine/tick-state.js';
+import { tickState } from '../core/text/tick-state.js';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { utcDay } from '../core/budget/utc-day.js';

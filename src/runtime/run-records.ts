@@ -4,7 +4,7 @@
  */
 import type { TickResult } from '../core/engine/tick-result.js';
 import { runLogOutcome } from '../core/engine/tick-result.js';
-import { tickState } from '../core/engine/tick-state.js';
+import { tickState } from '../core/text/tick-state.js';
 import type { RunLogEntry } from '../core/state/run-log.js';
 import type { RunHistoryEntry } from '../adapters/postgres/postgres-run-history.js';
 

@@ -200,7 +200,7 @@ async function ciInit({ options, io }: CommandContext): Promise<CommandOutput> {
 async function ciSummary({ args, options, io }: CommandContext): Promise<CommandOutput> {
   const file = args[1];
   if (!file) throw new LoopRuntimeError('USAGE', 'ci summary needs the JSON file `run --json` wrote.', { fix: 'run `loop-runtime ci summary result.json`.' });
-  const [{ renderCiSummary }, { payloadOf }] = await Promise.all([import('../../ci/ci-summary.js'), import('../envelope.js')]);
+  const [{ renderCiSummary }, { payloadOf }] = await Promise.all([import('../../ci/ci-summary.js'), import('../envelope-schema.js')]);
   let output: unknown = null;
   try {
     output = payloadOf(JSON.parse(await readFile(resolve(io.cwd, file), 'utf8')));

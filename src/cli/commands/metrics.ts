@@ -4,7 +4,7 @@
  * per proposed and per merged change, no-ops, time to merge — and whether
  * the evidence supports a promotion.
  */
-import { tickState } from '../../core/engine/tick-state.js';
+import { tickState } from '../../core/text/tick-state.js';
 import pc from 'picocolors';
 import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
 import { parseSince } from '../../core/outcomes/index.js';

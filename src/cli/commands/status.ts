@@ -7,7 +7,7 @@ import { ExitCode } from '../../core/errors.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 import { openCliRuntime } from '../open.js';
 import { formatCount } from '../../core/text/format-count.js';
-import { tickState } from '../../core/engine/tick-state.js';
+import { tickState } from '../../core/text/tick-state.js';
 import { rehearsalSpend } from '../render/render-spend.js';
 
 export async function statusCommand({ io }: CommandContext): Promise<CommandOutput> {
