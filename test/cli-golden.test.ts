@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { cliEnvelope, cliJson } from './cli-json.js';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');
@@ -74,7 +75,7 @@ describe('CLI golden output', () => {
   it('run --dry-run --json: the TickResult as data', async () => {
     const result = await cli(repo, ['run', 'daily-triage', '--level', 'L2', '--dry-run', '--json', '--ticks', '2']);
     expect(result.code).toBe(0);
-    const summary = JSON.parse(result.stdout) as { ticks: Array<{ kind: string; tokens: number }>; budget: { spentToday: number; dailyTokenCap: number } };
+    const summary = cliJson(result.stdout) as { ticks: Array<{ kind: string; tokens: number }>; budget: { spentToday: number; dailyTokenCap: number } };
     // The rehearsal runs no verification command: no evidence, so each change is escalated, never approved.
     expect(summary.ticks.map((tick) => tick.kind)).toEqual(['escalated', 'escalated']);
     expect(summary.budget.spentToday).toBe(summary.ticks[0]!.tokens + summary.ticks[1]!.tokens);
@@ -127,8 +128,8 @@ describe('CLI golden output', () => {
     expect(result.stderr).toContain('daily-triage');
     const json = await cli(repo, ['run', 'nightly-magic', '--dry-run', '--json']);
     expect(json.code).toBe(3);
-    const parsed = JSON.parse(json.stdout) as { ok: boolean; error: { code: string; message: string; issues: unknown[] } };
-    expect(parsed).toMatchObject({ ok: false, error: { code: 'PATTERN_NOT_FOUND', issues: [expect.objectContaining({ code: 'PATTERN_NOT_FOUND' })] } });
+    const parsed = cliEnvelope(json.stdout);
+    expect(parsed).toMatchObject({ ok: false, command: 'run', error: { code: 'PATTERN_NOT_FOUND', issues: [expect.objectContaining({ code: 'PATTERN_NOT_FOUND' })] } });
   });
 
   it('a bad flag value is a usage error: exit 3', async () => {
@@ -141,7 +142,7 @@ describe('CLI golden output', () => {
     const plain = await mkdtemp(join(tmpdir(), 'cli-no-git-'));
     await writeFile(join(plain, 'README.md'), '# not a repository\n');
     const result = await cli(plain, ['run', 'daily-triage', '--level', 'L2', '--dry-run', '--json']);
-    const summary = JSON.parse(result.stdout) as { ticks: Array<{ kind: string }>; notes: string[] };
+    const summary = cliJson(result.stdout) as { ticks: Array<{ kind: string }>; notes: string[] };
     expect(summary.ticks[0]?.kind).not.toBe('failed');
     expect(summary.notes.join('\n')).toMatch(/is not a git repository with a commit, so the rehearsal used an in-memory copy/);
   });
@@ -152,7 +153,7 @@ describe('CLI golden output', () => {
     expect(help.stdout).toContain('--dry-run');
     expect(help.stdout).toMatch(/Exit codes:\n\s+0 ok/);
     const rehearsal = await cli(repo, ['run', 'daily-triage', '--dry-run', '--backend', 'claude-code', '--json']);
-    const summary = JSON.parse(rehearsal.stdout) as { backend: string; notes: string[] };
+    const summary = cliJson(rehearsal.stdout) as { backend: string; notes: string[] };
     expect(summary.backend).toBe('mock');
     expect(summary.notes[0]).toBe('dry-run: rehearsed with the mock backend; --backend claude-code applies to runs without --dry-run.');
   });
@@ -170,15 +171,15 @@ describe('CLI golden output', () => {
     await writeFile(join(repo, 'LOOP.md'), loopMd.startsWith('---\n') ? `---\n${block}${loopMd.slice(4)}` : `---\n${block}---\n${loopMd}`);
     const result = await cli(repo, ['run', 'daily-triage', '--level', 'L2', '--backend', 'mock', '--json']);
     expect(result.code).toBe(0);
-    const summary = JSON.parse(result.stdout) as { ticks: Array<{ kind: string; tokens: number; commit?: { branch: string } }> };
+    const summary = cliJson(result.stdout) as { ticks: Array<{ kind: string; tokens: number; commit?: { branch: string } }> };
     expect(summary.ticks[0]?.kind).toBe('proposed');
     const status = await cli(repo, ['status', '--json']);
-    const parsed = JSON.parse(status.stdout) as { loops: Array<{ id: string; spentToday: number; rehearsalSpentToday: number; lastRuns: Array<{ outcome: string }> }> };
+    const parsed = cliJson(status.stdout) as { loops: Array<{ id: string; spentToday: number; rehearsalSpentToday: number; lastRuns: Array<{ outcome: string }> }> };
     const loop = parsed.loops.find((entry) => entry.id === 'daily-triage');
     // The loop's real agent is held to its cap; the mock's tokens are shown beside it, never counted.
     expect(loop?.spentToday).toBe(0);
     expect(loop?.rehearsalSpentToday).toBe(summary.ticks[0]!.tokens);
-    expect((await cli(repo, ['status'])).stdout).toContain(`(+ ${summary.ticks[0]!.tokens.toLocaleString('en-US')} in mock rehearsals, not counted`);
+    expect((await cli(repo, ['status'])).stdout).toContain(`(+ rehearsal: ${summary.ticks[0]!.tokens.toLocaleString('en-US')} tokens, not counted`);
     expect(loop?.lastRuns[0]?.outcome).toBe('fix-proposed');
     const { stdout } = await run('git', ['branch', '--list', 'loop/*'], { cwd: repo });
     expect(stdout).toContain(summary.ticks[0]!.commit!.branch);

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { findExecutable } from '../src/adapters/command-runner/sandbox-host.js';
+import { cliJson } from './cli-json.js';
 
 const bwrapPath = await findExecutable('bwrap');
 const CANARY = 'cli-canary-secret-0d9e7b';
@@ -67,7 +68,7 @@ describe.skipIf(bwrapPath === null)('loop-runtime sandbox run (real bwrap)', () 
   it('--json carries the evidence, redacted', async () => {
     const result = await cli(['sandbox', 'run', '--json', '--net', 'loopback', '--', 'sh', '-c', `echo "$SERVICE_API_KEY"; echo ${CANARY}`]);
     expect(result.code).toBe(0);
-    const json = JSON.parse(result.stdout) as { isolation: string; network: string; evidence: { exitCode: number; output: string } };
+    const json = cliJson(result.stdout) as { isolation: string; network: string; evidence: { exitCode: number; output: string } };
     expect(json).toMatchObject({ isolation: 'bwrap', network: 'loopback', evidence: { exitCode: 0 } });
     expect(json.evidence.output).toBe('\n[REDACTED]\n');
     expect(result.stdout).not.toContain(CANARY);

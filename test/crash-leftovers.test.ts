@@ -22,6 +22,7 @@ import { recoverAtTickStart, RECOVERY_LOG } from '../src/adapters/recovery/tick-
 import { dailyTriagePattern } from './fixtures/patterns.js';
 import { makeLoopRepo, runCli } from './e2e-fixtures.js';
 import { cleanupTempDirs, makeRepo, sh } from './git-fixtures.js';
+import { cliJson } from './cli-json.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const VITE_NODE = join(ROOT, 'node_modules', '.bin', 'vite-node');
@@ -161,7 +162,7 @@ describe('a lease file a kill left empty', () => {
     await writeFile(join(repo, '.loop-runtime', 'leases', 'daily-triage.lock'), '');
     const result = await runCli(repo, ['run', 'daily-triage', '--level', 'L1', '--backend', 'mock', '--json']);
     expect(result.code).toBe(0);
-    const summary = JSON.parse(result.stdout) as { notes: string[] };
+    const summary = cliJson(result.stdout) as { notes: string[] };
     expect(summary.notes).toContainEqual(expect.stringMatching(/^recovery: took over the loop's lease: unreadable lease file \(0 bytes\)/));
   });
 });

@@ -13,6 +13,7 @@ import { loadProject } from '../src/project/load-project.js';
 import { runDoctor, type DoctorReport } from '../src/use-cases/doctor.js';
 import { sandboxRunnerFor } from '../src/composition/host-adapters.js';
 import { cleanupTempDirs, makeRepo } from './git-fixtures.js';
+import { cliJson } from './cli-json.js';
 
 const CANARY = 'sk-doctor-canary-7f3a9c';
 const SYSTEM_PATH = '/usr/bin:/bin';
@@ -36,7 +37,7 @@ async function doctor(cwd: string, env: Record<string, string>): Promise<{ code:
   const base = { HOME: process.env['HOME'] ?? '/tmp', NO_COLOR: '1', ...env };
   const code = await main(['doctor', '--json'], { cwd, env: base, isTTY: false, stdout: (chunk) => (json += chunk), stderr: () => {} });
   await main(['doctor'], { cwd, env: base, isTTY: false, stdout: (chunk) => (text += chunk), stderr: () => {} });
-  return { code, report: JSON.parse(json) as DoctorReport, text };
+  return { code, report: cliJson(json) as DoctorReport, text };
 }
 
 beforeAll(async () => {

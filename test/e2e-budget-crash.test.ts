@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { FileBudgetLedger } from '../src/adapters/budget-ledger/file-budget-ledger.js';
 import { BIN, git, journalLines, makeLoopRepo, readText, runCli, runLogLines, spendEntries } from './e2e-fixtures.js';
 import { cleanupTempDirs, GIT_ENV } from './git-fixtures.js';
+import { cliJson } from './cli-json.js';
 
 afterAll(cleanupTempDirs);
 
@@ -30,7 +31,7 @@ describe('budget across processes', () => {
     const repo = await makeLoopRepo({ 'src/example.ts': 'export const answer = 42;\n' }, { dailyTokenCap: CAP, verify: ['true'] });
     const first = await runCli(repo, ['run', 'daily-triage', '--backend', 'mock', '--level', 'L2', '--ticks', '50', '--json']);
     expect(first.code).toBe(2);
-    const run = JSON.parse(first.stdout) as RunJson;
+    const run = cliJson(first.stdout) as RunJson;
     // One full tick (11,630); the item's proposal is then open, so the next ticks triage only (report-only: first for
     // the open proposal, then above 80 % for the budget), until the next triage reservation does not fit.
     const reports = run.ticks.length - 2;
@@ -58,7 +59,7 @@ describe('budget across processes', () => {
     // A second process the same day: halted at once, no backend call, no spend.
     const second = await runCli(repo, ['run', 'daily-triage', '--backend', 'mock', '--level', 'L2', '--ticks', '50', '--json']);
     expect(second.code).toBe(2);
-    const again = JSON.parse(second.stdout) as RunJson;
+    const again = cliJson(second.stdout) as RunJson;
     expect(again.ticks).toHaveLength(1);
     expect(again.ticks[0]).toMatchObject({ kind: 'halted', reason: 'budget-exhausted' });
     expect(await spendEntries(repo)).toEqual(journal);
@@ -126,7 +127,7 @@ describe('a crash in the middle of a tick', () => {
 
     const next = await runCli(repo, ['run', 'daily-triage', '--backend', 'mock', '--level', 'L2', '--ticks', '50', '--json']);
     expect(next.code).toBe(2);
-    const run = JSON.parse(next.stdout) as RunJson;
+    const run = cliJson(next.stdout) as RunJson;
     // Counting the lost phase: one full tick, one report-only tick above 80 %, then the triage reservation does not fit.
     // (Had the reservation been lost, as before, two full ticks would have run and real spend would have passed the cap.)
     expect(run.ticks.map((tick) => tick.kind)).toEqual(['proposed', 'report', 'halted']);
@@ -157,7 +158,7 @@ describe('a damaged spend journal', () => {
     await writeFile(join(repo, '.loop-runtime', 'spend.jsonl'), 'not a journal entry\n');
     const result = await runCli(repo, ['run', 'daily-triage', '--backend', 'mock', '--level', 'L2', '--json']);
     expect(result.code).toBe(1);
-    const { error } = JSON.parse(result.stdout) as { error: { code: string; message: string } };
+    const { error } = cliJson(result.stdout) as { error: { code: string; message: string } };
     expect(error.code).toBe('BUDGET_LEDGER_UNREADABLE');
     expect(error.message).toContain(`${join(repo, '.loop-runtime', 'spend.jsonl')}:1 is corrupt`);
     expect(error.message).toContain('To fix: repair or delete line 1');

@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropicServer, text, toolUse, type AnthropicStep } from './fakes/fake-anthropic-server.js';
 import { ADD_BUG_TRIAGE, BUGGY_ADD_PROJECT, CLAUDE, git, makeLoopRepo, NO_NETWORK_PROBE, readText, runCli, runLogLines, spendEntries, worktreeOf } from './e2e-fixtures.js';
 import { cleanupTempDirs, fingerprint } from './git-fixtures.js';
+import { cliJson } from './cli-json.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterAll(async () => {
@@ -73,7 +74,7 @@ describe('a full tick with the real claude binary (fake Anthropic API)', () => {
     const result = await runCli(repo, ['run', 'daily-triage', '--backend', 'claude-code', '--level', 'L2', '--json'], env);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    const summary = JSON.parse(result.stdout) as { backend: string; ticks: TickJson[]; budget: { spentToday: number } };
+    const summary = cliJson(result.stdout) as { backend: string; ticks: TickJson[]; budget: { spentToday: number } };
     expect(summary.backend).toBe('claude-code');
     const tick = summary.ticks[0]!;
     expect(tick.kind).toBe('proposed');
@@ -143,7 +144,7 @@ describe('a full tick with the real claude binary (fake Anthropic API)', () => {
     const { repo, env } = await setup(script('test/add.test.mjs', "test('adds two numbers'", "test.skip('adds two numbers'", 'Made the suite green.'));
     const result = await runCli(repo, ['run', 'daily-triage', '--backend', 'claude-code', '--level', 'L2', '--json'], env);
     expect(result.code).toBe(0);
-    const tick = (JSON.parse(result.stdout) as { ticks: Array<TickJson & { reasons: string[] }> }).ticks[0]!;
+    const tick = (cliJson(result.stdout) as { ticks: Array<TickJson & { reasons: string[] }> }).ticks[0]!;
     expect(tick.kind).toBe('rejected');
     // The command passed (the test was skipped) and the checker said APPROVE…
     expect(tick.verification.evidence[0]).toMatchObject({ command: 'node --test test/', exitCode: 0 });

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startFakeResponsesServer, type ResponsesStep } from './fakes/fake-responses-server.js';
 import { ADD_BUG_TRIAGE, BUGGY_ADD_PROJECT, git, makeLoopRepo, NO_NETWORK_PROBE, PACKAGE_ROOT, readText, runCli, runLogLines, spendEntries } from './e2e-fixtures.js';
 import { cleanupTempDirs, fingerprint } from './git-fixtures.js';
+import { cliJson } from './cli-json.js';
 
 const CODEX = join(PACKAGE_ROOT, 'node_modules', '.bin', 'codex');
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -66,7 +67,7 @@ describe('a full tick with the real codex binary (fake Responses API)', () => {
     const result = await runCli(repo, ['run', 'daily-triage', '--level', 'L2', '--json'], env, { timeoutMs: 120_000 });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    const summary = JSON.parse(result.stdout) as { backend: string; backendReason: string; ticks: TickJson[]; budget: { spentToday: number } };
+    const summary = cliJson(result.stdout) as { backend: string; backendReason: string; ticks: TickJson[]; budget: { spentToday: number } };
     expect(summary.backend).toBe('codex');
     expect(summary.backendReason).toContain('configured');
     const tick = summary.ticks[0]!;
@@ -114,7 +115,7 @@ describe('a full tick with the real codex binary (fake Responses API)', () => {
     const { repo, env } = await setup(script('test/add.test.mjs', "test('adds two numbers', () => {", "test.skip('adds two numbers', () => {", 'Made the suite green.'));
     const result = await runCli(repo, ['run', 'daily-triage', '--level', 'L2', '--json'], env, { timeoutMs: 120_000 });
     expect(result.code).toBe(0);
-    const tick = (JSON.parse(result.stdout) as { ticks: TickJson[] }).ticks[0]!;
+    const tick = (cliJson(result.stdout) as { ticks: TickJson[] }).ticks[0]!;
     expect(tick.kind).toBe('rejected');
     expect(tick.verification.evidence[0]).toMatchObject({ command: 'node --test test/', exitCode: 0 });
     expect(tick.verification.evidence[0]!.output).toMatch(/# skipped 1/);
@@ -128,7 +129,7 @@ describe('a full tick with the real codex binary (fake Responses API)', () => {
     const { server, repo, env } = await setup([{ error: { status: 401, message: 'Incorrect API key provided: sk-e2***.', code: 'invalid_api_key' } }]);
     const result = await runCli(repo, ['run', 'daily-triage', '--level', 'L2', '--json'], env, { timeoutMs: 120_000 });
     expect(result.code).toBe(5);
-    const tick = (JSON.parse(result.stdout) as { ticks: TickJson[] }).ticks[0]!;
+    const tick = (cliJson(result.stdout) as { ticks: TickJson[] }).ticks[0]!;
     expect(tick).toMatchObject({ kind: 'halted', reason: 'backend-stopped' });
     expect(tick.message).toMatch(/OPENAI_API_KEY/);
     expect(server.modelRequests()).toHaveLength(1);

@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { WorktreeStore } from '../src/adapters/workspace/git-worktree-store.js';
 import { BIN, makeLoopRepo, readText, runCli, runLogLines } from './e2e-fixtures.js';
 import { addBareRemote, cleanupTempDirs, GIT_ENV } from './git-fixtures.js';
+import { cliJson } from './cli-json.js';
 
 afterAll(cleanupTempDirs);
 
@@ -50,7 +51,7 @@ describe('a tick killed between its commit and its run-log line', () => {
     // The next tick (report-only, so it does not act on the same item again) recovers it first.
     const next = await runCli(repo, ['run', 'daily-triage', '--level', 'L1', '--backend', 'mock', '--json']);
     expect(next.code, next.stdout + next.stderr).toBe(0);
-    const summary = JSON.parse(next.stdout) as { recovery?: { recoveredTicks: Array<{ tickId: string; commit: string; branch: string }> }; notes: string[] };
+    const summary = cliJson(next.stdout) as { recovery?: { recoveredTicks: Array<{ tickId: string; commit: string; branch: string }> }; notes: string[] };
     expect(summary.recovery?.recoveredTicks).toEqual([expect.objectContaining({ tickId: entry.tickId, commit: entry.commit, branch: entry.branch })]);
     expect(summary.notes.some((note) => note.includes(`tick ${entry.tickId!}`) && note.includes('recovered'))).toBe(true);
     const recovered = (await runLogLines(repo)).filter((line) => line['tick_id'] === entry.tickId);
@@ -58,13 +59,13 @@ describe('a tick killed between its commit and its run-log line', () => {
     expect(await readText(repo, 'STATE.md')).toContain(`tick ${entry.tickId!} committed ${entry.commit!.slice(0, 12)}`);
 
     const status = await runCli(repo, ['status', '--json']);
-    const loop = (JSON.parse(status.stdout) as { loops: Array<{ id: string; lastRuns: Array<Record<string, unknown>>; recoveries: Array<{ recoveredTicks: Array<{ commit: string }> }> }> }).loops.find((candidate) => candidate.id === 'daily-triage')!;
+    const loop = (cliJson(status.stdout) as { loops: Array<{ id: string; lastRuns: Array<Record<string, unknown>>; recoveries: Array<{ recoveredTicks: Array<{ commit: string }> }> }> }).loops.find((candidate) => candidate.id === 'daily-triage')!;
     expect(loop.lastRuns.some((run) => run['recovered'] === true && run['commit'] === entry.commit)).toBe(true);
     expect(loop.recoveries[0]?.recoveredTicks[0]?.commit).toBe(entry.commit);
     expect((await runCli(repo, ['status'])).stdout).toContain(`recovered: ${entry.commit!.slice(0, 12)} on ${entry.branch}`);
 
     const again = await runCli(repo, ['run', 'daily-triage', '--level', 'L1', '--backend', 'mock', '--json']);
-    expect((JSON.parse(again.stdout) as { recovery?: unknown }).recovery).toBeUndefined();
+    expect((cliJson(again.stdout) as { recovery?: unknown }).recovery).toBeUndefined();
     expect((await runLogLines(repo)).filter((line) => line['tick_id'] === entry.tickId)).toHaveLength(1);
     expect((await readFile(join(repo, '.loop-runtime', 'recovery.jsonl'), 'utf8')).trim().split('\n')).toHaveLength(1);
   });

@@ -15,6 +15,7 @@ import { cleanupTempDirs } from './git-fixtures.js';
 import { worktreesDirFor } from '../src/adapters/workspace/worktrees-location.js';
 import { systemClock } from '../src/adapters/clock/system-clock.js';
 import { startServer } from '../src/server/serve.js';
+import { cliJson } from './cli-json.js';
 
 afterAll(cleanupTempDirs);
 
@@ -56,7 +57,7 @@ describe('canary secrets', () => {
 
     const first = await runCli(repo, ['run', 'daily-triage', '--backend', 'mock', '--level', 'L2', '--json'], env);
     expect(first.code).toBe(0);
-    const tick = (JSON.parse(first.stdout) as { ticks: Array<{ kind: string; verification: { evidence: Array<{ exitCode: number; output: string }> } }> }).ticks[0]!;
+    const tick = (cliJson(first.stdout) as { ticks: Array<{ kind: string; verification: { evidence: Array<{ exitCode: number; output: string }> } }> }).ticks[0]!;
     expect(tick.kind).toBe('rejected');
     const output = tick.verification.evidence[0]!.output;
     // The sandbox never saw the variable; the literal and the shape were printed and redacted.
@@ -85,7 +86,7 @@ describe('canary secrets', () => {
     const env = { MY_SERVICE_TOKEN: envCanary };
     const result = await runCli(repo, ['run', 'daily-triage', '--backend', 'mock', '--level', 'L2', '--json'], env);
     expect(result.code).toBe(0);
-    const tick = (JSON.parse(result.stdout) as { ticks: Array<{ kind: string; commit?: { branch: string }; verification: { evidence: Array<{ output: string; exitCode: number }> } }> }).ticks[0]!;
+    const tick = (cliJson(result.stdout) as { ticks: Array<{ kind: string; commit?: { branch: string }; verification: { evidence: Array<{ output: string; exitCode: number }> } }> }).ticks[0]!;
     expect(tick.kind).toBe('proposed');
     expect(tick.verification.evidence[0]!.output).toBe('service credential [REDACTED]\nbackup [REDACTED]\n// tidied by loop-runtime mock backend (' + tick.verification.evidence[0]!.output.split('(')[1]);
     // A passing command whose text holds the env secret counts as evidence under its own name, redacted where shown.
@@ -132,7 +133,7 @@ describe('canary secrets', () => {
     const recording = join(repo, 'loops', 'daily-triage', 'recordings', 'leak.json');
     const result = await runCli(repo, ['run', 'daily-triage', '--backend', 'mock', '--level', 'L2', '--json', '--record', recording]);
     expect(result.code).toBe(0);
-    const tick = (JSON.parse(result.stdout) as { ticks: Array<{ kind: string; verification: { evidence: Array<{ output: string }> } }> }).ticks[0]!;
+    const tick = (cliJson(result.stdout) as { ticks: Array<{ kind: string; verification: { evidence: Array<{ output: string }> } }> }).ticks[0]!;
     expect(tick.kind).toBe('rejected');
     const output = tick.verification.evidence[0]!.output;
     for (const twin of twins) expect(output).toContain(twin);
@@ -153,7 +154,7 @@ describe('canary secrets', () => {
     for (const place of ['recording', 'events.jsonl', '--json']) expect(places[place], place).toContain('[REDACTED]');
     expect(places['loop-ledger.json']).toContain('daily-triage');
     // The console over the same repository: the tick's detail (its full TickResult from the journal), history and events.
-    const tickId = (JSON.parse(result.stdout) as { ticks: Array<{ tickId: string }> }).ticks[0]!.tickId;
+    const tickId = (cliJson(result.stdout) as { ticks: Array<{ tickId: string }> }).ticks[0]!.tickId;
     const server = await startServer({ repos: [repo], env: { ...process.env }, clock: systemClock, port: 0 });
     try {
       for (const path of [`api/runs/${tickId}`, 'api/runs', 'api/inbox', 'api/loops']) {

@@ -15,6 +15,7 @@ import { openRuntime } from '../src/composition/runtime.js';
 import { FixedClock } from '../src/testing/fixed-clock.js';
 import { git, makeLoopRepo, runCli, runLogLines } from './e2e-fixtures.js';
 import { cleanupTempDirs } from './git-fixtures.js';
+import { cliJson } from './cli-json.js';
 
 afterAll(cleanupTempDirs);
 
@@ -53,7 +54,7 @@ describe('a backend-stopped halt persists until `loop-runtime resume`', () => {
     await writeFile(loggedOut, '');
     const first = await run();
     expect(first.code).toBe(5);
-    const halted = (JSON.parse(first.stdout) as RunJson).ticks[0]!;
+    const halted = (cliJson(first.stdout) as RunJson).ticks[0]!;
     expect(halted).toMatchObject({ kind: 'halted', reason: 'backend-stopped' });
     expect(await callCount()).toBe(1);
 
@@ -61,7 +62,7 @@ describe('a backend-stopped halt persists until `loop-runtime resume`', () => {
     await rm(loggedOut);
     const second = await run();
     expect(second.code).toBe(5);
-    const stopped = (JSON.parse(second.stdout) as RunJson).ticks;
+    const stopped = (cliJson(second.stdout) as RunJson).ticks;
     expect(stopped).toHaveLength(1);
     expect(stopped[0]).toMatchObject({ kind: 'halted', reason: 'awaiting-resume', halt: { tickId: halted.tickId, reason: 'backend-stopped' } });
     expect(stopped[0]!.message).toContain('loop-runtime resume daily-triage');
@@ -69,7 +70,7 @@ describe('a backend-stopped halt persists until `loop-runtime resume`', () => {
 
     const status = await runCli(repo, ['status', '--json']);
     expect(status.code).toBe(0);
-    const loop = (JSON.parse(status.stdout) as { loops: Array<{ id: string; paused: boolean; halted?: { tickId: string; reason: string } }> }).loops.find((entry) => entry.id === 'daily-triage')!;
+    const loop = (cliJson(status.stdout) as { loops: Array<{ id: string; paused: boolean; halted?: { tickId: string; reason: string } }> }).loops.find((entry) => entry.id === 'daily-triage')!;
     expect(loop).toMatchObject({ paused: true, halted: { tickId: halted.tickId, reason: 'backend-stopped' } });
     const statusText = await runCli(repo, ['status']);
     expect(statusText.stdout).toContain('HALTED');
@@ -77,14 +78,14 @@ describe('a backend-stopped halt persists until `loop-runtime resume`', () => {
 
     const resumed = await runCli(repo, ['resume', 'daily-triage', '--by', 'tester', '--json']);
     expect(resumed.code).toBe(0);
-    expect(JSON.parse(resumed.stdout)).toMatchObject({ ok: true, loop: 'daily-triage', by: 'tester', cleared: { tickId: halted.tickId } });
+    expect(cliJson(resumed.stdout)).toMatchObject({ loop: 'daily-triage', by: 'tester', cleared: { tickId: halted.tickId } });
     const resumeLine = (await readFile(join(repo, 'loop-run-log.md'), 'utf8')).split('\n').filter((line) => line.includes('"kind":"resumed"'));
     expect(resumeLine).toHaveLength(1);
     expect(JSON.parse(resumeLine[0]!)).toMatchObject({ pattern: 'daily-triage', by: 'tester' });
 
     const third = await run();
     expect(third.code).toBe(0);
-    expect((JSON.parse(third.stdout) as RunJson).ticks[0]).toMatchObject({ kind: 'noop' });
+    expect((cliJson(third.stdout) as RunJson).ticks[0]).toMatchObject({ kind: 'noop' });
     expect(await callCount()).toBe(2);
     // The halt, the second run's refused tick (awaiting-resume: its own line, not a halt), the tick after resume.
     expect((await runLogLines(repo)).map((line) => [line['kind'], line['reason'] ?? null])).toEqual([
@@ -98,7 +99,7 @@ describe('a backend-stopped halt persists until `loop-runtime resume`', () => {
     const repo = await makeLoopRepo({ 'src/example.ts': 'export const answer = 42;\n' }, { verify: [] });
     const result = await runCli(repo, ['resume', 'daily-triage']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('daily-triage: was not halted; nothing to clear.');
+    expect(result.stdout).toBe('daily-triage: nothing to clear — it was not halted, paused or stopped by its circuit breaker.');
     expect(existsSync(join(repo, 'loop-run-log.md'))).toBe(false);
     const unknown = await runCli(repo, ['resume', 'no-such-loop', '--json']);
     expect(unknown.code).toBe(3);
@@ -113,15 +114,17 @@ describe('a backend-stopped halt persists until `loop-runtime resume`', () => {
     }
     const halted = await runCli(repo, ['run', 'daily-triage', '--backend', 'mock', '--json']);
     expect(halted.code).toBe(5);
-    expect((JSON.parse(halted.stdout) as RunJson).ticks[0]).toMatchObject({ kind: 'halted', reason: 'circuit-open' });
+    expect((cliJson(halted.stdout) as RunJson).ticks[0]).toMatchObject({ kind: 'halted', reason: 'circuit-open' });
 
     const resumed = await runCli(repo, ['resume', 'daily-triage', '--by', 'tester']);
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toContain('daily-triage: its circuit breaker is closed again by tester (it was open: The same error happened 5 times in a row');
+    // One sentence for what was cleared, not "was not halted" before it.
+    expect(resumed.stdout.split('\n')[0]).toMatch(/^daily-triage: its circuit breaker is closed again by tester/);
     expect((await ledger.history()).filter((attempt) => attempt.outcome === 'failure')).toHaveLength(5);
 
     const after = await runCli(repo, ['run', 'daily-triage', '--backend', 'mock', '--json']);
-    expect((JSON.parse(after.stdout) as RunJson).ticks[0]!.kind).not.toBe('halted');
+    expect((cliJson(after.stdout) as RunJson).ticks[0]!.kind).not.toBe('halted');
   });
 
   it('the console (serve) lists the halt as what stops the loop, and its Resume clears it like `resume` does', async () => {

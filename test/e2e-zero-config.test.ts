@@ -18,6 +18,7 @@ import { startFakeAnthropicServer, text } from './fakes/fake-anthropic-server.js
 import { startFakeResponsesServer } from './fakes/fake-responses-server.js';
 import { ADD_BUG_TRIAGE, CLAUDE, git, listFiles, PACKAGE_ROOT, readText, runCli, runLogLines, spendEntries } from './e2e-fixtures.js';
 import { GIT_ENV } from './git-fixtures.js';
+import { cliEnvelope, cliJson } from './cli-json.js';
 
 const run = promisify(execFile);
 const LOOP_INIT = join(PACKAGE_ROOT, 'node_modules', '.bin', 'loop-init');
@@ -75,7 +76,7 @@ describe('loop-init scaffolds with no loop-runtime block run their own agent', (
     const result = await runCli(repo, ['run', 'daily-triage', '--json'], { PATH: SYSTEM_PATH, OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: 'sk-zero-config' }, { timeoutMs: 120_000 });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    const summary = JSON.parse(result.stdout) as RunJson;
+    const summary = cliJson(result.stdout) as RunJson;
     expect(summary.backend).toBe('codex');
     expect(summary.backendReason).toContain(".codex/skills scaffold");
     expect(summary.backendReason).toContain(join(repo, 'node_modules', '.bin', 'codex'));
@@ -108,7 +109,7 @@ describe('loop-init scaffolds with no loop-runtime block run their own agent', (
     const result = await runCli(repo, ['run', 'daily-triage', '--json'], env, { timeoutMs: 120_000 });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    const summary = JSON.parse(result.stdout) as RunJson;
+    const summary = cliJson(result.stdout) as RunJson;
     expect(summary.backend).toBe('claude-code');
     expect(summary.backendReason).toContain('.claude/skills scaffold');
     expect(server.messageRequests().length).toBeGreaterThanOrEqual(1);
@@ -142,7 +143,7 @@ describe('loop-init scaffolds with no loop-runtime block run their own agent', (
     const result = await runCli(repo, ['run', 'daily-triage', '--json'], env, { timeoutMs: 150_000 });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    const summary = JSON.parse(result.stdout) as RunJson;
+    const summary = cliJson(result.stdout) as RunJson;
     expect(summary.backend).toBe('opencode');
     expect(summary.backendReason).toContain("the project's opencode.json and skills/ scaffold names it");
     expect(summary.backendReason).toContain(join(repo, 'node_modules', '.bin', 'opencode'));
@@ -169,7 +170,7 @@ describe('loop-init scaffolds with no loop-runtime block run their own agent', (
     const result = await runCli(repo, ['run', 'daily-triage', '--json'], { PATH: SYSTEM_PATH, OPENAI_BASE_URL: `${openai.url}/v1`, OPENAI_API_KEY: 'sk-zero-config' }, { timeoutMs: 150_000 });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    const summary = JSON.parse(result.stdout) as RunJson;
+    const summary = cliJson(result.stdout) as RunJson;
     expect(summary.backend).toBe('opencode');
     expect(summary.backendReason).toContain('model openai/gpt-6-sol (OPENAI_API_KEY is set; set model: to choose)');
     expect(openai.modelRequests()).toHaveLength(1);
@@ -184,7 +185,7 @@ describe('loop-init scaffolds with no loop-runtime block run their own agent', (
     const repo = await opencodeProject();
     const result = await runCli(repo, ['run', 'daily-triage', '--json'], { PATH: SYSTEM_PATH, OPENROUTER_API_KEY: 'sk-or-zero-config' });
     expect(result.code).toBe(3);
-    const error = (JSON.parse(result.stdout) as { ok: false; error: { code: string; message: string; fix: string } }).error;
+    const error = (cliJson(result.stdout) as { ok: false; error: { code: string; message: string; fix: string } }).error;
     expect(error.code).toBe('PRECONDITION_FAILED');
     expect(error.message).toContain('neither ANTHROPIC_API_KEY nor OPENAI_API_KEY is set');
     expect(error.fix).toContain('set ANTHROPIC_API_KEY (runs anthropic/claude-sonnet-5) or OPENAI_API_KEY (runs openai/gpt-6-sol)');
@@ -201,13 +202,13 @@ describe('loop-init scaffolds with no loop-runtime block run their own agent', (
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(/^loop-runtime: Loop daily-triage cannot run: no agent this loop can use \(codex, claude-code, opencode\) is installed.* To fix: npm install @openai\/codex, .*--backend mock to rehearse\.$/);
     const json = await runCli(repo, ['run', 'daily-triage', '--json'], { PATH: SYSTEM_PATH });
-    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, error: { code: 'BACKEND_NOT_FOUND', fix: expect.stringContaining('npm install @openai/codex') } });
+    expect(cliEnvelope(json.stdout)).toMatchObject({ ok: false, error: { code: 'BACKEND_NOT_FOUND', fix: expect.stringContaining('npm install @openai/codex') } });
     // Nothing ran, so nothing was written: no spend journal, no lease history, no run-log line.
     expect(await listFiles(repo)).toEqual(before);
     expect(git(repo, 'status', '--porcelain').trim()).toBe('');
 
     const rehearsal = await runCli(repo, ['run', 'daily-triage', '--dry-run', '--json'], { PATH: SYSTEM_PATH });
     expect(rehearsal.code).toBe(0);
-    expect(JSON.parse(rehearsal.stdout)).toMatchObject({ backend: 'mock', dryRun: true });
+    expect(cliJson(rehearsal.stdout)).toMatchObject({ backend: 'mock', dryRun: true });
   });
 });

@@ -27,6 +27,7 @@ import { startServer } from '../src/server/serve.js';
 import { BIN, makeLoopRepo, runCli, runLogLines } from './e2e-fixtures.js';
 import { GIT_ENV, sh, tempDir } from './git-fixtures.js';
 import { eventually, type ReadyProcess, spawnUntilReady, usePgCluster } from './fleet-processes.js';
+import { cliEnvelope, cliJson } from './cli-json.js';
 
 const T0 = '2026-11-23T08:00:00.000Z';
 const T3 = '2026-11-26T09:30:00.000Z';
@@ -78,7 +79,7 @@ describe('fleet: human approval is a durable wait', () => {
       const tickId = runs.rows[0]!.tick_id;
 
       // The inbox lists the change once: this disk holds it, and the fleet waits for it.
-      const inbox = JSON.parse((await runCli(repo, ['inbox', '--json'], env)).stdout) as { items: Array<{ id: string; branch: string; path: string; itemKey: string }> };
+      const inbox = cliJson((await runCli(repo, ['inbox', '--json'], env)).stdout) as { items: Array<{ id: string; branch: string; path: string; itemKey: string }> };
       expect(inbox.items).toHaveLength(1);
       const change = inbox.items[0]!;
       expect(waiting.workflow_uuid.startsWith('approval:') && waiting.workflow_uuid.endsWith(`:${change.id}`)).toBe(true);
@@ -90,7 +91,7 @@ describe('fleet: human approval is a durable wait', () => {
       await rm(dirname(change.path), { recursive: true, force: true });
       // The inbox still lists the change, from the fleet's wait.
       const fleetInbox = await runCli(repo, ['inbox', '--json'], env);
-      expect(JSON.parse(fleetInbox.stdout).items).toEqual([expect.objectContaining({ id: change.id, itemKey: 'mock#1', branch: change.branch, keptBy: 'worker-a' })]);
+      expect(cliJson(fleetInbox.stdout).items).toEqual([expect.objectContaining({ id: change.id, itemKey: 'mock#1', branch: change.branch, keptBy: 'worker-a' })]);
       expect((await runCli(repo, ['inbox'], env)).stdout).toContain(`kept by fleet worker worker-a`);
 
       // worker-b serves the same repository (it polls once, at the same slot: no new tick).
@@ -103,7 +104,7 @@ describe('fleet: human approval is a durable wait', () => {
       process.stdout.write(`fleet approval: first reply ${Date.now() - asking} ms after approve was sent (worker-b had to resume the wait first)\n`);
       const debug = async () => `${refused.stderr}${refused.stdout}\napprovals: ${JSON.stringify((await client.query('SELECT workflow_uuid, status, executor_id, application_version, application_name, queue_name FROM dbos.workflow_status')).rows)}\nsteps: ${JSON.stringify((await client.query('SELECT workflow_uuid, function_name, left(error, 300) AS error FROM dbos.operation_outputs ORDER BY workflow_uuid, function_id')).rows)}\nworker-b:\n${workerB.lines.join('\n')}`;
       expect(refused.code, await debug()).toBe(2);
-      expect(JSON.parse(refused.stdout)).toMatchObject({ ok: false, status: 'needs-confirmation', id: change.id, paths: ['.env'] });
+      expect(cliJson(refused.stdout)).toMatchObject({ status: 'needs-confirmation', id: change.id, paths: ['.env'] });
       expect((await approvals())[0]).toMatchObject({ status: 'PENDING', executor_id: 'worker-b' });
 
       // Two approvals at once: one acts, the other is refused.
@@ -113,10 +114,10 @@ describe('fleet: human approval is a durable wait', () => {
       const applied = both.filter((result) => result.code === 0);
       const second = both.filter((result) => result.code !== 0);
       expect(applied, both.map((result) => result.stdout + result.stderr).join('\n')).toHaveLength(1);
-      const result = JSON.parse(applied[0]!.stdout) as { status: string; commit: string; branch: string };
-      expect(result).toMatchObject({ ok: true, status: 'applied', id: change.id, branch: change.branch, paths: ['.env'] });
+      const result = cliJson(applied[0]!.stdout) as { status: string; commit: string; branch: string };
+      expect(result).toMatchObject({ status: 'applied', id: change.id, branch: change.branch, paths: ['.env'] });
       expect(second[0]!.code).toBe(3);
-      expect(JSON.parse(second[0]!.stdout)).toMatchObject({ ok: false, error: { code: 'USAGE' } });
+      expect(cliEnvelope(second[0]!.stdout)).toMatchObject({ ok: false, error: { code: 'USAGE' } });
 
       // Committed once, with its trailers, on the re-created branch.
       expect(sh(repo, ['rev-parse', change.branch]).trim()).toBe(result.commit);
@@ -140,11 +141,11 @@ describe('fleet: human approval is a durable wait', () => {
       // Decided: a third approval is refused with what was decided; an id nobody waits for is an error with the fix.
       const again = await runCli(repo, ['approve', change.id, '--yes', '--json'], env);
       expect(again.code).toBe(3);
-      expect(JSON.parse(again.stdout).error.message).toMatch(new RegExp(`${change.id} was already approved by a human at 2026-11-26T09:3\\d:\\d\\d\\.\\d+Z \\(committed ${result.commit.slice(0, 12)}`));
+      expect(cliJson(again.stdout).error.message).toMatch(new RegExp(`${change.id} was already approved by a human at 2026-11-26T09:3\\d:\\d\\d\\.\\d+Z \\(committed ${result.commit.slice(0, 12)}`));
       const unknown = await runCli(repo, ['approve', 'no-such-change', '--json'], env);
       expect(unknown.code).toBe(3);
-      expect(JSON.parse(unknown.stdout)).toMatchObject({ ok: false, error: { code: 'USAGE', message: expect.stringContaining('Nothing waits for a decision under "no-such-change"'), fix: expect.stringContaining('loop-runtime inbox') } });
-      expect(JSON.parse((await runCli(repo, ['inbox', '--json'], env)).stdout).items).toEqual([]);
+      expect(cliEnvelope(unknown.stdout)).toMatchObject({ ok: false, error: { code: 'USAGE', message: expect.stringContaining('Nothing waits for a decision under "no-such-change"'), fix: expect.stringContaining('loop-runtime inbox') } });
+      expect(cliJson((await runCli(repo, ['inbox', '--json'], env)).stdout).items).toEqual([]);
       await killed(workerB);
     } finally {
       await client.end();
@@ -204,7 +205,7 @@ describe('fleet: human approval is a durable wait', () => {
       expect((await api('api/inbox')).body['items']).toEqual([]);
       const cli = await runCli(repo, ['reject', change.id, '--json'], env);
       expect(cli.code).toBe(3);
-      expect(JSON.parse(cli.stdout).error.message).toContain('was already rejected');
+      expect(cliJson(cli.stdout).error.message).toContain('was already rejected');
       await killed(workerC);
     } finally {
       await server.close();

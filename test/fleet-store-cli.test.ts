@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { makeLoopRepo, runCli } from './e2e-fixtures.js';
 import { addBareRemote, sh, tempDir } from './git-fixtures.js';
 import { queryRows, usePgCluster } from './fleet-processes.js';
+import { cliEnvelope, cliJson } from './cli-json.js';
 
 const cluster = usePgCluster();
 
@@ -36,7 +37,7 @@ describe('the fleet store behind the CLI', () => {
     const result = await runCli(repo, RUN, { LOOP_RUNTIME_DATABASE_URL: url });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(2);
-    const run = JSON.parse(result.stdout) as RunJson;
+    const run = cliJson(result.stdout) as RunJson;
     // One proposal per item: after the first tick's change, the item's proposal is open and the ticks triage only.
     expect(run.ticks.map((tick) => tick.kind)).toEqual(['proposed', ...Array<string>(run.ticks.length - 2).fill('report'), 'halted']);
     const spent = await settledSpend(url);
@@ -51,14 +52,14 @@ describe('the fleet store behind the CLI', () => {
     expect(await queryRows(url, 'SELECT key FROM loop_runtime_leases')).toEqual([]);
 
     const status = await runCli(repo, ['status', '--json'], { LOOP_RUNTIME_DATABASE_URL: url });
-    const report = JSON.parse(status.stdout) as { store: string; loops: Array<{ id: string; spentToday: number; rehearsalSpentToday: number }> };
+    const report = cliJson(status.stdout) as { store: string; loops: Array<{ id: string; spentToday: number; rehearsalSpentToday: number }> };
     expect(report.store).toMatch(/^postgres postgresql:\/\/postgres@127\.0\.0\.1:\d+\/cli_env_\d+_\d+ \(scope /);
     // The ticks ran with --backend mock: shown beside the loop's real cap, never counted against it (as on files).
     expect(report.loops.find((loop) => loop.id === 'daily-triage')).toMatchObject({ spentToday: 0, rehearsalSpentToday: spent });
 
     // Without the variable the same repository is back on files, with its own (empty) ledger.
     const onFiles = await runCli(repo, ['status', '--json'], { LOOP_RUNTIME_DATABASE_URL: undefined });
-    expect(JSON.parse(onFiles.stdout)).toMatchObject({ store: 'files under .loop-runtime/', loops: [{ id: 'daily-triage', spentToday: 0 }] });
+    expect(cliJson(onFiles.stdout)).toMatchObject({ store: 'files under .loop-runtime/', loops: [{ id: 'daily-triage', spentToday: 0 }] });
   });
 
   it('store: { url: env:NAME } in LOOP.md: two checkouts of one origin, two run processes at once, one cap', async () => {
@@ -74,7 +75,7 @@ describe('the fleet store behind the CLI', () => {
     const results = await Promise.all([runCli(origin, RUN, env), runCli(second, RUN, env)]);
     for (const result of results) expect([2, 4], result.stderr).toContain(result.code);
     process.stdout.write(`fleet store: two run processes on one loop exited ${results.map((result) => result.code).join(' and ')}\n`);
-    const ran = results.filter((result) => result.code === 2).map((result) => JSON.parse(result.stdout) as RunJson);
+    const ran = results.filter((result) => result.code === 2).map((result) => cliJson(result.stdout) as RunJson);
     expect(ran.length).toBeGreaterThanOrEqual(1);
     const reported = ran.flatMap((run) => run.ticks).reduce((sum, tick) => sum + tick.tokens, 0);
     const spent = await settledSpend(url);
@@ -83,12 +84,12 @@ describe('the fleet store behind the CLI', () => {
     // A tick in either checkout now halts at once: the cap is the fleet's, not the checkout's.
     const after = await runCli(second, RUN, env);
     expect(after.code).toBe(2);
-    expect((JSON.parse(after.stdout) as RunJson).ticks).toMatchObject([{ kind: 'halted', tokens: 0 }]);
+    expect((cliJson(after.stdout) as RunJson).ticks).toMatchObject([{ kind: 'halted', tokens: 0 }]);
     for (const checkout of [origin, second]) expect(existsSync(join(checkout, '.loop-runtime', 'spend.jsonl'))).toBe(false);
 
     // The variable the setting names must be set: exit 3, never a silent fall-back to files.
     const unset = await runCli(origin, RUN, { FLEET_DATABASE: undefined });
     expect(unset.code).toBe(3);
-    expect(JSON.parse(unset.stdout)).toMatchObject({ ok: false, error: { code: 'CONFIG_INVALID', message: expect.stringContaining('FLEET_DATABASE is not set') } });
+    expect(cliEnvelope(unset.stdout)).toMatchObject({ ok: false, error: { code: 'CONFIG_INVALID', message: expect.stringContaining('FLEET_DATABASE is not set') } });
   });
 });

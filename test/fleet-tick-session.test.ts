@@ -18,6 +18,7 @@ import { describe, expect, it } from 'vitest';
 import { readTickEvents } from '../src/adapters/tick-events/tick-events.js';
 import { makeLoopRepo, runCli } from './e2e-fixtures.js';
 import { eventually, queryRows, startServiceWorker, usePgCluster } from './fleet-processes.js';
+import { cliJson } from './cli-json.js';
 
 const T0 = '2026-11-23T08:00:00Z';
 
@@ -72,7 +73,7 @@ describe('a fleet worker tick does what run does around it', () => {
     expect(worker.lines).toContain(`daily-triage: outcomes: following 1 delivered change(s) of ${tickId}`);
     const metrics = await runCli(repo, ['metrics', 'daily-triage', '--since', '2026-11-01', '--json'], { LOOP_RUNTIME_DATABASE_URL: url });
     expect(metrics.code, metrics.stderr).toBe(0);
-    expect(JSON.parse(metrics.stdout)).toMatchObject({ ok: true, loops: [expect.objectContaining({ pattern: 'daily-triage', changes: expect.objectContaining({ proposed: 0 }) })] });
+    expect(cliJson(metrics.stdout)).toMatchObject({ loops: [expect.objectContaining({ pattern: 'daily-triage', changes: expect.objectContaining({ proposed: 0 }) })] });
 
     // The journal `serve` tails has the tick's phases and its result, redacted like run's.
     const journal = (await readTickEvents(repo)).filter((line) => line.tickId === tickId);

@@ -15,6 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { BIN, makeLoopRepo, runCli, runLogLines } from './e2e-fixtures.js';
 import { GIT_ENV, tempDir } from './git-fixtures.js';
 import { eventually, type ReadyProcess, spawnUntilReady, usePgCluster } from './fleet-processes.js';
+import { cliJson } from './cli-json.js';
 
 const REPOSITORIES = 20;
 const T0 = '2026-11-23T08:00:00.000Z';
@@ -113,12 +114,12 @@ async function twoSlots({ restartPostgres }: { restartPostgres: boolean }): Prom
 
       // history reads the same rows back, in the shape the run log gives without a database.
       const history = await runCli(repos[0]!, ['history', '--json'], env);
-      expect(JSON.parse(history.stdout)).toEqual([
+      expect(cliJson(history.stdout)).toEqual([
         expect.objectContaining({ loop: 'daily-triage', outcome: 'report-only', kind: 'report', source: 'fleet', startedAt: expect.stringMatching(/^2026-11-26T08:00/) }),
         expect.objectContaining({ loop: 'daily-triage', outcome: 'report-only', kind: 'report', source: 'fleet', startedAt: expect.stringMatching(/^2026-11-23T08:00/) }),
       ]);
       const onFiles = await runCli(repos[0]!, ['history', 'daily-triage', '--since', '2026-11-25', '--json'], { LOOP_RUNTIME_DATABASE_URL: undefined });
-      expect(JSON.parse(onFiles.stdout)).toEqual([expect.objectContaining({ loop: 'daily-triage', outcome: 'report-only', source: 'run-log' })]);
+      expect(cliJson(onFiles.stdout)).toEqual([expect.objectContaining({ loop: 'daily-triage', outcome: 'report-only', source: 'run-log' })]);
     } finally {
       await client.end().catch(() => undefined);
     }

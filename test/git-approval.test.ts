@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { cleanupTempDirs, fakeGh, addBareRemote, makeRepo, sh } from './git-fixtures.js';
+import { cliJson } from './cli-json.js';
 
 afterAll(cleanupTempDirs);
 
@@ -38,10 +39,10 @@ describe('approve / reject / inbox', () => {
     const env = { PATH: `${gh.bin}:${process.env.PATH}` };
 
     const run = await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'], env);
-    expect(JSON.parse(run.stdout).ticks[0].kind).toBe('escalated');
+    expect(cliJson(run.stdout).ticks[0].kind).toBe('escalated');
 
     const inbox = await cli(root, ['inbox', '--json']);
-    const items = JSON.parse(inbox.stdout).items;
+    const items = cliJson(inbox.stdout).items;
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({ pattern: 'daily-triage', itemKey: 'mock#1', branch: expect.stringMatching(/^loop\/daily-triage\//) });
     expect(items[0].reason).toMatch(/denylist: \.env/);
@@ -55,7 +56,7 @@ describe('approve / reject / inbox', () => {
 
     const approved = await cli(root, ['approve', id, '--yes', '--json'], env);
     expect(approved.code).toBe(0);
-    const result = JSON.parse(approved.stdout);
+    const result = cliJson(approved.stdout);
     expect(result).toMatchObject({ status: 'applied', paths: ['.env'], delivery: { kind: 'pull-request', url: 'https://github.com/acme/demo/pull/1' } });
     expect(sh(root, ['log', '-1', '--format=%(trailers:key=Loop-Approved-By,valueonly)', items[0].branch]).trim()).toBe('human');
     expect(sh(root, ['show', '--name-only', '--format=', items[0].branch]).trim()).toBe('.env');
@@ -65,18 +66,18 @@ describe('approve / reject / inbox', () => {
     expect(state).toMatch(/Decided: .*approved by a human/);
     const runLog = await readFile(join(root, 'loop-run-log.md'), 'utf8');
     expect(runLog).toContain('"kind":"human-approved"');
-    expect(JSON.parse((await cli(root, ['inbox', '--json'])).stdout).items).toEqual([]);
+    expect(cliJson((await cli(root, ['inbox', '--json'])).stdout).items).toEqual([]);
     expect((await cli(root, ['approve', id])).code).toBe(3);
 
     // mock#1's pull request is open: the next tick does not work on the item again.
     const open = await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'], env);
-    expect(JSON.parse(open.stdout).ticks[0]).toMatchObject({ kind: 'report', degradedReason: expect.stringContaining('open proposal (mock#1)') });
+    expect(cliJson(open.stdout).ticks[0]).toMatchObject({ kind: 'report', degradedReason: expect.stringContaining('open proposal (mock#1)') });
 
     // A second escalation (another item), rejected this time.
     await writeFile(join(root, 'LOOP.md'), LOOP_MD('pull-request').replace('targetPath: .env', 'targetPath: .env\n    itemKey: "mock#2"'));
     const again = await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'], env);
-    expect(JSON.parse(again.stdout).ticks[0].kind).toBe('escalated');
-    const waiting = JSON.parse((await cli(root, ['inbox', '--json'])).stdout).items;
+    expect(cliJson(again.stdout).ticks[0].kind).toBe('escalated');
+    const waiting = cliJson((await cli(root, ['inbox', '--json'])).stdout).items;
     expect(waiting).toHaveLength(1);
     const rejected = await cli(root, ['reject', 'mock#2']);
     expect(rejected.code).toBe(0);
@@ -84,7 +85,7 @@ describe('approve / reject / inbox', () => {
     expect(sh(root, ['branch', '--list', waiting[0].branch]).trim()).toBe('');
     expect(existsSync(waiting[0].path)).toBe(false);
     expect(await readFile(join(root, 'loop-run-log.md'), 'utf8')).toContain('"kind":"human-rejected"');
-    expect(JSON.parse((await cli(root, ['inbox', '--json'])).stdout).items).toEqual([]);
+    expect(cliJson((await cli(root, ['inbox', '--json'])).stdout).items).toEqual([]);
     // The main worktree never saw the agent's .env.
     expect(existsSync(join(root, '.env'))).toBe(false);
   });
@@ -100,17 +101,17 @@ describe('approve / reject / inbox', () => {
     const env = { PATH: `${bin}:${process.env.PATH}`, GH_TOKEN: canary };
 
     const run = await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'], env);
-    expect(JSON.parse(run.stdout).ticks[0].kind).toBe('escalated');
-    const id: string = JSON.parse((await cli(root, ['inbox', '--json'], env)).stdout).items[0].id;
+    expect(cliJson(run.stdout).ticks[0].kind).toBe('escalated');
+    const id: string = cliJson((await cli(root, ['inbox', '--json'], env)).stdout).items[0].id;
     const approved = await cli(root, ['approve', id, '--yes', '--json'], env);
-    const result = JSON.parse(approved.stdout);
+    const result = cliJson(approved.stdout);
     expect(result.status).toBe('applied');
     expect(result.delivery.ok).toBe(false);
     const deliveries = await readFile(join(root, '.loop-runtime', 'deliveries.json'), 'utf8');
     // The failed delivery is kept for a retry, with its reason redacted like every other file.
     expect(JSON.parse(deliveries).deliveries).toEqual([expect.objectContaining({ kind: 'failed', reason: expect.stringContaining('[REDACTED') })]);
     const inbox = await cli(root, ['inbox', '--json'], env);
-    expect(JSON.parse(inbox.stdout).items).toEqual([expect.objectContaining({ kind: 'delivery-failed', reason: expect.stringMatching(/^verified, delivery failed: /) })]);
+    expect(cliJson(inbox.stdout).items).toEqual([expect.objectContaining({ kind: 'delivery-failed', reason: expect.stringMatching(/^verified, delivery failed: /) })]);
     for (const text of [approved.stdout, approved.stderr, inbox.stdout, deliveries, await readFile(join(root, 'STATE.md'), 'utf8'), await readFile(join(root, 'loop-run-log.md'), 'utf8')]) {
       expect(text).not.toContain(canary);
     }

@@ -7,6 +7,7 @@ import { main } from '../src/cli/main.js';
 import { parseManifest } from '../src/core/workspace/worktree-manifest.js';
 import { worktreesDirFor } from '../src/adapters/workspace/worktrees-location.js';
 import { cleanupTempDirs, fingerprint, makeRepo, sh } from './git-fixtures.js';
+import { cliJson } from './cli-json.js';
 
 afterAll(cleanupTempDirs);
 
@@ -72,7 +73,7 @@ describe('crash in the middle of a tick', () => {
     const mainBefore = await fingerprint(join(root, 'src'));
 
     const next = await cli(root, ['run', 'daily-triage', '--level', 'L2', '--backend', 'mock', '--json']);
-    const tick = JSON.parse(next.stdout).ticks[0];
+    const tick = cliJson(next.stdout).ticks[0];
     expect(tick.kind).toBe('proposed');
 
     const after = parseManifest(await readFile(join(worktreesDirFor(root), 'manifest.json'), 'utf8'));

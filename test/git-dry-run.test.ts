@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { cleanupTempDirs, fingerprint, makeRepo, sh } from './git-fixtures.js';
+import { cliJson } from './cli-json.js';
 
 afterAll(cleanupTempDirs);
 
@@ -44,7 +45,7 @@ describe('--dry-run', () => {
       stderr: () => {},
     });
     expect(code).toBe(0);
-    const tick = JSON.parse(stdout).ticks[0];
+    const tick = cliJson(stdout).ticks[0];
     // A rehearsal runs no verification command, and no evidence is never an approval: the change (made in a real
     // worktree of the copy) is escalated for a human, never committed.
     expect(tick.kind).toBe('escalated');

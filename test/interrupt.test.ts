@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, PACKAGE_ROOT } from './e2e-fixtures.js';
 import { cleanupTempDirs, GIT_ENV, makeRepo, sh } from './git-fixtures.js';
+import { cliJson } from './cli-json.js';
 
 afterAll(cleanupTempDirs);
 
@@ -102,6 +103,6 @@ describe('Ctrl-C during run', () => {
     let listed = '';
     inbox.stdout.on('data', (chunk: Buffer) => (listed += chunk.toString()));
     await new Promise((done) => inbox.on('exit', done));
-    expect((JSON.parse(listed) as { items: Array<{ branch: string; path: string }> }).items).toMatchObject([{ branch, path: worktree }]);
+    expect((cliJson(listed) as { items: Array<{ branch: string; path: string }> }).items).toMatchObject([{ branch, path: worktree }]);
   });
 });

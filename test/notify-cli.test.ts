@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebhookReceiver, unreachableUrl, type WebhookReceiver } from './fakes/webhook-receiver.js';
 import { CHECKOUT, GIT_IDENTITY } from './ci/scratch-project.js';
+import { cliJson } from './cli-json.js';
 
 let root: string;
 let escalating: string;
@@ -27,7 +28,7 @@ function tick(hook: string, cwd = root, ...extra: string[]): Promise<{ code: num
   return new Promise((resolve, reject) => {
     execFile(process.execPath, [join(CHECKOUT, 'bin', 'loop-runtime.js'), 'run', 'daily-triage', '--json', ...extra], { cwd, env: { ...process.env, ...GIT_IDENTITY, HOOK: hook, NO_COLOR: '1' } }, (error, stdout) => {
       try {
-        resolve({ code: error ? Number(error.code) : 0, output: JSON.parse(stdout) as RunOutput });
+        resolve({ code: error ? Number(error.code) : 0, output: cliJson(stdout) as RunOutput });
       } catch (parseError) {
         reject(parseError instanceof Error ? parseError : new Error(String(parseError)));
       }

@@ -8,13 +8,14 @@ import { mkdir, rm } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { cleanupTempDirs, makeRepo, sh, writeFiles } from './git-fixtures.js';
+import { cliJson } from './cli-json.js';
 
 afterAll(cleanupTempDirs);
 
 async function run(cwd: string): Promise<{ kind: string; degradedReason?: string; steps: Array<{ phase: string }>; commit?: { branch: string } }> {
   let stdout = '';
   await main(['run', 'daily-triage', '--level', 'L2', '--json'], { cwd, env: { ...process.env, NO_COLOR: '1', CI: '' }, isTTY: false, stdout: (text) => (stdout += text), stderr: () => undefined });
-  return JSON.parse(stdout).ticks[0];
+  return cliJson(stdout).ticks[0];
 }
 
 const LOOP_MD = '---\nloop-runtime:\n  backend: mock\n  verify:\n    - "true"\n  loops:\n    daily-triage: {}\n---\n# Loops\n';
@@ -43,7 +44,7 @@ describe('a repository deleted and created again at the same path inherits nothi
   async function inbox(cwd: string): Promise<Array<{ id: string }>> {
     let stdout = '';
     await main(['inbox', '--json'], { cwd, env: { ...process.env, NO_COLOR: '1', CI: '' }, isTTY: false, stdout: (text) => (stdout += text), stderr: () => undefined });
-    return (JSON.parse(stdout) as { items: Array<{ id: string }> }).items;
+    return (cliJson(stdout) as { items: Array<{ id: string }> }).items;
   }
 
   it('the old escalated change (kept outside the checkout, keyed by its path) blocks no tick and is not in the inbox', async () => {
@@ -72,7 +73,7 @@ describe('run --ticks N proposes an item once', () => {
     const root = await makeRepo({ 'src/example.ts': 'export const answer = 42;\n', 'LOOP.md': LOOP_MD });
     let stdout = '';
     await main(['run', 'daily-triage', '--level', 'L2', '--ticks', '3', '--json'], { cwd: root, env: { ...process.env, NO_COLOR: '1', CI: '' }, isTTY: false, stdout: (text) => (stdout += text), stderr: () => undefined });
-    const ticks = (JSON.parse(stdout) as { ticks: Array<{ kind: string; degradedReason?: string }> }).ticks;
+    const ticks = (cliJson(stdout) as { ticks: Array<{ kind: string; degradedReason?: string }> }).ticks;
     expect(ticks.map((tick) => tick.kind)).toEqual(['proposed', 'report', 'report']);
     expect(ticks[1]?.degradedReason).toContain('open proposal');
     expect(sh(root, ['branch', '--list', 'loop/*']).trim().split('\n')).toHaveLength(1);

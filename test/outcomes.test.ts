@@ -142,7 +142,7 @@ describe('outcomes, metrics and autonomy', () => {
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     const loop = result.value.loops[0]!;
-    expect(loop.changes).toEqual({ proposed: 4, merged: 1, closed: 1, reverted: 1, open: 1 });
+    expect(loop.changes).toEqual({ proposed: 4, merged: 1, closed: 1, discarded: 0, reverted: 1, open: 1 });
     expect(loop.acceptanceRate).toBe(0.25);
     expect(loop.revertRate).toBe(0.5);
     expect(loop.ticks.total).toBe(6);

@@ -7,6 +7,7 @@ import { main } from '../src/cli/main.js';
 import type { DoctorReport } from '../src/use-cases/doctor.js';
 import { describeVerifyRunners } from '../src/project/detect-test-runners.js';
 import { cleanupTempDirs, makeRepo } from './git-fixtures.js';
+import { cliJson } from './cli-json.js';
 
 afterAll(cleanupTempDirs);
 
@@ -26,7 +27,7 @@ describe('plan and doctor name the runner and reporter of each verification comm
     const plan = await cli(root, ['plan', 'daily-triage']);
     expect(plan).toContain('npm test → node-test, per test (node --test junit via NODE_OPTIONS)');
     expect(plan).toContain('npm run lint → exit code only (no test runner: the exit code decides)');
-    const doctor = JSON.parse(await cli(root, ['doctor', '--json'])) as DoctorReport;
+    const doctor = cliJson(await cli(root, ['doctor', '--json'])) as DoctorReport;
     expect(doctor.loops[0]?.checks.find((check) => check.check === 'tests')).toMatchObject({ ok: true, required: false, detail: expect.stringContaining('npm test → node-test, per test') });
   });
 

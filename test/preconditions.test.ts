@@ -16,6 +16,7 @@ import { checkPreconditions } from '../src/use-cases/preconditions.js';
 import { FixedClock } from '../src/testing/fixed-clock.js';
 import { dailyTriagePattern } from './fixtures/patterns.js';
 import { addBareRemote, cleanupTempDirs, makeRepo, tempDir } from './git-fixtures.js';
+import { cliJson } from './cli-json.js';
 
 afterAll(cleanupTempDirs);
 
@@ -99,7 +100,7 @@ describe('preconditions before the first model call', () => {
     await writeFile(join(root, 'LOOP.md'), LOOP_MD('local'));
     const result = await cli(root, ['run', 'daily-triage', '--level', 'L2', '--dry-run', '--json']);
     expect(result.code).toBe(3);
-    const error = JSON.parse(result.stdout).error;
+    const error = cliJson(result.stdout).error;
     expect(error).toMatchObject({ code: 'PRECONDITION_FAILED', message: expect.stringContaining('is a git repository with no commit'), fix: expect.stringContaining('make a first commit') });
     const text = await cli(root, ['run', 'daily-triage', '--level', 'L2', '--dry-run']);
     expect(text.stderr).toMatch(/no commit[\s\S]*To fix: make a first commit/);
@@ -107,7 +108,7 @@ describe('preconditions before the first model call', () => {
     execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.invalid', 'commit', '--quiet', '--allow-empty', '-m', 'initial'], { cwd: root });
     const rehearsed = await cli(root, ['run', 'daily-triage', '--level', 'L2', '--dry-run', '--json']);
     expect(rehearsed.code).toBe(0);
-    expect(JSON.parse(rehearsed.stdout).ticks[0].kind).not.toBe('failed');
+    expect(cliJson(rehearsed.stdout).ticks[0].kind).not.toBe('failed');
   });
 
   it('validate asks git once per repository, not once per loop: 40 acting loops, push delivery, a handful of git processes', async () => {
@@ -127,7 +128,7 @@ describe('preconditions before the first model call', () => {
     const result = await cli(root, ['validate', '--json']).finally(() => {
       process.env.PATH = previousPath;
     });
-    const warnings = (JSON.parse(result.stdout) as { warnings: Array<{ message: string }> }).warnings;
+    const warnings = (cliJson(result.stdout) as { warnings: Array<{ message: string }> }).warnings;
     // Every loop still gets its own precondition warning (no remote "origin"), from one answer.
     expect(warnings.filter((warning) => warning.message.includes('no remote named "origin"'))).toHaveLength(40);
     const calls = (await readFile(log, 'utf8')).trim().split('\n');
@@ -137,7 +138,7 @@ describe('preconditions before the first model call', () => {
   it('validate reports the same problems, as warnings with their fix', async () => {
     const root = await makeRepo({ 'src/example.ts': 'export const answer = 42;\n', 'LOOP.md': LOOP_MD('pull-request').replace('  loops:\n', '  level: L2\n  loops:\n') });
     const result = await cli(root, ['validate', '--json']);
-    const warnings = JSON.parse(result.stdout).warnings as Array<{ code: string; message: string; fix: string }>;
+    const warnings = cliJson(result.stdout).warnings as Array<{ code: string; message: string; fix: string }>;
     expect(warnings.map((warning) => warning.code)).toEqual(expect.arrayContaining(['PRECONDITION_DELIVERY_REMOTE', 'PRECONDITION_GITHUB_AUTH']));
     expect(warnings.find((warning) => warning.code === 'PRECONDITION_GITHUB_AUTH')?.fix).toMatch(/export GITHUB_TOKEN/);
   });

@@ -14,6 +14,7 @@ import { loadInstructions } from '../src/project/load-instructions.js';
 import { findPackageRoot, loadProject, resolvePlan } from '../src/project/load-project.js';
 import type { LoadedProject } from '../src/project/load-project.js';
 import { detectConfiguredLoops } from '../src/project/project-detect.js';
+import { cliEnvelope, cliJson } from './cli-json.js';
 
 const packageRoot = findPackageRoot();
 let scratch: string;
@@ -288,9 +289,9 @@ describe('CLI: list, plan, validate', () => {
     expect(failed.stdout).toContain('error   LOOP.md:3:3 loop-runtime.levle: "levle" is not a known setting. To fix: did you mean "level"?');
     expect(failed.stdout).toContain('error   gate.yaml:1:1 version: must be 1, found 3.');
     expect(failed.stdout).toContain('2 errors, 0 warnings.');
-    const json = JSON.parse((await cli(['validate', '--cwd', bad, '--json'])).stdout) as { ok: boolean; errors: unknown[] };
-    expect(json.ok).toBe(false);
-    expect(json.errors).toHaveLength(2);
+    const printed = (await cli(['validate', '--cwd', bad, '--json'])).stdout;
+    expect(cliEnvelope(printed)).toMatchObject({ ok: false, command: 'validate', error: { code: 'CONFIG_ERROR' } });
+    expect((cliJson(printed) as { errors: unknown[] }).errors).toHaveLength(2);
   });
 
   it('a --cwd that does not exist, or a directory with nothing to validate, is a config error (exit 3), never "no loops"', async () => {
@@ -311,7 +312,7 @@ describe('CLI: list, plan, validate', () => {
     const resolved = await resolvePlan(await load(root), 'daily-triage', { level: 'L2', backend: 'claude-code' });
     const printed = await cli(['plan', 'daily-triage', '--level', 'L2', '--backend', 'claude-code', '--json', '--cwd', root]);
     expect(printed.code).toBe(0);
-    expect(JSON.parse(printed.stdout)).toEqual(resolved.ok && resolved.plan);
+    expect(cliJson(printed.stdout)).toEqual(resolved.ok && resolved.plan);
     const human = await cli(['plan', 'daily-triage', '--level', 'l3', '--cwd', root]);
     expect(human.code).toBe(0);
     expect(human.stdout).toContain('level       L3 (from cli)');
@@ -325,7 +326,7 @@ describe('CLI: list, plan, validate', () => {
     const root = await repo({ 'ci-sweeper-state.md': '# CI\n' });
     const listed = await cli(['list', '--json', '--cwd', root]);
     expect(listed.code).toBe(0);
-    const json = JSON.parse(listed.stdout) as { configured: string[]; loops: Array<Record<string, unknown>> };
+    const json = cliJson(listed.stdout) as { configured: string[]; loops: Array<Record<string, unknown>> };
     expect(json.configured).toEqual(['ci-sweeper']);
     expect(json.loops).toHaveLength(9);
     expect(json.loops.find((loop) => loop.id === 'ci-sweeper')).toMatchObject({ cadence: '5m-15m', level: 'L2', dailyTokenCap: 1_000_000, source: 'catalogue', configured: true });

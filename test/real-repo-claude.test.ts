@@ -18,6 +18,7 @@ import type { RecordedRequest } from './fakes/http-fake.js';
 import { CLAUDE, git, runCli } from './e2e-fixtures.js';
 import { cleanupTempDirs } from './git-fixtures.js';
 import { BUG, CHEATS, CI_TRIAGE, ENV_CANARY, filesContaining, HONEST_FIX, INJECTION, loopCommits, makeRealRepo, worktreesOf, type Scenario } from './real-repo-fixture.js';
+import { cliJson } from './cli-json.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterAll(async () => {
@@ -69,7 +70,7 @@ async function tick(script: (root: string, worktree: () => string) => AnthropicS
   };
   const result = await runCli(repo.root, ['run', 'ci-sweeper', '--level', 'L2', '--json'], env, { timeoutMs: 150_000 });
   expect(result.stderr).toBe('');
-  const summary = JSON.parse(result.stdout) as { backend: string; ticks: TickJson[] };
+  const summary = cliJson(result.stdout) as { backend: string; ticks: TickJson[] };
   expect(summary.backend).toBe('claude-code');
   return { repo, server, result, tick: summary.ticks[0]! };
 }

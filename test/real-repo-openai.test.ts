@@ -16,6 +16,7 @@ import { git, runCli } from './e2e-fixtures.js';
 import { cleanupTempDirs } from './git-fixtures.js';
 import type { RecordedRequest } from './fakes/http-fake.js';
 import { BUG, CHEATS, CI_TRIAGE, ENV_CANARY, filesContaining, HONEST_FIX, INJECTION, loopCommits, makeRealRepo, worktreesOf, type Scenario } from './real-repo-fixture.js';
+import { cliJson } from './cli-json.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterAll(async () => {
@@ -47,7 +48,7 @@ async function tick(script: (root: string) => OpenAIStep[], options: { injection
   steps.push(...script(repo.root));
   const result = await runCli(repo.root, ['run', 'ci-sweeper', '--level', 'L2', '--json'], { PATH: `${repo.bin}:${process.env.PATH}` }, { timeoutMs: 120_000 });
   expect(result.stderr).toBe('');
-  const summary = JSON.parse(result.stdout) as { backend: string; ticks: TickJson[] };
+  const summary = cliJson(result.stdout) as { backend: string; ticks: TickJson[] };
   expect(summary.backend).toBe('openai');
   return { repo, server, result, tick: summary.ticks[0]! };
 }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { cleanupTempDirs, makeRepo, sh } from './git-fixtures.js';
+import { cliJson } from './cli-json.js';
 
 afterAll(cleanupTempDirs);
 
@@ -27,16 +28,16 @@ describe('rehearsals (--backend mock outside a dry run)', () => {
   it('a mock proposal is followed (not proposed twice) but counts in no metric, and reset --mock leaves git status empty', async () => {
     const root = await makeRepo(files);
     const run = await cli(root, ['run', 'daily-triage', '--level', 'L2', '--backend', 'mock', '--ticks', '2', '--json']);
-    expect((JSON.parse(run.stdout) as { ticks: Array<{ kind: string }> }).ticks.map((tick) => tick.kind)).toEqual(['proposed', 'report']);
+    expect((cliJson(run.stdout) as { ticks: Array<{ kind: string }> }).ticks.map((tick) => tick.kind)).toEqual(['proposed', 'report']);
     const outcomes = await readFile(join(root, '.loop-runtime', 'outcomes.jsonl'), 'utf8');
     expect(outcomes).toContain('"backend":"mock"');
-    const metrics = JSON.parse((await cli(root, ['metrics', 'daily-triage', '--json'])).stdout) as { loops: Array<{ ticks: { total: number }; changes: { proposed: number } }> };
+    const metrics = cliJson((await cli(root, ['metrics', 'daily-triage', '--json'])).stdout) as { loops: Array<{ ticks: { total: number }; changes: { proposed: number } }> };
     expect(metrics.loops[0]).toMatchObject({ ticks: { total: 0 }, changes: { proposed: 0 } });
     expect(sh(root, ['status', '--porcelain'])).not.toBe('');
 
     const reset = await cli(root, ['reset', 'daily-triage', '--mock', '--json']);
     expect(reset.code).toBe(0);
-    expect(JSON.parse(reset.stdout)).toMatchObject({ restored: ['STATE.md', 'loop-run-log.md', 'loop-ledger.json'], outcomes: 1 });
+    expect(cliJson(reset.stdout)).toMatchObject({ restored: ['STATE.md', 'loop-run-log.md', 'loop-ledger.json'], outcomes: 1 });
     expect(sh(root, ['status', '--porcelain', '--untracked-files=all'])).toBe('');
     expect(sh(root, ['branch', '--list', 'loop/*'])).toBe('');
     expect(await readFile(join(root, '.loop-runtime', 'outcomes.jsonl'), 'utf8')).not.toContain('"backend":"mock"');
@@ -47,7 +48,7 @@ describe('rehearsals (--backend mock outside a dry run)', () => {
     await cli(root, ['run', 'daily-triage', '--level', 'L2', '--backend', 'mock', '--json']);
     const edited = `${await readFile(join(root, 'STATE.md'), 'utf8')}\n\nA note a human wrote after the rehearsal.\n`;
     await writeFile(join(root, 'STATE.md'), edited);
-    const reset = JSON.parse((await cli(root, ['reset', 'daily-triage', '--mock', '--json'])).stdout) as { restored: string[] };
+    const reset = cliJson((await cli(root, ['reset', 'daily-triage', '--mock', '--json'])).stdout) as { restored: string[] };
     expect(reset.restored).not.toContain('STATE.md');
     expect(reset.restored).toContain('loop-run-log.md');
     expect(await readFile(join(root, 'STATE.md'), 'utf8')).toContain('A note a human wrote after the rehearsal.');

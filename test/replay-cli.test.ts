@@ -15,6 +15,7 @@ import { main } from '../src/cli/main.js';
 import { startFakeAnthropicServer, text, toolUse, type AnthropicStep } from './fakes/fake-anthropic-server.js';
 import { BUGGY_ADD_PROJECT, CLAUDE, makeLoopRepo, worktreeOf } from './e2e-fixtures.js';
 import { cleanupTempDirs, fingerprint, GIT_ENV } from './git-fixtures.js';
+import { cliEnvelope, cliJson } from './cli-json.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterAll(async () => {
@@ -80,7 +81,7 @@ beforeAll(async () => {
   };
   const recorded = await cli(repo, ['run', 'daily-triage', '--record', 'loops/daily-triage/recordings/add-bug.json', '--json'], env);
   expect(recorded.code, recorded.stdout + recorded.stderr).toBe(0);
-  expect((JSON.parse(recorded.stdout) as { ticks: Array<{ kind: string }> }).ticks[0]!.kind).toBe('proposed');
+  expect((cliJson(recorded.stdout) as { ticks: Array<{ kind: string }> }).ticks[0]!.kind).toBe('proposed');
   requestsAfterRecording = server.requests.length;
 });
 
@@ -100,7 +101,7 @@ describe('run --record, replay and test', () => {
     const before = await fingerprint(repo);
     const replayed = await cli(repo, ['replay', recordingFile, '--json'], OFFLINE_ENV);
     expect(replayed.code, replayed.stdout + replayed.stderr).toBe(0);
-    const report = JSON.parse(replayed.stdout) as { identical: boolean; facts: unknown[]; calls: Array<{ kind: string }>; recorded: { kind: string; verdict: string; gate: string } };
+    const report = cliJson(replayed.stdout) as { identical: boolean; facts: unknown[]; calls: Array<{ kind: string }>; recorded: { kind: string; verdict: string; gate: string } };
     expect(report).toMatchObject({ identical: true, facts: [], recorded: { kind: 'proposed', verdict: 'APPROVE', gate: 'allowed (ok)' } });
     expect(report.calls.filter((call) => call.kind !== 'arguments')).toEqual([]);
     expect(server.requests.length).toBe(requestsAfterRecording);
@@ -126,8 +127,8 @@ describe('run --record, replay and test', () => {
 
       const json = await cli(repo, ['test', '--json'], OFFLINE_ENV);
       expect(json.code).toBe(6);
-      const summary = JSON.parse(json.stdout) as { ok: boolean; counts: Record<string, number>; results: Array<{ status: string; report: { facts: Array<{ fact: string; recorded: unknown; now: unknown }> } }> };
-      expect(summary.ok).toBe(false);
+      expect(cliEnvelope(json.stdout)).toMatchObject({ ok: false, command: 'test', error: { code: 'REPLAY_DIFFERS' } });
+      const summary = cliJson(json.stdout) as { counts: Record<string, number>; results: Array<{ status: string; report: { facts: Array<{ fact: string; recorded: unknown; now: unknown }> } }> };
       expect(summary.counts).toEqual({ identical: 0, differs: 1, error: 0 });
       expect(summary.results[0]!.report.facts).toEqual(expect.arrayContaining([{ fact: 'kind', recorded: 'proposed', now: 'escalated' }]));
 
@@ -146,7 +147,7 @@ describe('run --record, replay and test', () => {
     try {
       const replayed = await cli(repo, ['replay', bogus, '--json'], OFFLINE_ENV);
       expect(replayed.code).toBe(3);
-      expect(JSON.parse(replayed.stdout)).toMatchObject({ ok: false, error: { code: 'RECORDING_INVALID' } });
+      expect(cliEnvelope(replayed.stdout)).toMatchObject({ ok: false, error: { code: 'RECORDING_INVALID' } });
       const tested = await cli(repo, ['test'], OFFLINE_ENV);
       expect(tested.code).toBe(3);
       expect(tested.stdout).toMatch(/✗ loops\/daily-triage\/recordings\/bogus\.json {2}cannot replay: .*not a loop-runtime recording/);
@@ -154,7 +155,7 @@ describe('run --record, replay and test', () => {
       for (const args of [['run', 'daily-triage', '--ticks', '2', '--record', 'x.json'], ['run', '--due', '--record', 'x.json']]) {
         const refused = await cli(repo, [...args, '--json'], OFFLINE_ENV);
         expect(refused.code).toBe(3);
-        expect(JSON.parse(refused.stdout)).toMatchObject({ ok: false, error: { code: 'USAGE', message: expect.stringContaining('--record saves one tick') } });
+        expect(cliEnvelope(refused.stdout)).toMatchObject({ ok: false, error: { code: 'USAGE', message: expect.stringContaining('--record saves one tick') } });
       }
     } finally {
       await rm(bogus);

@@ -14,6 +14,7 @@ import { MockBackend } from '../backends/mock/index.js';
 import { main } from '../src/cli/main.js';
 import { createLoopRuntime } from '../src/composition/create-runtime.js';
 import { loadProject, resolvePlan } from '../src/project/load-project.js';
+import { cliJson } from './cli-json.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const VITE_NODE = join(ROOT, 'node_modules', '.bin', 'vite-node');
@@ -76,7 +77,7 @@ describe('leases across processes', () => {
     children.forEach((child) => void child.done.then((exit) => exits.push(exit)));
     await until(async () => exits.length >= 5, 'five processes to exit');
     expect(exits.map((exit) => exit.code)).toEqual([4, 4, 4, 4, 4]);
-    expect(JSON.parse(exits[0]!.stdout)).toMatchObject({ error: { code: 'LEASE_HELD' } });
+    expect(cliJson(exits[0]!.stdout)).toMatchObject({ error: { code: 'LEASE_HELD' } });
     // While the winner still holds the lease: one acquire, one lease file, nothing else written.
     expect((await lines(join(dir, '.loop-runtime', 'lease-history.jsonl'))).map((line) => line.event)).toEqual(['acquire']);
     expect(await readdir(join(dir, '.loop-runtime', 'leases'))).toEqual(['ci-sweeper.lock']);
@@ -137,12 +138,12 @@ describe('run --due and ci init', () => {
     const dir = await repo({ 'ci-sweeper': probeSetting('echo work'), 'daily-triage': '' });
     const first = await runMain(dir, ['run', '--due', '--backend', 'mock', '--json']);
     expect(first.code).toBe(0);
-    const firstJson = JSON.parse(first.stdout) as { decisions: Array<{ id: string; action: string; reason: string }> };
+    const firstJson = cliJson(first.stdout) as { decisions: Array<{ id: string; action: string; reason: string }> };
     expect(firstJson.decisions.map((decision) => [decision.id, decision.action, decision.reason])).toEqual([
       ['daily-triage', 'ticked', 'never-run'],
       ['ci-sweeper', 'ticked', 'never-run'],
     ]);
-    const second = JSON.parse((await runMain(dir, ['run', '--due', '--backend', 'mock', '--json'])).stdout) as { decisions: Array<{ action: string; reason: string }>; exitCode: number };
+    const second = cliJson((await runMain(dir, ['run', '--due', '--backend', 'mock', '--json'])).stdout) as { decisions: Array<{ action: string; reason: string }>; exitCode: number };
     expect(second.decisions.map((decision) => decision.action)).toEqual(['not-due', 'not-due']);
     expect(second.exitCode).toBe(0);
     const forced = await runMain(dir, ['run', 'ci-sweeper', '--backend', 'mock']);

@@ -13,6 +13,7 @@ import { systemClock } from '../src/adapters/clock/system-clock.js';
 import { startServer, type RunningServer } from '../src/server/serve.js';
 import { worktreesDirFor } from '../src/adapters/workspace/worktrees-location.js';
 import { CANARY, CANARY_ENV, cli, packageRoot, run, scaffoldRepository } from './server-fixtures.js';
+import { cliJson } from './cli-json.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
@@ -75,7 +76,7 @@ describe.skipIf(!hasChromium)(hasChromium ? 'the console in headless Chromium' :
     await page.locator('#live .tick[data-kind="escalated"]').waitFor(WAIT);
     const result = await ticking;
     expect(result.code).toBe(0);
-    const summary = JSON.parse(result.stdout) as { ticks: Array<{ tickId: string; steps: Array<{ phase: string }> }> };
+    const summary = cliJson(result.stdout) as { ticks: Array<{ tickId: string; steps: Array<{ phase: string }> }> };
     const tick = summary.ticks[0]!;
     expect(await card.first().getAttribute('data-tick')).toBe(tick.tickId);
     // Every step the tick recorded was shown as it happened.
@@ -117,7 +118,7 @@ describe.skipIf(!hasChromium)(hasChromium ? 'the console in headless Chromium' :
   it('Reject discards an escalated change: the inbox empties and its branch is gone', async () => {
     const ticked = await cli(repo, ['run', 'daily-triage', '--json'], CANARY_ENV);
     expect(ticked.code).toBe(0);
-    expect((JSON.parse(ticked.stdout) as { ticks: Array<{ kind: string }> }).ticks[0]!.kind).toBe('escalated');
+    expect((cliJson(ticked.stdout) as { ticks: Array<{ kind: string }> }).ticks[0]!.kind).toBe('escalated');
     await expect.poll(() => page.locator('#inbox .change').count(), WAIT).toBe(1);
     const id = (await page.locator('#inbox .change').first().getAttribute('data-id'))!;
     await page.locator('#inbox .change').first().getByRole('button', { name: 'Reject' }).click();

@@ -22,6 +22,7 @@ import { systemClock } from '../src/adapters/clock/system-clock.js';
 import { git, makeLoopRepo, runCli } from './e2e-fixtures.js';
 import { queryRows, usePgCluster } from './fleet-processes.js';
 import { addBareRemote, cleanupTempDirs, sh, tempDir } from './git-fixtures.js';
+import { cliJson } from './cli-json.js';
 
 afterAll(cleanupTempDirs);
 const cluster = usePgCluster();
@@ -88,12 +89,12 @@ async function checkouts(layout: Layout): Promise<Checkouts> {
   return { a, b, env, calls, loggedOut };
 }
 
-const ticksOf = (stdout: string) => (JSON.parse(stdout) as { ticks: Tick[] }).ticks;
+const ticksOf = (stdout: string) => (cliJson(stdout) as { ticks: Tick[] }).ticks;
 const callCount = async (calls: string) => (existsSync(calls) ? (await readFile(calls, 'utf8')).split('\n').filter(Boolean).length : 0);
 const statusOf = async (cwd: string, env: Checkouts['env']) => {
   const status = await runCli(cwd, ['status', '--json'], env);
   expect(status.code, status.stderr).toBe(0);
-  return (JSON.parse(status.stdout) as { store: string; loops: StatusLoop[] }).loops.find((loop) => loop.id === 'daily-triage')!;
+  return (cliJson(status.stdout) as { store: string; loops: StatusLoop[] }).loops.find((loop) => loop.id === 'daily-triage')!;
 };
 
 describe.each(MATRIX)('halts, pauses and the circuit through the $store store ($topology)', (layout) => {
@@ -116,7 +117,7 @@ describe.each(MATRIX)('halts, pauses and the circuit through the $store store ($
 
     // Allowed twin: B resumes, and B's next tick calls the model.
     const resumed = await runCli(b, ['resume', 'daily-triage', '--by', 'bo', '--json'], env);
-    expect(JSON.parse(resumed.stdout)).toMatchObject({ ok: true, cleared: { reason: 'backend-stopped' }, by: 'bo' });
+    expect(cliJson(resumed.stdout)).toMatchObject({ cleared: { reason: 'backend-stopped' }, by: 'bo' });
     const after = await probe(b);
     expect(after.code, after.stderr).toBe(0);
     expect(ticksOf(after.stdout)[0]).toMatchObject({ kind: 'noop' });
@@ -132,7 +133,7 @@ describe.each(MATRIX)('halts, pauses and the circuit through the $store store ($
     const probe = (cwd: string) => runCli(cwd, ['run', 'daily-triage', '--level', 'L2', '--backend', './auth-backend.mjs', '--json'], env);
     const paused = await runCli(a, ['pause', 'daily-triage', '--reason', 'flaky CI', '--by', 'ana', '--json'], env);
     expect(paused.code, paused.stderr).toBe(0);
-    expect(JSON.parse(paused.stdout)).toMatchObject({ ok: true, loop: 'daily-triage', pausedBy: [{ by: 'ana', reason: 'flaky CI', loop: 'daily-triage' }] });
+    expect(cliJson(paused.stdout)).toMatchObject({ loop: 'daily-triage', pausedBy: [{ by: 'ana', reason: 'flaky CI', loop: 'daily-triage' }] });
     expect(await statusOf(b, env)).toMatchObject({ paused: true, pauses: [{ by: 'ana', reason: 'flaky CI' }], fix: 'loop-runtime resume daily-triage' });
     const blocked = await probe(b);
     expect(blocked.code, blocked.stderr).toBe(2);
@@ -167,7 +168,7 @@ describe.each(MATRIX)('halts, pauses and the circuit through the $store store ($
     expect(statusText.stdout).toContain('CIRCUIT OPEN');
     expect(statusText.stdout).toContain('loop-runtime resume daily-triage');
     const doctor = await runCli(b, ['doctor', '--json'], env);
-    const checks = (JSON.parse(doctor.stdout) as { loops: Array<{ id: string; checks: Array<{ check: string; ok: boolean; detail: string; fix?: string }> }> }).loops[0]!.checks;
+    const checks = (cliJson(doctor.stdout) as { loops: Array<{ id: string; checks: Array<{ check: string; ok: boolean; detail: string; fix?: string }> }> }).loops[0]!.checks;
     expect(checks.find((check) => check.check === 'circuit')).toMatchObject({ ok: false, detail: expect.stringContaining('`false` failed'), fix: expect.stringContaining('loop-runtime resume daily-triage') });
 
     // The console's loop rows (the runtime's loops(), what /api/loops serves) read the same store.
@@ -190,7 +191,7 @@ describe.each(MATRIX)('halts, pauses and the circuit through the $store store ($
     }
 
     const resumed = await runCli(b, ['resume', 'daily-triage', '--json'], env);
-    expect(JSON.parse(resumed.stdout)).toMatchObject({ ok: true, circuitCleared: expect.stringContaining('3 times') });
+    expect(cliJson(resumed.stdout)).toMatchObject({ circuitCleared: expect.stringContaining('3 times') });
     expect((await statusOf(a, env)).circuit).toBeUndefined();
     expect((await opened.runtime.loops()).find((entry) => entry.id === 'daily-triage')).toMatchObject({ circuit: null, fix: null });
     const doctorAfter = await runCli(a, ['doctor', '--json'], env);

@@ -13,6 +13,7 @@ import { BIN, runCli, runLogLines } from './e2e-fixtures.js';
 import { GIT_ENV, makeRepo, tempDir } from './git-fixtures.js';
 import { eventually, queryRows, spawnUntilReady, usePgCluster } from './fleet-processes.js';
 import { BACKEND, SPENT, VERIFY } from './signals-fixtures.js';
+import { cliJson } from './cli-json.js';
 
 const children: ChildProcess[] = [];
 const cluster = usePgCluster(children);
@@ -68,6 +69,6 @@ describe('a worker stopped past its drain', () => {
     expect((await runLogLines(repo)).map((line) => [line['outcome'], line['tokens_estimate']])).toEqual([['interrupted', SPENT.triage + SPENT.implementBlocked]]);
 
     const inbox = await runCli(repo, ['inbox', '--json'], env);
-    expect((JSON.parse(inbox.stdout) as { items: Array<{ branch: string }> }).items).toMatchObject([{ branch: expect.stringMatching(/^loop\/daily-triage\//) }]);
+    expect((cliJson(inbox.stdout) as { items: Array<{ branch: string }> }).items).toMatchObject([{ branch: expect.stringMatching(/^loop\/daily-triage\//) }]);
   });
 });

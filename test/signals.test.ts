@@ -22,6 +22,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BIN } from './e2e-fixtures.js';
 import { BACKEND, SPENT, VERIFY } from './signals-fixtures.js';
 import { addBareRemote, cleanupTempDirs, GIT_ENV, makeRepo, sh, tempDir } from './git-fixtures.js';
+import { cliJson } from './cli-json.js';
 
 afterAll(cleanupTempDirs);
 
@@ -211,7 +212,7 @@ describe('a stop signal during run settles the tick like Ctrl-C', () => {
 
     // The half-done change waits in the inbox when there was one.
     const inbox = await cli(root, ['inbox', '--json']);
-    const items = (JSON.parse(inbox.stdout) as { items: Array<{ branch: string; path: string }> }).items;
+    const items = (cliJson(inbox.stdout) as { items: Array<{ branch: string; path: string }> }).items;
     if (phase === 'triage') {
       expect(items).toEqual([]);
       expect(stderr).toContain('Left: no worktree.');
@@ -231,7 +232,7 @@ describe('a stop signal during run settles the tick like Ctrl-C', () => {
       expect(metrics.code, metrics.stderr).toBe(0);
       const budget = (await journal(root)).filter((entry) => entry.kind === 'settle').reduce((sum, entry) => sum + entry.tokens!, 0);
       expect(budget).toBe(total);
-      expect((JSON.parse(metrics.stdout) as { loops: Array<{ tokens: { total: number } }> }).loops[0]!.tokens.total).toBe(budget);
+      expect((cliJson(metrics.stdout) as { loops: Array<{ tokens: { total: number } }> }).loops[0]!.tokens.total).toBe(budget);
     }
   });
 });
@@ -250,7 +251,7 @@ describe('a stop signal during run --due', () => {
     expect(entries.filter((entry) => entry.kind === 'reconcile')).toEqual([]);
     expect((await runLogLines(root)).map((line) => line.outcome)).toEqual(['interrupted']);
     expect(existsSync(join(root, '.loop-runtime', 'leases', 'daily-triage.lock'))).toBe(false);
-    const items = (JSON.parse((await cli(root, ['inbox', '--json'])).stdout) as { items: unknown[] }).items;
+    const items = (cliJson((await cli(root, ['inbox', '--json'])).stdout) as { items: unknown[] }).items;
     expect(items).toHaveLength(1);
   });
 });

@@ -14,6 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { addBareRemote, makeRepo, sh } from './git-fixtures.js';
 import { usePgCluster } from './fleet-processes.js';
+import { cliJson } from './cli-json.js';
 
 const cluster = usePgCluster();
 
@@ -47,13 +48,13 @@ describe('a stranded delivery on the fleet store', () => {
     const root = await makeRepo({ 'src/example.ts': 'export const answer = 42;\n', 'LOOP.md': LOOP_MD });
     const bare = await addBareRemote(root);
     sh(root, ['remote', 'set-url', 'origin', join(root, '..', 'no-such-remote.git')]);
-    const failed = JSON.parse((await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'], env)).stdout).ticks[0];
+    const failed = cliJson((await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'], env)).stdout).ticks[0];
     expect(failed.stranded).toBeDefined();
     expect(existsSync(join(root, '.loop-runtime', 'deliveries.json'))).toBe(false);
 
     sh(root, ['remote', 'set-url', 'origin', bare]);
     const next = await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'], env);
-    const summary = JSON.parse(next.stdout);
+    const summary = cliJson(next.stdout);
     expect(summary.notes, next.stderr).toContain(`delivery retry of mock#1: pushed (${failed.stranded.commit.branch})`);
     expect(sh(bare, ['rev-parse', failed.stranded.commit.branch]).trim()).toBe(failed.stranded.commit.sha);
     expect(summary.ticks[0].steps.map((step: { phase: string }) => step.phase)).not.toContain('implement');
@@ -64,33 +65,33 @@ describe('a stranded delivery on the fleet store', () => {
     const root = await makeRepo({ 'src/example.ts': 'export const answer = 42;\n', 'LOOP.md': LOOP_MD });
     const bare = await addBareRemote(root);
     sh(root, ['remote', 'set-url', 'origin', join(root, '..', 'no-such-remote.git')]);
-    const failed = JSON.parse((await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'], env)).stdout).ticks[0];
+    const failed = cliJson((await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'], env)).stdout).ticks[0];
     expect(failed.stranded).toBeDefined();
 
-    const inbox = JSON.parse((await cli(root, ['inbox', '--json'], env)).stdout).items as Array<{ kind: string; id: string; itemKey: string; branch: string }>;
+    const inbox = cliJson((await cli(root, ['inbox', '--json'], env)).stdout).items as Array<{ kind: string; id: string; itemKey: string; branch: string }>;
     expect(inbox).toEqual([expect.objectContaining({ kind: 'delivery-failed', itemKey: 'mock#1', branch: failed.stranded.commit.branch })]);
-    const status = JSON.parse((await cli(root, ['status', '--json'], env)).stdout) as { loops: Array<{ deliveryFailed: Array<{ id: string }> }> };
+    const status = cliJson((await cli(root, ['status', '--json'], env)).stdout) as { loops: Array<{ deliveryFailed: Array<{ id: string }> }> };
     expect(status.loops[0]!.deliveryFailed).toEqual([expect.objectContaining({ id: inbox[0]!.id })]);
 
     // Still unreachable: the retry fails again, and the item, whose proposal is open in the shared ledger, is not worked on again.
-    const again = JSON.parse((await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'], env)).stdout);
+    const again = cliJson((await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'], env)).stdout);
     expect(again.ticks[0].steps.map((step: { phase: string }) => step.phase)).not.toContain('implement');
 
     sh(root, ['remote', 'set-url', 'origin', bare]);
     const delivered = await cli(root, ['deliver', inbox[0]!.id, '--json'], env);
     expect(delivered.code, delivered.stderr + delivered.stdout).toBe(0);
     expect(sh(bare, ['rev-parse', failed.stranded.commit.branch]).trim()).toBe(failed.stranded.commit.sha);
-    expect(JSON.parse((await cli(root, ['inbox', '--json'], env)).stdout).items).toEqual([]);
+    expect(cliJson((await cli(root, ['inbox', '--json'], env)).stdout).items).toEqual([]);
 
     // A second stranded change, dropped by a human: its record leaves the shared ledger.
     const other = await makeRepo({ 'src/example.ts': 'export const answer = 42;\n', 'LOOP.md': LOOP_MD.replace('acme/stranded', 'acme/rejected') });
     sh(other, ['remote', 'add', 'origin', join(other, '..', 'no-such-remote.git')]);
-    const second = JSON.parse((await cli(other, ['run', 'daily-triage', '--level', 'L2', '--json'], env)).stdout).ticks[0];
+    const second = cliJson((await cli(other, ['run', 'daily-triage', '--level', 'L2', '--json'], env)).stdout).ticks[0];
     expect(second.stranded).toBeDefined();
-    const [waiting] = JSON.parse((await cli(other, ['inbox', '--json'], env)).stdout).items as Array<{ id: string }>;
+    const [waiting] = cliJson((await cli(other, ['inbox', '--json'], env)).stdout).items as Array<{ id: string }>;
     const rejected = await cli(other, ['reject', waiting!.id, '--json'], env);
     expect(rejected.code, rejected.stderr + rejected.stdout).toBe(0);
-    expect(JSON.parse((await cli(other, ['inbox', '--json'], env)).stdout).items).toEqual([]);
+    expect(cliJson((await cli(other, ['inbox', '--json'], env)).stdout).items).toEqual([]);
     expect(existsSync(join(other, '.loop-runtime', 'deliveries.json'))).toBe(false);
   });
 });

@@ -9,6 +9,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { startFakeGitHub, type FakeGitHub } from './fakes/fake-github-server.js';
 import { addBareRemote, cleanupTempDirs, makeRepo, sh } from './git-fixtures.js';
+import { cliJson } from './cli-json.js';
 
 afterAll(cleanupTempDirs);
 
@@ -38,7 +39,7 @@ loop-runtime:
 # Loops
 `;
 
-const inboxItems = async (root: string, env: Record<string, string | undefined> = {}) => JSON.parse((await cli(root, ['inbox', '--json'], env)).stdout).items as Array<Record<string, unknown>>;
+const inboxItems = async (root: string, env: Record<string, string | undefined> = {}) => cliJson((await cli(root, ['inbox', '--json'], env)).stdout).items as Array<Record<string, unknown>>;
 
 describe('a verified commit whose delivery failed', () => {
   it('push mode: an unreachable remote fails the tick as delivery-failed; inbox, status, run log and STATE.md show it; after the remote is fixed, deliver pushes exactly that commit and the inbox is empty', async () => {
@@ -48,14 +49,14 @@ describe('a verified commit whose delivery failed', () => {
 
     const run = await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json']);
     expect(run.code).toBe(1);
-    const tick = JSON.parse(run.stdout).ticks[0];
+    const tick = cliJson(run.stdout).ticks[0];
     expect(tick).toMatchObject({ kind: 'failed', phase: 'deliver', message: expect.stringMatching(/^verified, delivery failed: Could not push/) });
     const { commit, worktree } = tick.stranded as { commit: { sha: string; branch: string }; worktree: string };
 
     const items = await inboxItems(root);
     expect(items).toEqual([expect.objectContaining({ kind: 'delivery-failed', id: worktree, itemKey: 'mock#1', branch: commit.branch, commit: commit.sha, reason: expect.stringMatching(/^verified, delivery failed: Could not push/) })]);
     expect((await cli(root, ['inbox'])).stdout).toContain(`retry: loop-runtime deliver ${worktree}`);
-    const status = JSON.parse((await cli(root, ['status', '--json'])).stdout);
+    const status = cliJson((await cli(root, ['status', '--json'])).stdout);
     expect(status.loops[0].deliveryFailed).toEqual([expect.objectContaining({ id: worktree, itemKey: 'mock#1' })]);
     expect(await readFile(join(root, 'loop-run-log.md'), 'utf8')).toContain('"kind":"delivery-failed"');
     expect(await readFile(join(root, 'STATE.md'), 'utf8')).toMatch(/- \[ \] mock#1 — .*\n\s+Loop action: verified, delivery failed: Could not push/);
@@ -68,7 +69,7 @@ describe('a verified commit whose delivery failed', () => {
     sh(root, ['remote', 'set-url', 'origin', bare]);
     const delivered = await cli(root, ['deliver', worktree, '--json']);
     expect(delivered.code).toBe(0);
-    expect(JSON.parse(delivered.stdout)).toMatchObject({ ok: true, commit: commit.sha, delivery: { kind: 'pushed', branch: commit.branch } });
+    expect(cliJson(delivered.stdout)).toMatchObject({ commit: commit.sha, delivery: { kind: 'pushed', branch: commit.branch } });
     expect(sh(bare, ['rev-parse', commit.branch]).trim()).toBe(commit.sha);
     expect(await inboxItems(root)).toEqual([]);
     expect(await readFile(join(root, 'STATE.md'), 'utf8')).toContain('- [x] mock#1');
@@ -81,11 +82,11 @@ describe('a verified commit whose delivery failed', () => {
     const root = await makeRepo({ 'src/example.ts': 'export const answer = 42;\n', 'LOOP.md': LOOP_MD('push') });
     const bare = await addBareRemote(root);
     sh(root, ['remote', 'set-url', 'origin', join(root, '..', 'no-such-remote.git')]);
-    const failed = JSON.parse((await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'])).stdout).ticks[0];
+    const failed = cliJson((await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'])).stdout).ticks[0];
     expect(failed.stranded).toBeDefined();
 
     sh(root, ['remote', 'set-url', 'origin', bare]);
-    const next = JSON.parse((await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'])).stdout);
+    const next = cliJson((await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'])).stdout);
     expect(next.notes).toContain(`delivery retry of mock#1: pushed (${failed.stranded.commit.branch})`);
     expect(sh(bare, ['rev-parse', failed.stranded.commit.branch]).trim()).toBe(failed.stranded.commit.sha);
     // The pushed branch is the item's open proposal: the tick reports instead of running the implementer again.
@@ -98,7 +99,7 @@ describe('a verified commit whose delivery failed', () => {
     const root = await makeRepo({ 'src/example.ts': 'export const answer = 42;\n', 'LOOP.md': LOOP_MD('push') });
     await addBareRemote(root);
     sh(root, ['remote', 'set-url', 'origin', join(root, '..', 'no-such-remote.git')]);
-    const tick = JSON.parse((await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'])).stdout).ticks[0];
+    const tick = cliJson((await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'])).stdout).ticks[0];
     const rejected = await cli(root, ['reject', tick.stranded.worktree]);
     expect(rejected.code).toBe(0);
     expect(sh(root, ['branch', '--list', tick.stranded.commit.branch]).trim()).toBe('');
@@ -117,14 +118,14 @@ describe('a verified commit whose delivery failed', () => {
 
       const run = await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'], env);
       expect(run.code).toBe(1);
-      const tick = JSON.parse(run.stdout).ticks[0];
+      const tick = cliJson(run.stdout).ticks[0];
       expect(tick).toMatchObject({ kind: 'failed', phase: 'deliver', message: expect.stringContaining('HTTP 500') });
       const items = await inboxItems(root, env);
       expect(items).toEqual([expect.objectContaining({ kind: 'delivery-failed', reason: expect.stringContaining('HTTP 500') })]);
 
       const delivered = await cli(root, ['deliver', String(items[0]!.id), '--json'], env);
       expect(delivered.code).toBe(0);
-      const result = JSON.parse(delivered.stdout);
+      const result = cliJson(delivered.stdout);
       expect(result.delivery).toMatchObject({ kind: created ? 'duplicate' : 'pull-request', url: github.htmlUrl(1) });
       expect(github.pulls.map((pull) => pull.head)).toEqual([tick.stranded.commit.branch]);
       expect(github.requests.filter((request) => request.method === 'POST')).toHaveLength(created ? 1 : 2);

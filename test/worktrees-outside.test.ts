@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { worktreesDirFor } from '../src/adapters/workspace/worktrees-location.js';
 import { cleanupTempDirs, makeRepo, sh } from './git-fixtures.js';
+import { cliJson } from './cli-json.js';
 
 afterAll(cleanupTempDirs);
 
@@ -41,8 +42,8 @@ async function escalatedRepo(worktreesDir?: string): Promise<{ root: string; id:
   // The loop's own record files are the project's business (commit or ignore them); the worktree must not show.
   const root = await makeRepo({ 'test/sum.test.mjs': TEST_FILE, 'LOOP.md': loopMd(worktreesDir), '.gitignore': 'STATE.md\nloop-ledger.json\nloop-run-log.md\n.loop-runtime/\n' });
   const run = await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json']);
-  expect(JSON.parse(run.stdout).ticks[0].kind).toBe('escalated');
-  const items = JSON.parse((await cli(root, ['inbox', '--json'])).stdout).items as Array<{ id: string; path: string }>;
+  expect(cliJson(run.stdout).ticks[0].kind).toBe('escalated');
+  const items = cliJson((await cli(root, ['inbox', '--json'])).stdout).items as Array<{ id: string; path: string }>;
   expect(items).toHaveLength(1);
   return { root, id: items[0]!.id, path: items[0]!.path };
 }
@@ -73,11 +74,11 @@ describe('worktrees live outside the checkout', () => {
     const legacyManifest = join(root, '.loop-worktrees', 'manifest.json');
     expect(JSON.parse(await readFile(legacyManifest, 'utf8')).worktrees).toHaveLength(1);
 
-    const inbox = JSON.parse((await cli(root, ['inbox', '--json'])).stdout).items as Array<{ id: string; path: string }>;
+    const inbox = cliJson((await cli(root, ['inbox', '--json'])).stdout).items as Array<{ id: string; path: string }>;
     expect(inbox.map((item) => [item.id, item.path])).toEqual([[id, path]]);
     const approved = await cli(root, ['approve', id, '--yes', '--json']);
     expect(approved.code).toBe(0);
-    expect(JSON.parse(approved.stdout)).toMatchObject({ status: 'applied', paths: ['.env'] });
+    expect(cliJson(approved.stdout)).toMatchObject({ status: 'applied', paths: ['.env'] });
 
     // Adopted: the current manifest holds the entry; the legacy manifest is gone.
     expect(existsSync(legacyManifest)).toBe(false);

@@ -4,7 +4,7 @@ import { validateAction, validateWorkflow } from '@action-validator/core';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { actionOutputs, actionOutputsWithCost, githubOutputLines } from './action-outputs.js';
-import { runResultOf } from './run-json.js';
+import { payloadOf } from '../cli/envelope-schema.js';
 import { ACTION_REF_PLACEHOLDER, actionWorkflow, CHECKOUT_PINNED, PINNED_ACTION_REF } from './action-workflow.js';
 import type { WorkflowLoop } from './github-workflow.js';
 
@@ -133,9 +133,11 @@ describe('actionOutputs', () => {
 
   it('reads run --json bare or in the envelope { version, ok, command, data | error }', () => {
     const run = { ticks: [{ tickId: 't', kind: 'noop', tokens: 0 }] };
-    expect(actionOutputs(runResultOf({ version: 1, ok: true, command: 'run', data: run }))).toEqual(actionOutputs(run));
-    expect(actionOutputs(runResultOf(run)).outcome).toBe('noop');
-    expect(actionOutputs(runResultOf({ version: 1, ok: false, command: 'run', error: { code: 'CONFIG_INVALID', message: 'x' } })).outcome).toBe('error');
+    expect(actionOutputs(payloadOf({ version: 1, ok: true, command: 'run', data: run }))).toEqual(actionOutputs(run));
+    expect(actionOutputs(payloadOf(run)).outcome).toBe('noop');
+    expect(actionOutputs(payloadOf({ version: 1, ok: false, command: 'run', error: { code: 'CONFIG_INVALID', message: 'x' } })).outcome).toBe('error');
+    // A halted run exits non-zero but did its work: its ticks are still what the outputs are made of.
+    expect(actionOutputs(payloadOf({ version: 1, ok: false, command: 'run', error: { code: 'HALTED', message: 'x' }, data: run }))).toEqual(actionOutputs(run));
   });
 
   it('says no-output without JSON and error for an error', () => {

@@ -52,6 +52,8 @@ export interface CommandOutput {
   json: unknown;
   /** Human output; may contain picocolors escapes (main strips them when colour is off). */
   text: string;
+  /** With --json, the envelope's `error.code` when the command exits non-zero without an `error` (default: named after the exit code). */
+  errorCode?: string;
   /** Human diagnostics for stderr (shown with and without --json). */
   stderr?: string;
 }

@@ -3,12 +3,13 @@
  * loaded handler, render its result (JSON with --json, text otherwise) and
  * map errors to the documented exit codes. Returns the exit code.
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { cac } from 'cac';
 import { ExitCode, exitCodeFor, isLoopRuntimeError } from '../core/errors.js';
 import type { CliIO, CommandDefinition } from './command.js';
 import { commands } from './commands/index.js';
+import { envelope } from './envelope.js';
+import { packageVersion } from './package-version.js';
 import { createProgress, isCi, progressMode, type ProgressClock } from './progress.js';
 import { listenForStop } from './stop-signals.js';
 
@@ -71,7 +72,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       body: '  0 ok · 1 a tick failed · 2 halted on purpose (budget, L0, kill switch) · 3 configuration, usage or precondition error (no commit, no remote, no GitHub token, agent CLI or key missing) · 4 lease held (a tick already runs) · 5 could not run, a human must act (backend logged out/out of quota, circuit open, no sandbox) · 6 replay/test: a recorded tick now ends differently (decision, verdict, gate, outcome or port calls) · 128+n stopped by a signal: 130 SIGINT (Ctrl-C), 143 SIGTERM, 129 SIGHUP (what was spent settled, the lease released, a half-done change kept in the inbox)',
     },
   ]);
-  cli.version(await packageVersion());
+  cli.version(packageVersion());
 
   // `help <command>` is `<command> --help`.
   if (argv[0] === 'help') argv = argv.length > 1 ? [argv[1]!, '--help'] : ['--help'];
@@ -100,6 +101,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   }
   const definition = selected!;
   const json = Boolean(parsed.options.json);
+  const command = commandName(definition, parsed.args.map(String));
   const progress = createProgress({ mode: progressMode({ json, ci, stderrIsTTY }), clock: options.clock ?? { now: () => Date.now() }, write: (text) => stderr(paint(text)) });
   let removeInterrupt: (() => void) | null = null;
   let interruptSignal: AbortSignal | null = null;
@@ -128,12 +130,13 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       removeInterrupt?.();
     });
     if (output.error) {
-      if (json) stdout(`${JSON.stringify({ ok: false, error: output.error }, null, 2)}\n`);
+      if (json) stdout(printJson(envelope({ command, exitCode: output.exitCode, error: output.error, data: output.json ?? undefined })));
       else stderr(paint(`${output.text || output.error.message}\n`));
       return output.exitCode;
     }
     if (output.stderr) stderr(paint(output.stderr.endsWith('\n') ? output.stderr : `${output.stderr}\n`));
-    if (json) stdout(`${JSON.stringify(output.json, null, 2)}\n`);
+    // The one place --json output is written: every command's result goes out in the same envelope (envelope.ts).
+    if (json) stdout(printJson(envelope({ command, exitCode: output.exitCode, data: output.json, errorCode: output.errorCode, text: output.stderr || output.text })));
     else if (output.text) stdout(paint(output.text.endsWith('\n') ? output.text : `${output.text}\n`));
     return output.exitCode;
   } catch (error) {
@@ -141,7 +144,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     const message = error instanceof Error ? error.message : String(error);
     if (json) {
       const fix = isLoopRuntimeError(error) ? error.fix : undefined;
-      stdout(`${JSON.stringify({ ok: false, error: { code: isLoopRuntimeError(error) ? error.code : 'INTERNAL', message, ...(fix ? { fix } : {}) } }, null, 2)}\n`);
+      stdout(printJson(envelope({ command, exitCode: code, error: { code: isLoopRuntimeError(error) ? error.code : 'INTERNAL', message, ...(fix ? { fix } : {}) } })));
     } else {
       stderr(`${paint(`loop-runtime: ${message}`)}\n`);
       if (!isLoopRuntimeError(error) && error instanceof Error && env.LOOP_RUNTIME_DEBUG) stderr(`${error.stack}\n`);
@@ -150,15 +153,12 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   }
 }
 
-async function packageVersion(): Promise<string> {
-  // dist/src/cli/main.js and src/cli/main.ts sit at different depths below package.json.
-  for (const relative of ['../../../package.json', '../../package.json']) {
-    try {
-      const parsed = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as { name?: string; version?: string };
-      if (parsed.name === 'loop-runtime' && parsed.version) return parsed.version;
-    } catch {
-      // try the next depth
-    }
-  }
-  return '0.0.0';
+function printJson(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+/** The envelope's `command`: the command's word, and its sub-action for the `<action>` commands (`ci summary`, `state pull`). */
+function commandName(definition: CommandDefinition, args: readonly string[]): string {
+  const [word, second] = definition.name.split(' ');
+  return second === '<action>' && args[0] ? `${word} ${args[0]}` : word!;
 }

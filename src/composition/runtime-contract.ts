@@ -7,6 +7,7 @@ import type { Level } from '../core/config/schemas.js';
 import type { AgentBackend, Clock } from '../core/ports/index.js';
 import type { LoadedProject } from '../project/load-project.js';
 import type { ApproveResult, InboxItem, RejectResult } from '../use-cases/approval.js';
+import type { DiscardResult } from '../use-cases/discard-change.js';
 import type { DoctorReport } from '../use-cases/doctor.js';
 import type { RetryResult } from '../use-cases/deliver.js';
 import type { LoopStatusReport } from '../use-cases/status.js';
@@ -65,6 +66,8 @@ export interface Runtime {
   approve(idOrItemKey: string, options?: { yes?: boolean }): Promise<ApproveResult>;
   /** Discards an escalated change. */
   reject(idOrItemKey: string): Promise<RejectResult>;
+  /** Drops any kept change (escalated, a verified local proposal, a kept worktree): worktree and branch, recorded `discarded`. */
+  discard(idOrKey: string): Promise<DiscardResult>;
   /** Retries the delivery of a verified commit whose delivery failed (exactly that commit; no agent run). */
   deliver(idOrItemKey: string): Promise<RetryResult>;
   /** Spend, pause state and last runs per configured loop. */

@@ -67,6 +67,9 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       if (!resolved.ok) return resolved;
       const { tickUnderLease } = await import('../use-cases/run.js');
       const summary = await tickUnderLease(current, resolved.plan, request.ticks ?? 1, await tickOptions(request));
+      // A rehearsal (a dry run, or the mock standing in for the loop's agent) spends nothing the loop's cap counts.
+      const configured = summary.backend === 'mock' && backend === 'mock' ? await resolvePlan(current, id) : null;
+      if (request.dryRun || (configured?.ok && configured.plan.backend.name !== 'mock')) summary.rehearsal = true;
       if (request.dryRun && request.backendName && request.backendName !== 'mock') {
         summary.notes.unshift(`dry-run: rehearsed with the mock backend; --backend ${request.backendName} applies to runs without --dry-run.`);
       }
@@ -112,6 +115,10 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       if (fleet) return fleet;
       const { rejectChange } = await import('../use-cases/approval.js');
       return rejectChange(project, idOrItemKey, { ...decisions, deliveryLedger: (await writableStores()).deliveryLedger() });
+    },
+    async discard(idOrKey) {
+      const { discardKeptChange } = await import('../use-cases/discard-change.js');
+      return (await discardKeptChange(project, idOrKey, { ...decisions, deliveryLedger: (await writableStores()).deliveryLedger() })).result;
     },
     async deliver(idOrItemKey) {
       const { retryDelivery } = await import('../use-cases/deliver.js');

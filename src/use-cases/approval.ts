@@ -186,10 +186,11 @@ export async function rejectChange(project: LoadedProject, idOrItemKey: string, 
     const dropped = await rejectStranded(project, idOrItemKey, options);
     if (dropped) return { status: 'rejected', ...dropped };
   }
-  const { entry, plan, handle } = await findWaiting(project, idOrItemKey);
-  const wiring = wiringFor(project, options);
-  await gitWorkspaceFor(wiring, entry.pattern, entry.baseBranch ?? null).discard(handle);
-  await recordDecision(project.root, plan, entry, wiring.redact, 'rejected', options.clock.now(), `rejected by a human; ${entry.branch} discarded`);
+  const escalated = findEscalated(await worktreeStoreFor(project.root, project.settings?.worktreesDir ?? null).read(), idOrItemKey);
+  if (!escalated) await findWaiting(project, idOrItemKey); // throws the "nothing waits" error
+  // The same path as `discard`: the workspace's discard, the branch checked gone, the decision recorded.
+  const { discardKeptChange } = await import('./discard-change.js');
+  const { entry } = await discardKeptChange(project, escalated!.id, options, 'rejected');
   return { status: 'rejected', id: entry.id, pattern: entry.pattern, branch: entry.branch };
 }
 

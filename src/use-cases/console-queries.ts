@@ -4,6 +4,7 @@
  * as history; a tick's detail from the event journal; spend per UTC day;
  * an escalated change's diff. Reads only; every string is redacted.
  */
+import { tickState } from '../core/text/tick-state.js';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { utcDay } from '../core/budget/utc-day.js';
@@ -157,7 +158,7 @@ export async function consoleLoops(project: LoadedProject, options: QueryOptions
         nextDueAt: decision ? new Date(decision.nextAt).toISOString() : null,
         due: decision?.due ?? false,
         lease: holder ? { pid: holder.pid, host: holder.host, since: new Date(holder.startedAt).toISOString(), tickId: holder.tickId ?? null } : null,
-        lastOutcome: last?.outcome ?? null,
+        lastOutcome: last ? tickState(last) : null,
         lastRunAt: last?.run_id ?? null,
         spentToday: spent.get(id) ?? 0,
         dailyTokenCap: plan.dailyTokenCap,
@@ -174,11 +175,13 @@ export async function consoleLoops(project: LoadedProject, options: QueryOptions
 }
 
 /** The run log of every configured loop, newest first, filtered. */
-export async function runHistory(project: LoadedProject, filter: HistoryFilter, options: QueryOptions): Promise<RunLogEntry[]> {
+export async function runHistory(project: LoadedProject, filter: HistoryFilter, options: QueryOptions): Promise<Array<RunLogEntry & { state: string }>> {
   const entries = await runLogEntries(project.root, await plansOf(project));
   const kept = entries
+    .map((entry) => ({ ...entry, state: tickState(entry) }))
     .filter((entry) => (filter.loop ? entry.pattern === filter.loop : true))
-    .filter((entry) => (filter.outcome ? entry.outcome === filter.outcome : true))
+    // The filter names a state (tick-state.ts); the run log's own outcome words still match, for old links.
+    .filter((entry) => (filter.outcome ? entry.state === filter.outcome || entry.outcome === filter.outcome : true))
     .filter((entry) => (filter.from ? entry.run_id.slice(0, 10) >= filter.from : true))
     .filter((entry) => (filter.to ? entry.run_id.slice(0, 10) <= filter.to : true))
     .sort((a, b) => b.run_id.localeCompare(a.run_id))

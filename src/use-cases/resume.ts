@@ -8,7 +8,7 @@
  * (the env variable, a state-file line, a pause of every loop) are
  * reported, never changed.
  */
-import { hostname } from 'node:os';
+import { hostname, userInfo } from 'node:os';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import type { Clock, LoopHalt, PauseSource } from '../core/ports/index.js';
 import { circuitResetRecord, circuitState } from '../core/engine/circuit-breaker.js';
@@ -52,8 +52,16 @@ export async function resumeLoop(plan: ExecutionPlan, options: { clock: Clock; e
   return { loop: id, cleared, circuitCleared: circuit.open ? circuit.message : null, by, at: new Date(now).toISOString(), unpaused: paused, stillPausedBy: await killSwitch.sources() };
 }
 
-/** Who is resuming: the CI actor or the login name, at this host. */
+/** Who is resuming: the CI actor or the login name, at this host (the host alone when no user name is known). */
 export function actor(env: Record<string, string | undefined>): string {
-  const user = env['GITHUB_ACTOR'] ?? env['USER'] ?? env['LOGNAME'] ?? env['USERNAME'] ?? 'unknown';
-  return `${user}@${hostname()}`;
+  const user = env['GITHUB_ACTOR'] || env['USER'] || env['LOGNAME'] || env['USERNAME'] || loginName();
+  return user ? `${user}@${hostname()}` : hostname();
+}
+
+function loginName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return ''; // no passwd entry for this uid (a container): the host alone
+  }
 }

@@ -4,6 +4,7 @@
  */
 import type { TickResult } from '../core/engine/tick-result.js';
 import { runLogOutcome } from '../core/engine/tick-result.js';
+import { tickState } from '../core/text/tick-state.js';
 import type { RunLogEntry } from '../core/state/run-log.js';
 import type { RunHistoryEntry } from '../adapters/postgres/postgres-run-history.js';
 
@@ -15,6 +16,8 @@ export interface RunRecord {
   finishedAt: string | null;
   /** The run log's outcome: no-op, report-only, fix-proposed, escalated, failed. */
   outcome: string;
+  /** What `status`, `history`, `metrics` and the console call it (tick-state.ts): a rejected tick is `rejected`. */
+  state: string;
   /** The tick's kind (proposed, report, halted, …), or the run log's kind for lines other tools wrote. */
   kind: string | null;
   tokens: number;
@@ -48,6 +51,7 @@ export function fromRunLog(entry: RunLogEntry): RunRecord | null {
     startedAt: new Date(started).toISOString(),
     finishedAt: entry.duration_s === undefined ? null : new Date(started + entry.duration_s * 1000).toISOString(),
     outcome: entry.outcome ?? 'no-op',
+    state: tickState(entry),
     kind: entry.kind ?? null,
     tokens: entry.tokens_estimate ?? 0,
     verdict: null,
@@ -66,6 +70,7 @@ export function fromRunHistory(entry: RunHistoryEntry): RunRecord {
     finishedAt: new Date(entry.finishedAt).toISOString(),
     // The outcome depends on the kind alone.
     outcome: runLogOutcome({ kind: entry.kind } as TickResult),
+    state: tickState({ kind: entry.kind }),
     kind: entry.kind,
     tokens: entry.tokens,
     verdict: entry.verdict,

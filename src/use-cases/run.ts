@@ -27,6 +27,8 @@ export interface RunSummary {
   dryRun: boolean;
   ticks: TickResult[];
   budget: { spentToday: number; dailyTokenCap: number };
+  /** True for a rehearsal: a dry run, or `--backend mock` for a loop whose agent is another (its tokens count against no cap). */
+  rehearsal?: boolean;
   /** What the runtime changed about the plan or its isolation for this run (dry-run, sandbox opt-out, fallbacks). */
   notes: string[];
   /** What the start of this run recovered from an earlier process killed mid-tick (also in `.loop-runtime/recovery.jsonl`). */

@@ -5,6 +5,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { cleanupTempDirs, makeRepo } from '../git-fixtures.js';
+import { cliJson } from '../cli-json.js';
 
 afterAll(cleanupTempDirs);
 
@@ -21,7 +22,7 @@ describe('inbox <id> / inbox --diff', () => {
   it('shows the escalated change\'s paths, the gate\'s decision and its patch; an unknown id names the ids that wait', async () => {
     const root = await makeRepo({ 'src/example.ts': 'export const answer = 42;\n', 'LOOP.md': LOOP_MD });
     expect((await cli(root, ['run', 'daily-triage', '--level', 'L2', '--json'])).code).toBe(0);
-    const listed = JSON.parse((await cli(root, ['inbox', '--json'])).stdout) as { items: Array<{ id: string }> };
+    const listed = cliJson((await cli(root, ['inbox', '--json'])).stdout) as { items: Array<{ id: string }> };
     const id = listed.items[0]!.id;
     // The plain list names the change but shows no patch.
     expect((await cli(root, ['inbox'])).stdout).not.toContain('@@');
@@ -33,7 +34,7 @@ describe('inbox <id> / inbox --diff', () => {
     expect(shown.stdout).toContain('paths: .env');
     expect(shown.stdout).toMatch(/^\+\+\+ b\/\.env$/m);
     expect((await cli(root, ['inbox', '--diff'])).stdout).toContain('+++ b/.env');
-    const json = JSON.parse((await cli(root, ['inbox', id, '--json'])).stdout) as { items: Array<{ diff?: { paths: string[]; gate: { allowed: boolean } } }> };
+    const json = cliJson((await cli(root, ['inbox', id, '--json'])).stdout) as { items: Array<{ diff?: { paths: string[]; gate: { allowed: boolean } } }> };
     expect(json.items[0]?.diff).toMatchObject({ paths: ['.env'], gate: { allowed: false } });
 
     const unknown = await cli(root, ['inbox', 'no-such-change']);

@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { FileBudgetLedger } from '../../src/adapters/budget-ledger/file-budget-ledger.js';
 import { git, journalLines, loopMarkdown, readText, runCli, runLogLines } from '../e2e-fixtures.js';
 import { cleanupTempDirs, makeRepo } from '../git-fixtures.js';
+import { cliJson } from '../cli-json.js';
 
 afterAll(cleanupTempDirs);
 
@@ -38,10 +39,10 @@ describe('reset <id> --mock', () => {
 
     const reset = await runCli(root, ['reset', 'daily-triage', '--mock', '--json']);
     expect(reset.code).toBe(0);
-    const removed = JSON.parse(reset.stdout);
+    const removed = cliJson(reset.stdout);
     // The run log and the ledger hold only the rehearsal: they come back byte for byte (the ledger did not exist).
     // STATE.md holds a human's line since: only the mock's blocks go.
-    expect(removed).toMatchObject({ ok: true, loop: 'daily-triage', restored: ['loop-run-log.md', 'loop-ledger.json'], stateBlocks: true });
+    expect(removed).toMatchObject({ loop: 'daily-triage', restored: ['loop-run-log.md', 'loop-ledger.json'], stateBlocks: true });
     expect(removed.branches.length).toBeGreaterThan(0);
 
     expect(await journalLines(root)).toEqual([expect.objectContaining({ tickId: 'real-1', tokens: 777, backend: 'claude-code' })]);

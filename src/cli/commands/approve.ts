@@ -19,7 +19,7 @@ export async function approveCommand({ args, options, io }: CommandContext): Pro
   if (result.status === 'needs-confirmation') {
     return {
       exitCode: ExitCode.halted,
-      json: { ok: false, ...result },
+      json: { ...result },
       text: [
         `${result.id} (${result.pattern}, ${result.branch}) was not applied.`,
         `  ${gateLine}`,
@@ -33,7 +33,7 @@ export async function approveCommand({ args, options, io }: CommandContext): Pro
   const failed = 'ok' in delivery && delivery.ok === false;
   return {
     exitCode: failed ? ExitCode.tickFailed : ExitCode.ok,
-    json: { ok: !failed, ...result },
+    json: { ...result },
     text: [`Approved ${result.id} (${result.pattern}): committed ${result.commit.slice(0, 12)} on ${result.branch}.`, `  ${gateLine}`, `  ${delivered}`].join('\n'),
   };
 }

@@ -84,7 +84,8 @@ export async function ciGate({ options, io }: CommandContext): Promise<CommandOu
     if (env.RUNNER_TEMP) {
       const loop = typeof options.loop === 'string' && options.loop ? options.loop : '?';
       const skipped = { decisions: [{ id: loop, action: 'skipped', message: `trigger gate: ${reason}` }], exitCode: ExitCode.ok };
-      await writeFile(join(env.RUNNER_TEMP, 'loop-runtime.json'), `${JSON.stringify(skipped)}\n`, 'utf8');
+      const { envelope } = await import('../envelope.js');
+      await writeFile(join(env.RUNNER_TEMP, 'loop-runtime.json'), `${JSON.stringify(envelope({ command: 'run', exitCode: ExitCode.ok, data: skipped }))}\n`, 'utf8');
     }
   }
   const text = verdict.allowed ? `Trigger allowed: ${reason}.` : `::notice title=loop-runtime trigger gate::tick skipped (${reason.replace(/[\r\n%]+/g, ' ')})`;

@@ -126,12 +126,12 @@ async function agentForWorkflow(plan: ExecutionPlan, root: string, env: Record<s
 async function ciInit({ options, io }: CommandContext): Promise<CommandOutput> {
   const { loadProject, resolvePlan } = await import('../../project/load-project.js');
   const loaded = await loadProject(io.cwd);
-  if (!loaded.ok) return { exitCode: ExitCode.configError, json: { ok: false, issues: loaded.issues }, text: loaded.issues.map(formatDiagnostic).join('\n') };
+  if (!loaded.ok) return { exitCode: ExitCode.configError, json: { issues: loaded.issues }, text: loaded.issues.map(formatDiagnostic).join('\n') };
   const project = loaded.project;
   const plans: ExecutionPlan[] = [];
   for (const id of project.configuredLoops) {
     const resolved = await resolvePlan(project, id);
-    if (!resolved.ok) return { exitCode: ExitCode.configError, json: { ok: false, issues: resolved.issues }, text: resolved.issues.map(formatDiagnostic).join('\n') };
+    if (!resolved.ok) return { exitCode: ExitCode.configError, json: { issues: resolved.issues }, text: resolved.issues.map(formatDiagnostic).join('\n') };
     plans.push(await agentForWorkflow(resolved.plan, project.root, io.env));
   }
   if (plans.length === 0) {
@@ -201,10 +201,10 @@ async function ciInit({ options, io }: CommandContext): Promise<CommandOutput> {
 async function ciSummary({ args, options, io }: CommandContext): Promise<CommandOutput> {
   const file = args[1];
   if (!file) throw new LoopRuntimeError('USAGE', 'ci summary needs the JSON file `run --json` wrote.', { fix: 'run `loop-runtime ci summary result.json`.' });
-  const [{ renderCiSummary }, { runResultOf }] = await Promise.all([import('../../ci/ci-summary.js'), import('../../ci/run-json.js')]);
+  const [{ renderCiSummary }, { payloadOf }] = await Promise.all([import('../../ci/ci-summary.js'), import('../envelope-schema.js')]);
   let output: unknown = null;
   try {
-    output = runResultOf(JSON.parse(await readFile(resolve(io.cwd, file), 'utf8')));
+    output = payloadOf(JSON.parse(await readFile(resolve(io.cwd, file), 'utf8')));
   } catch {
     output = null;
   }

@@ -20,7 +20,7 @@ export async function deliverCommand({ args, io }: CommandContext): Promise<Comm
   const line = 'ok' in delivery ? pc.red(`delivery failed again: ${delivery.message}`) : `delivered: ${delivery.kind}${delivery.url ? ` ${delivery.url}` : ''}`;
   return {
     exitCode: failed ? ExitCode.tickFailed : ExitCode.ok,
-    json: { ok: !failed, ...result },
+    json: { ...result },
     text: [`${result.id} (${result.pattern}, ${result.itemKey}): commit ${result.commit.slice(0, 12)} on ${result.branch}.`, `  ${line}`, ...(failed ? ['It stays in `loop-runtime inbox`; fix the cause and run this again.'] : [])].join('\n'),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * `loop-runtime gate check`: the same flags, output and exit codes as
  * `loop-gate check` (0 allowed, 2 escalate, 1 error), so scripts written for
- * loop-gate work unchanged.
+ * loop-gate work unchanged; with --json the decision loop-gate prints is the envelope's `data`.
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -10,7 +10,8 @@ import { loadGate } from '../../core/config/load-gate.js';
 import { checkGate, GATE_ACTIONS, type GateAction } from '../../core/gate/check-gate.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 
-const error = (message: string): CommandOutput => ({ exitCode: 1, json: { error: message }, text: '', stderr: message });
+// Exit 1 and the message on stderr, as loop-gate does; with --json the envelope's error carries it.
+const error = (message: string): CommandOutput => ({ exitCode: 1, error: { code: 'USAGE', message }, json: null, text: message });
 
 export async function gateCommand({ args, options, io }: CommandContext): Promise<CommandOutput> {
   if (args[0] !== 'check') return error(`Unknown gate action "${args[0] ?? ''}". Use: loop-runtime gate check --action <commit|merge|auto-merge> --paths <f1,f2,...>`);
@@ -32,6 +33,7 @@ export async function gateCommand({ args, options, io }: CommandContext): Promis
   const decision = checkGate(loaded.value, action as GateAction, paths);
   return {
     exitCode: decision.allowed ? 0 : 2,
+    errorCode: 'ESCALATE',
     json: decision,
     text: `${decision.allowed ? 'ALLOWED' : 'ESCALATE'} [${decision.trigger}] — ${decision.reason}`,
   };

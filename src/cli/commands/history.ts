@@ -41,7 +41,7 @@ export async function historyCommand({ args, options, io }: CommandContext): Pro
             [
               record.startedAt.replace(/\.\d{3}Z$/, 'Z'),
               pc.bold(record.loop),
-              record.outcome,
+              record.state,
               `${record.tokens.toLocaleString('en-US')} tokens`,
               ...(record.verdict ? [record.verdict] : []),
               ...(record.pullRequest ? [record.pullRequest] : record.commit ? [record.commit.slice(0, 10)] : []),

@@ -124,6 +124,13 @@ export const commands: CommandDefinition[] = [
     load: async () => (await import('./reject.js')).rejectCommand,
   },
   {
+    name: 'discard <id>',
+    description: 'Drop a kept change (escalated, a verified local proposal, a kept worktree): its worktree and branch, recorded as discarded',
+    options: [],
+    examples: ['loop-runtime discard mock-1-mwqao1r1', 'loop-runtime discard loop/daily-triage/issue-42'],
+    load: async () => (await import('./discard.js')).discardCommand,
+  },
+  {
     name: 'pause [id]',
     description: 'Stop a loop (or --all) in every process sharing the store: its next phase stops, no tick starts until `resume`',
     options: [

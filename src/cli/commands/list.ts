@@ -52,7 +52,7 @@ export async function listCommand({ io }: CommandContext): Promise<CommandOutput
   if (!loaded.ok) {
     return {
       exitCode: ExitCode.configError,
-      json: { ok: false, issues: loaded.issues, warnings: loaded.warnings },
+      json: { issues: loaded.issues, warnings: loaded.warnings },
       text: [...loaded.issues.map((issue) => pc.red(formatDiagnostic(issue))), ...warningLines(loaded.warnings)].join('\n'),
     };
   }
@@ -87,7 +87,7 @@ export async function listCommand({ io }: CommandContext): Promise<CommandOutput
   if (loaded.warnings.length > 0) lines.push('', ...warningLines(loaded.warnings));
   return {
     exitCode: ExitCode.ok,
-    json: { ok: true, root: project.root, configured: project.configuredLoops, loops, warnings: loaded.warnings },
+    json: { root: project.root, configured: project.configuredLoops, loops, warnings: loaded.warnings },
     text: lines.join('\n'),
   };
 }

@@ -4,6 +4,7 @@
  * per proposed and per merged change, no-ops, time to merge — and whether
  * the evidence supports a promotion.
  */
+import { tickState } from '../../core/text/tick-state.js';
 import pc from 'picocolors';
 import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
 import { parseSince } from '../../core/outcomes/index.js';
@@ -19,7 +20,7 @@ const hours = (ms: number | null) => (ms === null ? '—' : ms < 3_600_000 ? `${
 
 /** The human rendering of one loop's metrics. */
 export function renderLoopMetrics(loop: LoopMetricsReport): string[] {
-  const kinds = Object.entries(loop.ticks.byKind).map(([kind, count]) => `${kind} ${count}`).join(', ') || 'none';
+  const kinds = Object.entries(loop.ticks.byKind).map(([kind, count]) => `${tickState({ kind })} ${count}`).join(', ') || 'none';
   const changes = loop.changes;
   const promotion = loop.promotion;
   return [
@@ -48,5 +49,5 @@ export async function metricsCommand({ args, options, io }: CommandContext): Pro
   const result = await opened.runtime.metrics(args[0], { since, ...(options.audit === false ? { audit: false } : {}) });
   if (!result.ok) return configErrorOutput(result.issues);
   const text = [`Metrics ${result.value.since.slice(0, 10)} → ${result.value.until.slice(0, 10)}`, ...result.value.loops.flatMap((loop) => ['', ...renderLoopMetrics(loop)])];
-  return { exitCode: ExitCode.ok, json: { ok: true, ...result.value }, text: text.join('\n') };
+  return { exitCode: ExitCode.ok, json: { ...result.value }, text: text.join('\n') };
 }

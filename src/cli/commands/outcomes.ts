@@ -31,5 +31,5 @@ export async function outcomesCommand({ args, io }: CommandContext): Promise<Com
   }
   if (lines.length === 0) lines.push('No configured loops.');
   const failed = result.value.checks.some((check) => !check.sync);
-  return { exitCode: failed ? ExitCode.tickFailed : ExitCode.ok, json: { ok: !failed, ...result.value }, text: lines.join('\n') };
+  return { exitCode: failed ? ExitCode.tickFailed : ExitCode.ok, json: { ...result.value }, text: lines.join('\n') };
 }

@@ -30,5 +30,5 @@ export async function pauseCommand({ args, options, io }: CommandContext): Promi
   });
   const what = id ?? 'every loop';
   const text = [`${what}: paused; no tick starts and a running tick stops at its next phase until \`loop-runtime resume ${id ?? '--all'}\`.`, ...sources.map((source) => pc.dim(`  stopped by ${source.source}`))].join('\n');
-  return { exitCode: ExitCode.ok, json: { ok: true, loop: id ?? null, all, pausedBy: sources }, text };
+  return { exitCode: ExitCode.ok, json: { loop: id ?? null, all, pausedBy: sources }, text };
 }

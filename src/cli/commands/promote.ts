@@ -28,9 +28,9 @@ export async function promoteCommand({ args, options, io }: CommandContext): Pro
   if (value.status === 'needs-confirmation') {
     return {
       exitCode: ExitCode.halted,
-      json: { ok: false, ...value },
+      json: { ...value },
       text: [`${id}: ${recommendation.from} → ${recommendation.to} was not applied.`, ...facts, `Run \`loop-runtime promote ${id} --yes\` to apply it.`].join('\n'),
     };
   }
-  return { exitCode: ExitCode.ok, json: { ok: true, ...value }, text: [`${id}: promoted ${value.change.from} → ${value.change.to} in ${value.change.file}.`, ...facts].join('\n') };
+  return { exitCode: ExitCode.ok, json: { ...value }, text: [`${id}: promoted ${value.change.from} → ${value.change.to} in ${value.change.file}.`, ...facts].join('\n') };
 }

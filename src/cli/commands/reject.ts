@@ -10,5 +10,5 @@ export async function rejectCommand({ args, io }: CommandContext): Promise<Comma
   const opened = await openCliRuntime(io);
   if (!opened.ok) return opened.output;
   const result = await opened.runtime.reject(id);
-  return { exitCode: ExitCode.ok, json: { ok: true, ...result }, text: `Rejected ${result.id} (${result.pattern}): ${result.branch} and its worktree are discarded.` };
+  return { exitCode: ExitCode.ok, json: { ...result }, text: `Rejected ${result.id} (${result.pattern}): ${result.branch} and its worktree are discarded.` };
 }

@@ -20,5 +20,5 @@ export async function replayCommand({ args, options, io }: CommandContext): Prom
   const result = await opened.runtime.replay(resolve(io.cwd, file), { ...(level ? { level } : {}), ...(options.recordedPlan ? { recordedPlan: true } : {}) });
   if (!result.ok) return configErrorOutput(result.issues);
   const report = { ...result.value, file };
-  return { exitCode: report.exitCode, json: { ok: true, ...report }, text: renderReplay(report) };
+  return { exitCode: report.exitCode, json: { ...report }, text: renderReplay(report) };
 }

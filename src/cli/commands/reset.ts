@@ -24,5 +24,5 @@ export async function resetCommand({ args, options, io }: CommandContext): Promi
     `  state file blocks: ${removed.restored.length > 0 || removed.stateBlocks ? 'removed (the last run was a mock run)' : 'kept (none, or a real run wrote them)'}`,
     `  ${removed.branches.length} mock branch(es)${removed.branches.length > 0 ? `: ${removed.branches.join(', ')}` : ''}; ${removed.worktrees} worktree(s)`,
   ].join('\n');
-  return { exitCode: ExitCode.ok, json: { ok: true, ...removed }, text };
+  return { exitCode: ExitCode.ok, json: { ...removed }, text };
 }

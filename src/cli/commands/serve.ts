@@ -48,6 +48,7 @@ export async function serveCommand(context: CommandContext): Promise<CommandOutp
     readOnly: Boolean(options.readOnly),
     expose: Boolean(options.expose),
     allowedHosts: listOption(options.allowedHost),
+    version: (await import('../package-version.js')).packageVersion(),
   });
   // What the token opens, said at every start: reads are as private as changes.
   const readable = 'loops, run history and run logs, diffs of kept changes, spend and the live tick stream';

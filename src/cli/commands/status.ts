@@ -7,6 +7,8 @@ import { ExitCode } from '../../core/errors.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 import { openCliRuntime } from '../open.js';
 import { formatCount } from '../../core/text/format-count.js';
+import { tickState } from '../../core/text/tick-state.js';
+import { rehearsalSpend } from '../render/render-spend.js';
 
 export async function statusCommand({ io }: CommandContext): Promise<CommandOutput> {
   const opened = await openCliRuntime(io);
@@ -18,7 +20,7 @@ export async function statusCommand({ io }: CommandContext): Promise<CommandOutp
     ...(report.store.startsWith('postgres') ? [pc.dim(`  store: ${report.store}`)] : []),
     ...(loops.length === 0 ? ['  none configured — run `loop-runtime list` to see the catalogue'] : []),
     ...loops.flatMap((loop) => [
-      `  ${pc.bold(loop.id)} [${loop.level}] ${formatCount(loop.spentToday)} / ${formatCount(loop.dailyTokenCap)} tokens today${loop.rehearsalSpentToday ? pc.dim(` (+ ${formatCount(loop.rehearsalSpentToday)} in mock rehearsals, not counted; \`reset ${loop.id} --mock\` removes them)`) : ''}${loop.halted ? pc.red(' — HALTED') : loop.paused ? pc.red(` — paused by ${loop.pausedBy}`) : loop.circuit ? pc.red(' — CIRCUIT OPEN') : ''}`,
+      `  ${pc.bold(loop.id)} [${loop.level}] ${formatCount(loop.spentToday)} / ${formatCount(loop.dailyTokenCap)} tokens today${loop.rehearsalSpentToday ? pc.dim(` (+ ${rehearsalSpend(loop.rehearsalSpentToday)}; \`reset ${loop.id} --mock\` removes them)`) : ''}${loop.halted ? pc.red(' — HALTED') : loop.paused ? pc.red(` — paused by ${loop.pausedBy}`) : loop.circuit ? pc.red(' — CIRCUIT OPEN') : ''}`,
       ...(loop.halted
         ? [pc.red(`    halted by tick ${loop.halted.tickId} (${loop.halted.reason}): ${loop.halted.message} — check, then run \`loop-runtime resume ${loop.id}\``)]
         : []),
@@ -31,7 +33,7 @@ export async function statusCommand({ io }: CommandContext): Promise<CommandOutp
       ...(loop.halted || !loop.paused ? [] : loop.pauses.slice(1).map((source) => pc.yellow(`    also paused by ${source.source}`))),
       loop.backend.name ? `    backend ${loop.backend.name} ${pc.dim(`— ${loop.backend.reason}`)}` : `    backend ${pc.yellow('none installed')} — ${loop.backend.reason} To fix: ${loop.backend.fix ?? ''}`,
       ...(loop.lastRuns.length
-        ? loop.lastRuns.map((run) => `    · ${run.run_id} ${run.outcome}${run.kind === 'delivery-failed' ? ' (verified, delivery failed)' : ''} ~${formatCount(Number(run.tokens_estimate))} tokens${runMarker(run)}`)
+        ? loop.lastRuns.map((run) => `    · ${run.run_id} ${tickState(run) === 'delivery-failed' ? 'verified, delivery failed' : tickState(run)} ~${formatCount(Number(run.tokens_estimate))} tokens${runMarker(run)}`)
         : ['    · no runs recorded in the run log']),
       ...loop.deliveryFailed.map((item) => `    ${pc.yellow('!')} ${item.itemKey} on ${item.branch}: ${item.reason} — retry: loop-runtime deliver ${item.id}`),
       ...loop.recoveries.flatMap((record) => [
@@ -40,11 +42,12 @@ export async function statusCommand({ io }: CommandContext): Promise<CommandOutp
       ]),
     ]),
   ].join('\n');
-  return { exitCode: ExitCode.ok, json: report, text };
+  // Each last run carries its state beside the run log's outcome, so a script reads the word the text shows.
+  const json = { ...report, loops: loops.map((loop) => ({ ...loop, lastRuns: loop.lastRuns.map((run) => ({ ...run, state: tickState(run) })) })) };
+  return { exitCode: ExitCode.ok, json, text };
 }
 
-/** Marks run-log lines that are not plain ticks: halts, resumes, lines written by crash recovery. */
+/** Marks run-log lines crash recovery wrote (halts and resumes are their state already). */
 function runMarker(run: Record<string, unknown>): string {
-  const marks = [run['kind'] === 'halted' || run['kind'] === 'resumed' ? String(run['kind']) : '', run['recovered'] === true ? `recovered: ${String(run['commit'] ?? '').slice(0, 12)} on ${String(run['branch'] ?? '')}` : ''].filter(Boolean);
-  return marks.length ? ` (${marks.join(', ')})` : '';
+  return run['recovered'] === true ? ` (recovered: ${String(run['commit'] ?? '').slice(0, 12)} on ${String(run['branch'] ?? '')})` : '';
 }

@@ -14,5 +14,5 @@ export async function testCommand({ args, options, io }: CommandContext): Promis
   const opened = await openCliRuntime(io);
   if (!opened.ok) return opened.output;
   const summary = await opened.runtime.testRecordings({ ...(args[0] ? { id: args[0] } : {}), ...(level ? { level } : {}) });
-  return { exitCode: summary.exitCode, json: { ok: summary.exitCode === 0, ...summary }, text: renderRecordingTests(summary) };
+  return { exitCode: summary.exitCode, json: { ...summary }, text: renderRecordingTests(summary) };
 }

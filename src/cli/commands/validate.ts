@@ -74,7 +74,7 @@ export async function validateCommand({ io }: CommandContext): Promise<CommandOu
   }
   return {
     exitCode: errors.length > 0 ? ExitCode.configError : ExitCode.ok,
-    json: { ok: errors.length === 0, root: io.cwd, configuredLoops, files, errors: sortedErrors, warnings: sortedWarnings },
+    json: { root: io.cwd, configuredLoops, files, errors: sortedErrors, warnings: sortedWarnings },
     text: lines.join('\n'),
   };
 }

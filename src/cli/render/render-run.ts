@@ -2,6 +2,7 @@ import pc from 'picocolors';
 import type { TickResult } from '../../core/engine/tick-result.js';
 import type { RunSummary } from '../../use-cases/run.js';
 import { formatCount } from '../../core/text/format-count.js';
+import { rehearsalSpend } from './render-spend.js';
 
 const number = (value: number) => formatCount(value);
 
@@ -60,6 +61,8 @@ export function renderRun(summary: RunSummary): string {
   if (summary.backendReason && !summary.dryRun) out.push(pc.dim(`backend: ${summary.backend} — ${summary.backendReason}`));
   for (const note of summary.notes ?? []) out.push(pc.dim(`note: ${note}`));
   const { spentToday, dailyTokenCap } = summary.budget;
-  out.push(`Budget: ${number(spentToday)} / ${number(dailyTokenCap)} tokens spent today (UTC)${summary.dryRun ? ', counting this rehearsal' : ''}.`);
+  // A rehearsal's tokens never count against a real backend's cap: said in the words `status` uses.
+  if (summary.rehearsal) out.push(`Budget: ${rehearsalSpend(summary.ticks.reduce((total, tick) => total + tick.tokens, 0))} against the ${number(dailyTokenCap)} tokens/day cap.`);
+  else out.push(`Budget: ${number(spentToday)} / ${number(dailyTokenCap)} tokens spent today (UTC).`);
   return out.join('\n');
 }

@@ -42,7 +42,7 @@ export interface LoopMetrics {
   since: string;
   until: string;
   ticks: { total: number; byKind: Record<string, number> };
-  changes: { proposed: number; merged: number; closed: number; reverted: number; open: number };
+  changes: { proposed: number; merged: number; closed: number; reverted: number; open: number; discarded: number };
   /** accepted / proposed; null with nothing proposed. */
   acceptanceRate: number | null;
   revertRate: number | null;
@@ -100,7 +100,7 @@ export function computeLoopMetrics(input: MetricsInput): LoopMetrics {
     since: toIsoString(input.since),
     until: toIsoString(input.until),
     ticks: { total: ticks.length, byKind },
-    changes: { proposed, merged, closed: count('closed'), reverted, open: count('open') },
+    changes: { proposed, merged, closed: count('closed'), reverted, open: count('open'), discarded: count('discarded') },
     acceptanceRate: ratio(merged, proposed),
     revertRate: ratio(reverted, merged + reverted),
     escalationRate: ratio(ticks.filter((tick) => tick.kind === 'escalated').length, ticks.length),

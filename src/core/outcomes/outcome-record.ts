@@ -58,7 +58,8 @@ export function withoutRehearsals(history: OutcomeHistory): OutcomeHistory {
   return { ...history, changes: history.changes.filter((change) => change.proposal.backend !== REHEARSAL_BACKEND) };
 }
 
-export const CHANGE_STATES = ['open', 'merged', 'closed', 'reverted'] as const;
+/** `discarded`: a human dropped the change with `loop-runtime discard` (a local proposal never merged). */
+export const CHANGE_STATES = ['open', 'merged', 'closed', 'reverted', 'discarded'] as const;
 export type ChangeState = (typeof CHANGE_STATES)[number];
 export const CHECK_STATES = ['passing', 'failing', 'pending', 'none'] as const;
 export type ChecksState = (typeof CHECK_STATES)[number];
@@ -69,8 +70,8 @@ export const ObservationLineSchema = z.looseObject({
   pattern: z.string().min(1),
   commit: z.string().min(7),
   state: z.enum(CHANGE_STATES),
-  /** Where the answer came from: the gh CLI, the REST API, or git ancestry. */
-  via: z.enum(['gh', 'rest', 'git']),
+  /** Where the answer came from: the gh CLI, the REST API, git ancestry, or a human (`discard`). */
+  via: z.enum(['gh', 'rest', 'git', 'human']),
   openedAt: iso.nullable().optional(),
   mergedAt: iso.nullable().optional(),
   checks: z.enum(CHECK_STATES).optional(),
@@ -181,9 +182,9 @@ export function foldOutcomes(lines: readonly OutcomeLine[]): OutcomeHistory {
   return { changes: [...byCommit.values()], levelChanges };
 }
 
-/** True when nothing can change any more (closed unmerged or reverted); merged changes are still watched for reverts. */
+/** True when nothing can change any more (closed unmerged, discarded or reverted); merged changes are still watched for reverts. */
 export function isSettled(state: ChangeState): boolean {
-  return state === 'closed' || state === 'reverted';
+  return state === 'closed' || state === 'reverted' || state === 'discarded';
 }
 
 /** The newest level change of a loop, if any. */

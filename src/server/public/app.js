@@ -80,16 +80,22 @@
           el('td', {}, [`${tokens(loop.spentToday)} / ${tokens(loop.dailyTokenCap)}`, meter(loop.spentToday, loop.dailyTokenCap)]),
           el('td', { className: 'per-merged', text: perMerged(loop.perMergedChange), title: loop.perMergedChange.error ?? `all spend over the last ${loop.perMergedChange.days} days ÷ ${loop.perMergedChange.merged} merged and kept change(s)` }),
           el('td', {}, [
-            el('div', { className: 'pause-sources', text: loop.paused ? `paused by ${loop.pausedBy.map((s) => s.source).join(', ')}` : 'running' }),
+            el('div', { className: 'pause-sources', text: loop.paused ? `paused by ${loop.pausedBy.map((s) => s.source).join(', ')}` : loop.lease ? 'running' : 'may run' }),
             el('button', { type: 'button', 'data-mutating': true, 'data-action': loop.pausedBy.some((s) => s.kind === 'loop-file') ? 'resume' : 'pause', onclick: () => act(loop.pausedBy.some((s) => s.kind === 'loop-file') ? 'resume' : 'pause', { repo: loop.repo, loop: loop.id }) }, [loop.pausedBy.some((s) => s.kind === 'loop-file') ? 'Resume' : 'Pause']),
           ]),
         ]),
       ),
     );
     sizeMeters(body);
+    // The header says what `status` says: every pause counts, a single loop's included.
     const allSources = [...new Set(data.loops.flatMap((loop) => loop.pausedBy.filter((s) => s.kind !== 'loop-file').map((s) => s.source)))];
-    $('#pause-state').textContent = allSources.length ? `Paused by ${allSources.join(', ')}` : 'All loops may run';
-    $('#pause-state').dataset.paused = String(allSources.length > 0);
+    const pausedLoops = data.loops.filter((loop) => loop.paused).map((loop) => loopLabel(loop.repo, loop.id));
+    $('#pause-state').textContent = allSources.length
+      ? `Paused by ${allSources.join(', ')}`
+      : pausedLoops.length
+        ? `${pausedLoops.length} of ${data.loops.length} loop(s) paused: ${pausedLoops.join(', ')}`
+        : 'All loops may run';
+    $('#pause-state').dataset.paused = String(pausedLoops.length > 0);
     const select = $('#history-filter select[name=loop]');
     const chosen = select.value;
     select.replaceChildren(el('option', { value: '', text: 'all' }), ...[...new Set(data.loops.map((loop) => loop.id))].map((id) => el('option', { value: id, text: id })));
@@ -196,7 +202,7 @@
         el('tr', { 'data-tick': run.tick_id || '', onclick: () => run.tick_id && showDetail(run.repo, run.tick_id) }, [
           el('td', { text: run.run_id }),
           el('td', { text: loopLabel(run.repo, run.pattern || '') }),
-          el('td', { className: `outcome-${run.outcome}`, text: run.outcome || '' }),
+          el('td', { className: `outcome-${run.state || run.outcome}`, text: run.state || run.outcome || '' }),
           el('td', { text: run.kind || '' }),
           el('td', { text: tokens(run.tokens_estimate) }),
           el('td', { text: run.tick_id || '' }),
