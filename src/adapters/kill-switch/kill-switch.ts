@@ -21,8 +21,6 @@ import { isoSecond } from '../../core/state/state-blocks.js';
 import { hasPauseLine } from '../../core/state/state-file.js';
 import { readTextOrNull, updateFileAtomically, withFileLock, writeTextAtomically } from '../fs/atomic-file.js';
 
-export { MemoryKillSwitch, MemoryKillSwitchStore } from './memory-kill-switch.js';
-
 export interface FileKillSwitchOptions {
   root: string;
   /** The pattern's state file (STATE.md or `<pattern>-state.md`); optional. */
