@@ -31,6 +31,7 @@ import {
   renderFinding,
   renderNote,
 } from './state-blocks.js';
+import { freshStateFile } from './state-template.js';
 
 /** A one-line note (budget halt, kill switch). */
 export interface StateNote {
@@ -51,19 +52,7 @@ export interface StateFileOptions {
   project?: string;
 }
 
-/** The canonical STATE.md the reference describes, used when the file is missing. */
-export function freshStateFile(project = 'this project'): string {
-  return [
-    `# Loop State — ${project}`,
-    'Last run: never',
-    '## High Priority (loop is acting or waiting on human)',
-    '## Watch List',
-    '## Recent Noise (ignored this run)',
-    '---',
-    'Run log: —',
-    '',
-  ].join('\n');
-}
+export { freshStateFile };
 
 /**
  * Applies a tick and/or a note to a state file's text and returns the new text.
