@@ -77,11 +77,14 @@ export function formatBundleWeight(rows, top = 12) {
     .join('\n');
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+/** The report in a fresh loop-init scaffold (what `npm run bench` prints). */
+export function bundleWeightReport(top = 12) {
   const repo = scaffold();
   try {
-    console.log(formatBundleWeight(bundleWeight({ repo }), Number(process.argv[2] ?? 12)));
+    return formatBundleWeight(bundleWeight({ repo }), top);
   } finally {
     rmSync(repo, { recursive: true, force: true });
   }
 }
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) console.log(bundleWeightReport(Number(process.argv[2] ?? 12)));
