@@ -8,14 +8,15 @@
  * Two ratios: wall time (what a user waits on an idle machine) and CPU time (user + system of the process, from
  * scripts/cpu-at-exit.cjs), which a machine shared with other work inflates far less. The pass/fail column is the CPU
  * ratio's; the wall ratio means something only on an idle machine (the header prints the load average). Plus the
- * files of the bundle (dist/lib) each command loads, recorded once per command by the module hooks the tests use.
+ * files of the bundle (dist/lib) each command loads, recorded once per command by the module hooks the tests use, and
+ * their kilobytes (scripts/bundle-weight.js names the modules behind them).
  *
  * `node scripts/bench-cold.js [runs]` runs it alone (after `npm run build`).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -65,12 +66,18 @@ function sample(command, args, cwd, env, cpuLog) {
   return { wall, cpu };
 }
 
-/** The files of the bundle (dist/lib) one run of the command loads, recorded by module hooks (not timed). */
+/**
+ * The files of the bundle (dist/lib) one run of the command loads, recorded by module hooks (not timed), and their
+ * kilobytes (output sizes from esbuild's metafile, dist/lib/meta.json).
+ */
 function bundleFilesLoaded(args, cwd, env, loadLog) {
   writeFileSync(loadLog, '');
   const result = spawnSync(process.execPath, ['--import', recorder, bin, ...args], { cwd, env: { ...env, LOOP_RUNTIME_LOAD_LOG: loadLog }, stdio: 'ignore' });
   if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status} under the module recorder`);
-  return new Set(readFileSync(loadLog, 'utf8').split('\n').filter((url) => url.startsWith('file:') && url.includes('/dist/lib/'))).size;
+  const files = [...new Set(readFileSync(loadLog, 'utf8').split('\n').filter((url) => url.startsWith('file:') && url.includes('/dist/lib/')))];
+  const meta = JSON.parse(readFileSync(join(root, 'dist', 'lib', 'meta.json'), 'utf8'));
+  const bytes = new Map(Object.entries(meta.outputs).map(([path, output]) => [basename(path), output.bytes]));
+  return { files: files.length, kilobytes: files.reduce((sum, url) => sum + (bytes.get(basename(url)) ?? 0), 0) / 1024 };
 }
 
 function median(values) {
@@ -86,7 +93,7 @@ const round = (value, places = 1) => Math.round(value * 10 ** places) / 10 ** pl
  * @example
  * ```js
  * const rows = benchColdStart({ runs: 9 });
- * // [{ command: 'list', cliMs: 52.1, nodeMs: 40.3, ratio: 1.29, cliCpuMs: 48.2, nodeCpuMs: 36.0, cpuRatio: 1.34, chunks: 3, target: 1.6, pass: true }, …]
+ * // [{ command: 'list', cliMs: 52.1, nodeMs: 40.3, ratio: 1.29, cliCpuMs: 48.2, nodeCpuMs: 36.0, cpuRatio: 1.34, chunks: 25, kilobytes: 88, target: 1.6, pass: true }, …]
  * ```
  */
 export function benchColdStart({ runs = 21 } = {}) {
@@ -109,6 +116,7 @@ export function benchColdStart({ runs = 21 } = {}) {
       // The median of each pair's ratio, not the ratio of the medians: a pair shares the machine's load of its moment.
       const ratioOf = (key) => round(median(cli.map((run, index) => run[key] / node[index][key])), 2);
       const cpuRatio = ratioOf('cpu');
+      const loaded = bundleFilesLoaded(args, repo, env, join(scratch, 'loads'));
       return {
         command: label,
         cliMs: round(median(cli.map((run) => run.wall))),
@@ -117,7 +125,8 @@ export function benchColdStart({ runs = 21 } = {}) {
         cliCpuMs: round(median(cli.map((run) => run.cpu))),
         nodeCpuMs: round(median(node.map((run) => run.cpu))),
         cpuRatio,
-        chunks: bundleFilesLoaded(args, repo, env, join(scratch, 'loads')),
+        chunks: loaded.files,
+        kilobytes: round(loaded.kilobytes),
         target,
         pass: cpuRatio <= target,
       };
@@ -130,7 +139,7 @@ export function benchColdStart({ runs = 21 } = {}) {
 
 /** The table `npm run bench` prints. */
 export function formatColdTable(rows) {
-  const header = ['command', 'wall ms', 'node -e 0', 'wall ratio', 'CPU ms', 'node -e 0', 'CPU ratio', 'files', 'target', 'result'];
+  const header = ['command', 'wall ms', 'node -e 0', 'wall ratio', 'CPU ms', 'node -e 0', 'CPU ratio', 'files', 'KB', 'target', 'result'];
   const lines = rows.map((row) => [
     `loop-runtime ${row.command}`,
     row.cliMs.toFixed(1),
@@ -140,6 +149,7 @@ export function formatColdTable(rows) {
     row.nodeCpuMs.toFixed(1),
     `${row.cpuRatio.toFixed(2)}×`,
     String(row.chunks),
+    row.kilobytes.toFixed(1),
     `≤ ${row.target}×`,
     row.pass ? 'pass' : 'FAIL',
   ]);
@@ -152,4 +162,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const runs = Number(process.argv[2] ?? 21);
   console.log(`cold start, median of ${runs} paired runs in a loop-init scaffold (load average ${loadavg().map((load) => load.toFixed(2)).join(' ')} on ${availableParallelism()} cores; result: the CPU ratio against the target; files: of dist/lib loaded)`);
   console.log(formatColdTable(benchColdStart({ runs })));
+  const { bundleWeightReport } = await import('./bundle-weight.js');
+  console.log(`\nthe heaviest modules each command loads (scripts/bundle-weight.js):\n${bundleWeightReport(8)}`);
 }

@@ -69,6 +69,7 @@ const { benchColdStart, formatColdTable } = await import('./bench-cold.js');
 const coldRuns = 11;
 console.log(`cold start, median of ${coldRuns} paired runs in a loop-init scaffold (load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}; result: the CPU ratio against the target; files: of dist/lib loaded):`);
 console.log(formatColdTable(benchColdStart({ runs: coldRuns })));
+console.log(`the heaviest modules each command loads (scripts/bundle-weight.js):\n${(await import('./bundle-weight.js')).bundleWeightReport(8)}`);
 const ticks = await benchTicks();
 console.log(`in-process ticks/s (mock backend, memory ports, L2 act+verify+commit): ${ticks.ticksPerSecond.toLocaleString('en-US')}  (target ≥ 20,000; samples ${ticks.samples.join(', ')})`);
 const split = await optional('bench-tick-split.js', 'benchTickSplit'); // a real tick's wall time by port, small and 20k-file repositories

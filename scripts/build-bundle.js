@@ -12,7 +12,7 @@
  *   optional peers (openai, pg, dbos), `@opentelemetry/api` (its global registry must be the user's copy), and
  *   packages one rare command uses or that read their own files (hono, @octokit/rest, uplot).
  * - dist/lib/modules.json: which source modules and packages each output file holds (tests check what a command
- *   loads by it).
+ *   loads by it); dist/lib/meta.json: esbuild's metafile, for scripts/bundle-weight.js (bytes per module per command).
  */
 import { rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -89,3 +89,6 @@ for (const [path, output] of Object.entries(result.metafile.outputs)) {
   modules[path.split('/').pop()] = Object.keys(output.inputs).sort();
 }
 await writeFile(join(outdir, 'modules.json'), `${JSON.stringify(modules, null, 1)}\n`);
+// esbuild's metafile as it is (inputs and outputs with their bytes): scripts/bundle-weight.js joins it with what a
+// command loads to name the modules behind each command's kilobytes. Read by no code at run time.
+await writeFile(join(outdir, 'meta.json'), JSON.stringify(result.metafile));

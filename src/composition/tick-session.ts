@@ -21,7 +21,7 @@
  * again the journal lines it already wrote (nor count their telemetry again).
  */
 import { afterRehearsal, beforeTickWrites } from '../adapters/rehearsal/rehearsal-preimages.js';
-import { REHEARSAL_BACKEND } from '../core/outcomes/outcome-record.js';
+import { REHEARSAL_BACKEND } from '../core/outcomes/rehearsal-backend.js';
 import type { TickResult } from '../core/engine/tick-result.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import type { Clock, EngineEvent, EngineObserver } from '../core/ports/index.js';

@@ -6,10 +6,20 @@
  */
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-// file-lock.ts loads proper-lockfile on the first lock (lock-library.ts), keeping signal-exit's listeners first.
-import { withFileLock, type FileLockOptions } from './file-lock.js';
+import type { FileLockOptions } from './file-lock.js';
 
-export { breakDeadOwnerLock, readLockOwner, withFileLock, type FileLockEvent, type FileLockOptions, type LockOwner } from './file-lock.js';
+export type { FileLockEvent, FileLockOptions, LockOwner } from './file-lock.js';
+
+let fileLock: Promise<typeof import('./file-lock.js')> | null = null;
+
+/**
+ * file-lock.ts's `withFileLock`, its module loaded on the first lock: `status` reads through this module and never
+ * locks. (file-lock.ts itself loads proper-lockfile on the first lock, keeping signal-exit's listeners first.)
+ */
+export async function withFileLock<T>(path: string, action: () => Promise<T>, options: FileLockOptions = {}): Promise<T> {
+  const { withFileLock: lock } = await (fileLock ??= import('./file-lock.js'));
+  return lock(path, action, options);
+}
 
 /** Reads a UTF-8 file, or null when it does not exist. */
 export async function readTextOrNull(path: string): Promise<string | null> {

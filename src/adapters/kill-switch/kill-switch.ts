@@ -18,10 +18,8 @@ import { pauseStatusOf } from '../../core/ports/kill-switch.js';
 import { activeHalt, haltRunLogLine, resumeRunLogLine } from '../../core/state/halt-lines.js';
 import { appendRunLogLine, parseRunLog, type RunLogEntry } from '../../core/state/run-log.js';
 import { isoSecond } from '../../core/state/state-blocks.js';
-import { hasPauseLine } from '../../core/state/state-file.js';
+import { hasPauseLine } from '../../core/state/pause-line.js';
 import { readTextOrNull, updateFileAtomically, withFileLock, writeTextAtomically } from '../fs/atomic-file.js';
-
-export { MemoryKillSwitch, MemoryKillSwitchStore } from './memory-kill-switch.js';
 
 export interface FileKillSwitchOptions {
   root: string;

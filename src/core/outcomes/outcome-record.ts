@@ -18,6 +18,7 @@
 import * as z from 'zod';
 import { LevelSchema, type Level } from '../config/schemas.js';
 import { LoopRuntimeError } from '../errors.js';
+import { REHEARSAL_BACKEND } from './rehearsal-backend.js';
 
 const iso = z.iso.datetime({ offset: true });
 
@@ -42,8 +43,7 @@ export const ProposalLineSchema = z.looseObject({
 });
 export type ProposalLine = z.infer<typeof ProposalLineSchema>;
 
-/** The backend whose ticks are rehearsals: followed for the one-open-proposal rule, never counted as results. */
-export const REHEARSAL_BACKEND = 'mock';
+export { REHEARSAL_BACKEND };
 
 /**
  * The history as results count it: a rehearsal's changes (`--backend mock` outside a dry run) are left out, so they

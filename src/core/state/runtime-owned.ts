@@ -6,7 +6,7 @@
  * never enrols a loop.
  */
 import { scanLines, splitLines } from './markdown-lines.js';
-import { freshStateFile } from './state-file.js';
+import { freshStateFile } from './state-template.js';
 
 const TEMPLATE_LINES = new Set(
   freshStateFile('')

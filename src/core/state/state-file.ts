@@ -31,6 +31,7 @@ import {
   renderFinding,
   renderNote,
 } from './state-blocks.js';
+import { freshStateFile } from './state-template.js';
 
 /** A one-line note (budget halt, kill switch). */
 export interface StateNote {
@@ -51,19 +52,7 @@ export interface StateFileOptions {
   project?: string;
 }
 
-/** The canonical STATE.md the reference describes, used when the file is missing. */
-export function freshStateFile(project = 'this project'): string {
-  return [
-    `# Loop State — ${project}`,
-    'Last run: never',
-    '## High Priority (loop is acting or waiting on human)',
-    '## Watch List',
-    '## Recent Noise (ignored this run)',
-    '---',
-    'Run log: —',
-    '',
-  ].join('\n');
-}
+export { freshStateFile };
 
 /**
  * Applies a tick and/or a note to a state file's text and returns the new text.
@@ -103,20 +92,7 @@ export function updateStateFile(text: string | null, update: StateUpdate, option
   return result;
 }
 
-/**
- * True when the text has a line `loop-pause-all: true` — case-insensitive,
- * optionally as a list item and/or in backticks (also accepts yes/on/1).
- * Lines inside the runtime's own blocks do not count: those hold agent
- * output, and an agent must not be able to pause (or unpause) the loop.
- */
-export function hasPauseLine(text: string): boolean {
-  const scanned = scanLines(splitLines(text));
-  return scanned.lines.some(
-    (line, index) =>
-      scanned.context[index] !== 'owned' &&
-      /^\s*(?:[-*+]\s+)?`?\s*loop-pause-all\s*`?\s*[:=]\s*`?\s*(true|yes|on|1)\s*`?\s*$/i.test(line.text),
-  );
-}
+export { hasPauseLine } from './pause-line.js';
 
 function findOwnedLine(scanned: ScannedLines, pattern: RegExp, which: 'first' | 'last'): number {
   const indexes = scanned.lines.map((_, index) => index).filter((index) => scanned.context[index] === 'text');
