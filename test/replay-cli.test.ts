@@ -120,7 +120,8 @@ describe('run --record, replay and test', () => {
       expect(replayed.code, replayed.stdout + replayed.stderr).toBe(6);
       expect(replayed.stdout).toContain('outcome   proposed → escalated');
       expect(replayed.stdout).toMatch(/gate {6}allowed \(ok\) → escalated \(denylist\)/);
-      expect(replayed.stdout).toMatch(/diverged at call \d+: expected workspace\.commit\(.*\) \(recorded call \d+\), engine asked workspace\.keep\(/);
+      // Recorded: the lease fence before the commit (lease.stillHeld, then workspace.commit); now the gate escalates first.
+      expect(replayed.stdout).toMatch(/diverged at call \d+: expected lease\.stillHeld\(\) \(recorded call \d+\), engine asked workspace\.keep\(/);
       expect(replayed.stdout).toMatch(/recorded call \d+ delivery\.deliver\(.*was not asked/);
       expect(replayed.stdout).toContain('gate.source: "built-in default (no gate.yaml)" → "gate.yaml"');
       expect(replayed.stdout).toContain('differs (exit 6)');
