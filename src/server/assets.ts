@@ -33,6 +33,7 @@ export async function loadAssets(): Promise<Map<string, Asset>> {
     ['/', join(publicDir, 'index.html'), 'text/html; charset=utf-8'],
     ['/assets/app.js', join(publicDir, 'app.js'), 'text/javascript; charset=utf-8'],
     ['/assets/render.js', join(publicDir, 'render.js'), 'text/javascript; charset=utf-8'],
+    ['/assets/spend-chart.js', join(publicDir, 'spend-chart.js'), 'text/javascript; charset=utf-8'],
     ['/assets/style.css', join(publicDir, 'style.css'), 'text/css; charset=utf-8'],
     ['/assets/uplot.js', join(uplotDir, 'uPlot.iife.min.js'), 'text/javascript; charset=utf-8'],
     ['/assets/uplot.css', join(uplotDir, 'uPlot.min.css'), 'text/css; charset=utf-8'],

@@ -22,6 +22,7 @@ import { readTickEvents } from '../adapters/tick-events/tick-events.js';
 import type { ProjectStores } from '../composition/stores/project-stores.js';
 import { redactorFor } from '../composition/wiring.js';
 import { fileSnapshot } from '../adapters/fs/file-snapshot.js';
+import { describeBackendChoice } from '../composition/backend-choice.js';
 
 export interface QueryOptions {
   clock: Clock;
@@ -101,7 +102,21 @@ export interface HistoryFilter {
 export interface SpendReport {
   day: string;
   days: string[];
-  loops: Array<{ id: string; dailyTokenCap: number; spentToday: number; perDay: number[] }>;
+  loops: SpendReportLoop[];
+}
+
+export interface SpendReportLoop {
+  id: string;
+  dailyTokenCap: number;
+  spentToday: number;
+  perDay: number[];
+  /**
+   * Dollars per day, beside `perDay`: the `costUsd` the spend journal settled (what `metrics` sums); null on a day
+   * with spend and no known price. `costCompletePerDay[i]` is false when some of that day's spend had no price
+   * (the dollars are then a lower bound).
+   */
+  costUsdPerDay: Array<number | null>;
+  costCompletePerDay: boolean[];
 }
 
 async function plansOf(project: LoadedProject): Promise<ExecutionPlan[]> {
@@ -153,7 +168,8 @@ export async function consoleLoops(project: LoadedProject, options: QueryOptions
         id,
         name: plan.pattern.name,
         level: plan.level,
-        backend: plan.backend.name,
+        // The agent a real tick runs, as `status` names it (a loop with no `backend:` resolves `auto` to the installed agent).
+        backend: describeBackendChoice(plan, project.root, options.env).backend ?? 'none installed',
         cadence: plan.cadence.text,
         nextDueAt: decision ? new Date(decision.nextAt).toISOString() : null,
         due: decision?.due ?? false,
@@ -211,11 +227,41 @@ export async function spendByDay(project: LoadedProject, days: number, options: 
   const perLoop = new Map(plans.map((plan) => [plan.pattern.id, [] as number[]] as const));
   const stores = await storesOf(project, options);
   for (const day of dayList) for (const [id, tokens] of await stores.spentByLoopOn(day, plans)) perLoop.get(id)?.push(tokens);
-  const loops = plans.map((plan) => {
-    const perDay = perLoop.get(plan.pattern.id)!;
-    return { id: plan.pattern.id, dailyTokenCap: plan.dailyTokenCap, spentToday: perDay.at(-1) ?? 0, perDay };
+  const costs = await costByLoopAndDay(project.root, new Set(dayList));
+  const loops = plans.map((plan): SpendReportLoop => {
+    const id = plan.pattern.id;
+    const perDay = perLoop.get(id)!;
+    const cost = dayList.map((day) => costs.get(`${id}\u0000${day}`) ?? { usd: null, complete: true });
+    return {
+      id,
+      dailyTokenCap: plan.dailyTokenCap,
+      spentToday: perDay.at(-1) ?? 0,
+      perDay,
+      costUsdPerDay: cost.map((entry, index) => entry.usd ?? (perDay[index] === 0 ? 0 : null)),
+      costCompletePerDay: cost.map((entry, index) => entry.complete && (entry.usd !== null || perDay[index] === 0)),
+    };
   });
   return { day: utcDay(now), days: dayList, loops };
+}
+
+/**
+ * Dollars per loop and UTC day from `.loop-runtime/spend.jsonl`, summed as `metrics` sums a tick's cost
+ * (`spendByTick`): the settled `costUsd` of each line; a line with tokens and no price marks its day incomplete.
+ */
+async function costByLoopAndDay(root: string, days: ReadonlySet<string>): Promise<Map<string, { usd: number | null; complete: boolean }>> {
+  const text = (await readFile(join(root, '.loop-runtime', 'spend.jsonl'), 'utf8').catch(() => '')) || '';
+  const { parseJournalLine } = await import('../adapters/budget-ledger/journal-line.js');
+  const costs = new Map<string, { usd: number | null; complete: boolean }>();
+  for (const line of text.split('\n')) {
+    const parsed = parseJournalLine(line);
+    if (parsed.kind !== 'entry' || parsed.entry.kind === 'open' || !days.has(parsed.entry.day)) continue;
+    const entry = parsed.entry;
+    const key = `${entry.patternId}\u0000${entry.day}`;
+    const previous = costs.get(key) ?? { usd: null, complete: true };
+    const cost = 'costUsd' in entry ? entry.costUsd : null;
+    costs.set(key, { usd: cost === null ? previous.usd : (previous.usd ?? 0) + cost, complete: previous.complete && (cost !== null || entry.tokens === 0) });
+  }
+  return costs;
 }
 
 /** An escalated change's current diff and what the gate says about it now. */

@@ -3,6 +3,7 @@
 (function () {
   'use strict';
   const { el, tokens, when, meter, sizeMeters, diff, detail } = window.LoopConsoleRender;
+  const { dollars, spendChart } = window.LoopSpendChart;
   const $ = (selector) => document.querySelector(selector);
   const state = { readOnly: true, credential: null, repos: [], loops: [], chart: null };
   // Kept for this origin only; never in the address bar after the first load.
@@ -180,15 +181,17 @@
   async function loadSpend() {
     const data = await api('/api/spend?days=30');
     const rows = data.repos.flatMap((report) => report.loops.map((loop) => ({ ...loop, repo: report.repo, days: report.days })));
-    $('#burn').replaceChildren(...rows.map((loop) => el('div', { className: 'burn-row' }, [el('span', { className: 'label', text: loopLabel(loop.repo, loop.id) }), meter(loop.spentToday, loop.dailyTokenCap), el('span', { text: `${tokens(Math.max(0, loop.dailyTokenCap - loop.spentToday))} left` })])));
+    $('#burn').replaceChildren(
+      ...rows.map((loop) => {
+        const today = dollars(loop.costUsdPerDay ? loop.costUsdPerDay.at(-1) : null, loop.costCompletePerDay ? loop.costCompletePerDay.at(-1) : true);
+        return el('div', { className: 'burn-row', 'data-loop': loop.id }, [el('span', { className: 'label', text: loopLabel(loop.repo, loop.id) }), meter(loop.spentToday, loop.dailyTokenCap), el('span', { text: `${tokens(Math.max(0, loop.dailyTokenCap - loop.spentToday))} left${today ? ` · ${today} today` : ''}` })]);
+      }),
+    );
     sizeMeters($('#burn'));
     const days = rows[0] ? rows[0].days : [];
-    const xs = days.map((day) => Date.parse(`${day}T00:00:00Z`) / 1000);
     const box = $('#spend-chart');
     const width = Math.max(200, box.clientWidth);
-    const palette = ['#2456c9', '#b54708', '#067647', '#b42318', '#6941c6', '#0e7090'];
-    const opts = { width, height: 200, series: [{}, ...rows.map((loop, index) => ({ label: loopLabel(loop.repo, loop.id), stroke: palette[index % palette.length], width: 2 }))], axes: [{}, { size: 60 }], scales: { x: { time: true } } };
-    const series = [xs, ...rows.map((loop) => loop.perDay)];
+    const { opts, series } = spendChart(rows, days, width, (loop) => loopLabel(loop.repo, loop.id));
     if (state.chart) state.chart.destroy();
     state.chart = typeof window.uPlot === 'function' && rows.length ? new window.uPlot(opts, series, box) : null;
   }
@@ -331,5 +334,7 @@
     await open();
   }
 
+  // For the browser tests: the spend chart, to measure its canvas-drawn axis labels against the panel.
+  window.LoopConsole = { spendChart: () => state.chart };
   start().catch((error) => say(error.message, 'error'));
 })();
