@@ -53,7 +53,7 @@ async function backendFor(steps: AnthropicStep[], extra: ClaudeCodeBackendSettin
     inheritEnv: false,
     maxRetries: 0,
     maxTurns: 8,
-    timeoutMs: 30_000,
+    timeoutMs: 600_000,
     killGraceMs: 500,
     env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: API_KEY, DEPLOY_TOKEN: ENV_CANARY, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
     ...extra,

@@ -47,7 +47,7 @@ import { FAKE_OPENCODE_MODEL, fakeOpenCodeProvider } from './fakes/opencode-prov
 const bin = (name: string) => path.resolve('node_modules/.bin', name);
 const CANARIES = { env: 'canary-dotenv-5b1d4e8f7f3a9c2e', npmrc: 'canary-npmrc-0a1b2c3d4e5f6789', prod: 'canary-prodjson-9f8e7d6c5b4a3210' };
 const TWIN = 'twin-file-content-4242';
-const EXTRA = { timeoutMs: 120_000, killGraceMs: 500 };
+const EXTRA = { timeoutMs: 600_000, killGraceMs: 500 };
 
 type Step = unknown;
 interface Fake {

@@ -40,7 +40,7 @@ async function backendFor(steps: AnthropicStep[], extra: ClaudeCodeBackendSettin
     inheritEnv: false,
     maxRetries: 0,
     maxTurns: 8,
-    timeoutMs: 20_000,
+    timeoutMs: 600_000,
     killGraceMs: 500,
     env: {
       ANTHROPIC_BASE_URL: server.url,

@@ -37,7 +37,7 @@ async function backendFor(steps: GeminiStep[], extra: GeminiCliBackendSettings =
   const server = await startFakeGeminiServer(steps);
   closers.push(() => server.close());
   const backend = createGeminiCliBackend({
-    binary: GEMINI, home, timeoutMs: 30_000, killGraceMs: 500, env: { GEMINI_API_KEY: 'dummy', GOOGLE_GEMINI_BASE_URL: server.url }, ...extra,
+    binary: GEMINI, home, timeoutMs: 600_000, killGraceMs: 500, env: { GEMINI_API_KEY: 'dummy', GOOGLE_GEMINI_BASE_URL: server.url }, ...extra,
   });
   return { server, backend };
 }

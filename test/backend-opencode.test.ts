@@ -39,7 +39,7 @@ async function backendFor(steps: OpenAIStep[], extra: OpenCodeBackendSettings = 
   const server = await startFakeOpenAIServer(steps);
   closers.push(() => server.close());
   const backend = createOpenCodeBackend({
-    binary: OPENCODE, home, model: FAKE_OPENCODE_MODEL, provider: fakeOpenCodeProvider(server.url), timeoutMs: 30_000, killGraceMs: 500, ...extra,
+    binary: OPENCODE, home, model: FAKE_OPENCODE_MODEL, provider: fakeOpenCodeProvider(server.url), timeoutMs: 600_000, killGraceMs: 500, ...extra, // a ceiling for a hang: opencode takes ~30 s per call on a loaded machine
   });
   return { server, backend };
 }

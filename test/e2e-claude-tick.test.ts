@@ -43,7 +43,7 @@ async function setup(steps: AnthropicStep[]) {
     {
       backend: 'claude-code',
       verify: ['node --test test/', `node scripts/no-network.mjs ${port}`],
-      backendOptions: { binary: CLAUDE, home, maxRetries: 0, maxTurns: 8, timeoutMs: 60_000, killGraceMs: 500 },
+      backendOptions: { binary: CLAUDE, home, maxRetries: 0, maxTurns: 8, timeoutMs: 600_000, killGraceMs: 500 },
     },
   );
   const env = {

@@ -69,11 +69,11 @@ async function backendFor(name: 'opencode' | 'gemini-cli', edit: Edit, root: str
   if (name === 'opencode') {
     const server = await startFakeOpenAIServer(openCodeScript(edit));
     cleanups.push(() => server.close());
-    return createOpenCodeBackend({ binary: path.resolve('node_modules/.bin/opencode'), model: FAKE_OPENCODE_MODEL, provider: fakeOpenCodeProvider(server.url), timeoutMs: 60_000 }, { root });
+    return createOpenCodeBackend({ binary: path.resolve('node_modules/.bin/opencode'), model: FAKE_OPENCODE_MODEL, provider: fakeOpenCodeProvider(server.url), timeoutMs: 600_000 }, { root });
   }
   const server = await startFakeGeminiServer(geminiScript(edit));
   cleanups.push(() => server.close());
-  return createGeminiBackend({ binary: path.resolve('node_modules/.bin/gemini'), timeoutMs: 60_000, env: { GEMINI_API_KEY: 'dummy', GOOGLE_GEMINI_BASE_URL: server.url } }, { root });
+  return createGeminiBackend({ binary: path.resolve('node_modules/.bin/gemini'), timeoutMs: 600_000, env: { GEMINI_API_KEY: 'dummy', GOOGLE_GEMINI_BASE_URL: server.url } }, { root });
 }
 
 async function tick(name: 'opencode' | 'gemini-cli', edit: Edit) {

@@ -40,7 +40,7 @@ async function setup(steps: ResponsesStep[]) {
       backend: 'codex',
       model: 'fake-codex',
       verify: ['node --test test/', `node scripts/no-network.mjs ${port}`],
-      backendOptions: { binary: CODEX, baseUrl: `${server.url}/v1`, maxRetries: 0, timeoutMs: 60_000, killGraceMs: 500 },
+      backendOptions: { binary: CODEX, baseUrl: `${server.url}/v1`, maxRetries: 0, timeoutMs: 600_000, killGraceMs: 500 },
     },
   );
   return { server, repo, env: { OPENAI_API_KEY: 'sk-e2e-test' } };
@@ -64,7 +64,7 @@ describe('a full tick with the real codex binary (fake Responses API)', () => {
     const userTree = await fingerprint(repo);
     const head = git(repo, 'rev-parse', 'HEAD').trim();
 
-    const result = await runCli(repo, ['run', 'daily-triage', '--level', 'L2', '--json'], env, { timeoutMs: 120_000 });
+    const result = await runCli(repo, ['run', 'daily-triage', '--level', 'L2', '--json'], env, { timeoutMs: 600_000 });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const summary = cliJson(result.stdout) as { backend: string; backendReason: string; ticks: TickJson[]; budget: { spentToday: number } };
@@ -113,7 +113,7 @@ describe('a full tick with the real codex binary (fake Responses API)', () => {
 
   it('rejects a patch that "fixes" the test by skipping it, although the command passes and the checker approves', async () => {
     const { repo, env } = await setup(script('test/add.test.mjs', "test('adds two numbers', () => {", "test.skip('adds two numbers', () => {", 'Made the suite green.'));
-    const result = await runCli(repo, ['run', 'daily-triage', '--level', 'L2', '--json'], env, { timeoutMs: 120_000 });
+    const result = await runCli(repo, ['run', 'daily-triage', '--level', 'L2', '--json'], env, { timeoutMs: 600_000 });
     expect(result.code).toBe(0);
     const tick = (cliJson(result.stdout) as { ticks: TickJson[] }).ticks[0]!;
     expect(tick.kind).toBe('rejected');
@@ -127,7 +127,7 @@ describe('a full tick with the real codex binary (fake Responses API)', () => {
 
   it('an auth error (401) halts the loop: backend-stopped, exit 5, one model call, no retries', async () => {
     const { server, repo, env } = await setup([{ error: { status: 401, message: 'Incorrect API key provided: sk-e2***.', code: 'invalid_api_key' } }]);
-    const result = await runCli(repo, ['run', 'daily-triage', '--level', 'L2', '--json'], env, { timeoutMs: 120_000 });
+    const result = await runCli(repo, ['run', 'daily-triage', '--level', 'L2', '--json'], env, { timeoutMs: 600_000 });
     expect(result.code).toBe(5);
     const tick = (cliJson(result.stdout) as { ticks: TickJson[] }).ticks[0]!;
     expect(tick).toMatchObject({ kind: 'halted', reason: 'backend-stopped' });

@@ -56,7 +56,7 @@ async function tick(script: (root: string, worktree: () => string) => AnthropicS
   const home = await mkdtemp(join(tmpdir(), 'real-repo-claude-config-'));
   const userHome = await mkdtemp(join(tmpdir(), 'real-repo-claude-home-'));
   cleanups.push(() => rm(home, { recursive: true, force: true }), () => rm(userHome, { recursive: true, force: true }));
-  const repo = await makeRealRepo({ backend: 'claude-code', backendOptions: { binary: CLAUDE, home, maxRetries: 0, maxTurns: 8, timeoutMs: 60_000, killGraceMs: 500 } }, options);
+  const repo = await makeRealRepo({ backend: 'claude-code', backendOptions: { binary: CLAUDE, home, maxRetries: 0, maxTurns: 8, timeoutMs: 600_000, killGraceMs: 500 } }, options);
   // The attempt's worktree, wherever the runtime keeps it: it exists once the implementer is called.
   const worktree = () => worktreesOf(repo.root)[0]!;
   steps.push(...script(repo.root, worktree));

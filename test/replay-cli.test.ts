@@ -67,7 +67,7 @@ beforeAll(async () => {
     backend: 'claude-code',
     level: 'L2',
     verify: ['node --test test/'],
-    backendOptions: { binary: CLAUDE, home, maxRetries: 0, maxTurns: 8, timeoutMs: 60_000, killGraceMs: 500 },
+    backendOptions: { binary: CLAUDE, home, maxRetries: 0, maxTurns: 8, timeoutMs: 600_000, killGraceMs: 500 },
   });
   recordingFile = join(repo, 'loops', 'daily-triage', 'recordings', 'add-bug.json');
   const env = {

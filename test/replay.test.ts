@@ -50,7 +50,7 @@ async function recordRealTick(steps: AnthropicStep[]): Promise<ReplayHistory> {
     backend: 'claude-code',
     level: 'L2',
     verify: ['node --test test/'],
-    backendOptions: { binary: CLAUDE, home, maxRetries: 0, maxTurns: 8, timeoutMs: 60_000, killGraceMs: 500 },
+    backendOptions: { binary: CLAUDE, home, maxRetries: 0, maxTurns: 8, timeoutMs: 600_000, killGraceMs: 500 },
   });
   const loaded = await loadProject(repo);
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));

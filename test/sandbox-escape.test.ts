@@ -85,7 +85,7 @@ describe.skipIf(bwrapPath === null)('sandbox escape suite (real bwrap)', () => {
       adjustProfile: (profile) => ({ ...profile, privateTmp, readableRoots: [...(profile.readableRoots ?? []), ...readableExtra] }),
     });
   }
-  const options = (extra: Partial<CommandRunOptions> = {}): CommandRunOptions => ({ cwd: worktree, timeoutMs: 20_000, ...extra });
+  const options = (extra: Partial<CommandRunOptions> = {}): CommandRunOptions => ({ cwd: worktree, timeoutMs: 600_000, ...extra });
   const sh = (command: string, timeoutMs = 20_000) => ({ command, timeoutMs });
 
   it('detects bwrap as usable', async () => {

@@ -82,8 +82,8 @@ describe('verification sees the checkout’s installed dependencies, read-only, 
     const worktree = join(root, 'work');
     await writeFiles(worktree, { 'keep.txt': 'x\n' });
     const readOnlyBinds = [{ source: join(root, 'node_modules'), target: join(worktree, 'node_modules') }];
-    const spec = { command: 'cat node_modules/tiny-case/package.json && touch node_modules/tiny-case/pwned', timeoutMs: 30_000 };
-    const evidence = await new BwrapRunner().run(spec, { cwd: worktree, timeoutMs: 30_000, readOnlyBinds });
+    const spec = { command: 'cat node_modules/tiny-case/package.json && touch node_modules/tiny-case/pwned', timeoutMs: 600_000 };
+    const evidence = await new BwrapRunner().run(spec, { cwd: worktree, timeoutMs: 600_000, readOnlyBinds });
     expect(evidence.output).toContain('"name": "tiny-case"');
     expect(evidence.exitCode).not.toBe(0);
     expect(evidence.output).toMatch(/Read-only file system/i);

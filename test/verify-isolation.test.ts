@@ -107,9 +107,9 @@ const env = () => ({ PATH: hostPath, HOME: home, LANG: 'C', RUSTUP_HOME: process
 const sandboxed = (privateTmp = false) =>
   new BwrapRunner({ home, hiddenExtra: [stateRoot], env: env(), killGraceMs: 200, adjustProfile: (profile) => ({ ...profile, privateTmp }) });
 const unsandboxed = () => createProcessRunner({ env: env(), killGraceMs: 200 });
-const options = (extra: Partial<CommandRunOptions> = {}): CommandRunOptions => ({ cwd: worktree, timeoutMs: 60_000, readOnlyBinds: binds, ...extra });
+const options = (extra: Partial<CommandRunOptions> = {}): CommandRunOptions => ({ cwd: worktree, timeoutMs: 600_000, readOnlyBinds: binds, ...extra });
 const run = (runner: ReturnType<typeof sandboxed> | ReturnType<typeof unsandboxed>, command: string, extra: Partial<CommandRunOptions> = {}) =>
-  runner.run({ command, timeoutMs: 60_000 }, options(extra));
+  runner.run({ command, timeoutMs: 600_000 }, options(extra));
 
 /** Each prints what it reaches reversed (`rev`), so only isolation keeps it out. */
 const ATTACKS: Array<{ name: string; command: () => string; leaks: string }> = [

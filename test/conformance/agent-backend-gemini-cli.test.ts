@@ -42,7 +42,7 @@ describeAgentBackendConformance('gemini-cli (real CLI, fake Gemini API)', async 
     binary: GEMINI,
     home: await (home ??= mkdtemp(path.join(tmpdir(), 'loop-conformance-gemini-home-'))),
     projectRoot: root,
-    timeoutMs: 40_000,
+    timeoutMs: 600_000,
     killGraceMs: 500,
     env: { GEMINI_API_KEY: 'dummy', GOOGLE_GEMINI_BASE_URL: server.url },
   });
@@ -52,4 +52,4 @@ describeAgentBackendConformance('gemini-cli (real CLI, fake Gemini API)', async 
     modelRequests: () => server.streamRequests().map((request) => JSON.stringify(request.body)),
     close: () => server.close(),
   };
-}, { cases: ['roles', 'read-only', 'budget', 'max-turns', 'abort', 'failure-as-data', 'untrusted-input'], timeoutMs: 60_000 });
+}, { cases: ['roles', 'read-only', 'budget', 'max-turns', 'abort', 'failure-as-data', 'untrusted-input'], timeoutMs: 600_000 });

@@ -49,8 +49,8 @@ describeAgentBackendConformance('opencode (real CLI, fake OpenAI-compatible API)
     model: FAKE_OPENCODE_MODEL,
     provider: fakeOpenCodeProvider(server.url),
     projectRoot: root,
-    timeoutMs: 40_000,
+    timeoutMs: 600_000,
     killGraceMs: 500,
   });
   return { backend, modelCalls: () => server.requests.length, modelRequests: () => server.requests.map((request) => JSON.stringify(request.body)), close: () => server.close() };
-}, { cases: ['roles', 'read-only', 'budget', 'abort', 'untrusted-input'], roles: ['implement', 'check'], timeoutMs: 60_000 });
+}, { cases: ['roles', 'read-only', 'budget', 'abort', 'untrusted-input'], roles: ['implement', 'check'], timeoutMs: 600_000 });

@@ -139,7 +139,7 @@ describeAgentBackendConformance('claude-code (real CLI, fake Messages API)', asy
     inheritEnv: false,
     maxRetries: 0,
     projectRoot: root,
-    timeoutMs: 20_000,
+    timeoutMs: 600_000,
     killGraceMs: 500,
     env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'dummy', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
   });
@@ -178,7 +178,7 @@ function codexSteps(script: ModelScript): ResponsesStep[] {
 describeAgentBackendConformance('codex (real CLI, fake Responses API)', async ({ script, root }) => {
   const server = await startFakeResponsesServer(codexSteps(script));
   const backend = createCodexBackend({
-    binary: CODEX, baseUrl: `${server.url}/v1`, model: 'fake-codex', maxRetries: 0, projectRoot: root, timeoutMs: 20_000, killGraceMs: 500,
+    binary: CODEX, baseUrl: `${server.url}/v1`, model: 'fake-codex', maxRetries: 0, projectRoot: root, timeoutMs: 600_000, killGraceMs: 500,
     env: { OPENAI_API_KEY: 'sk-test' },
   });
   return {
