@@ -115,7 +115,7 @@ export class FleetWorker {
     /** After our session reconnected, how long the other workers get to take their locks again. */
     private readonly reconnectGraceMs: number,
     /** How long a tick taken from the queue may take to start running here before it can be an orphan. */
-    private readonly dispatchGraceMs: number = 10_000,
+    private readonly dispatchGraceMs: number = 60_000,
   ) {}
 
   static async start(options: FleetWorkerOptions): Promise<FleetWorker> {

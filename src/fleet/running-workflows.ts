@@ -8,6 +8,14 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 
 const running = new Map<string, number>();
+/**
+ * Workflows whose body finished here, by when. DBOS writes a workflow's status after its body returns; until then
+ * it is still PENDING under our executor, and a sweep in that gap would hand a finished tick back to its queue to run
+ * again. Counted as running for `SETTLE_MS` after the body: a status write that takes longer than that failed (an
+ * outage), and the workflow is an orphan the sweep may hand back.
+ */
+const finished = new Map<string, number>();
+const SETTLE_MS = 60_000;
 
 /**
  * Runs a workflow body counted as running under its workflow id.
@@ -26,11 +34,15 @@ export async function whileRunning<T>(body: () => Promise<T>, fallbackId?: strin
   } finally {
     const count = (running.get(id) ?? 1) - 1;
     if (count > 0) running.set(id, count);
-    else running.delete(id);
+    else {
+      running.delete(id);
+      finished.set(id, Date.now());
+    }
   }
 }
 
-/** The ids of the workflows running in this process now. */
-export function runningWorkflowIds(): Set<string> {
-  return new Set(running.keys());
+/** The ids of the workflows running in this process now, and of those whose body finished here within `SETTLE_MS`. */
+export function runningWorkflowIds(now: number = Date.now()): Set<string> {
+  for (const [id, at] of finished) if (now - at > SETTLE_MS) finished.delete(id);
+  return new Set([...running.keys(), ...finished.keys()]);
 }
