@@ -14,9 +14,9 @@ import type { AttemptLedger, AttemptRecord } from '../../core/ports/index.js';
  */
 export class MemoryAttemptLedger implements AttemptLedger {
   readonly specificationVersion = 'attempt-ledger-v2' as const;
-  /** Frozen copies: what a caller holds cannot change history, and reading needs no copy of every record. */
+  /** Frozen copies, append-only: what a caller holds cannot change history. */
   private readonly stored: Readonly<AttemptRecord>[];
-  /** The frozen list `history()` last returned; a new one after an append (reading stays O(1) between appends). */
+  /** The view `history()` last returned; a new one after an append (O(1): a view, never a copy of every record). */
   private snapshot: readonly AttemptRecord[] | null = null;
 
   constructor(seed: readonly AttemptRecord[] = []) {
@@ -29,7 +29,9 @@ export class MemoryAttemptLedger implements AttemptLedger {
   }
 
   async history(): Promise<readonly AttemptRecord[]> {
-    this.snapshot ??= Object.freeze(this.stored.slice());
+    // The engine reads the history once per tick, right after the previous tick appended: copying every record
+    // here made a long run quadratic. The view sees the records that existed when it was taken, and refuses writes.
+    this.snapshot ??= prefixView(this.stored, this.stored.length);
     return this.snapshot;
   }
 
@@ -37,4 +39,36 @@ export class MemoryAttemptLedger implements AttemptLedger {
     this.stored.push(Object.freeze({ ...record }));
     this.snapshot = null;
   }
+}
+
+const INDEX = /^(?:0|[1-9][0-9]*)$/;
+
+/** Is `key` an array index at or past `length` (a record appended after the view was taken)? */
+function beyond(key: string | symbol, length: number): boolean {
+  return typeof key === 'string' && INDEX.test(key) && Number(key) >= length;
+}
+
+/**
+ * The first `length` items of an append-only array as a read-only array: it
+ * behaves like a frozen copy taken now (later appends stay invisible; every
+ * write throws in strict mode) without copying. `items` must only ever grow.
+ */
+export function prefixView<T>(items: T[], length: number): readonly T[] {
+  const refuse = (): boolean => false;
+  return new Proxy(items, {
+    get: (target, key, receiver) => (key === 'length' ? length : beyond(key, length) ? undefined : Reflect.get(target, key, receiver)),
+    has: (target, key) => !beyond(key, length) && Reflect.has(target, key),
+    ownKeys: (target) => Reflect.ownKeys(target).filter((key) => !beyond(key, length)),
+    getOwnPropertyDescriptor: (target, key) => {
+      if (beyond(key, length)) return undefined;
+      const descriptor = Reflect.getOwnPropertyDescriptor(target, key);
+      if (!descriptor) return undefined;
+      return key === 'length' ? { ...descriptor, value: length } : { ...descriptor, writable: false };
+    },
+    set: refuse,
+    defineProperty: refuse,
+    deleteProperty: refuse,
+    setPrototypeOf: refuse,
+    preventExtensions: refuse,
+  });
 }

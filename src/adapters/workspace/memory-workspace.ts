@@ -51,6 +51,9 @@ interface Attempt {
   keptBecause?: string;
   /** What the last `changes()` reported, as path → new content; `commit` holds exactly this. */
   reviewed?: Map<string, string | null>;
+  /** Counts writes to `edits`: equal to `reviewedAt`, nothing moved since `changes()` (no second diff to prove it). */
+  revision: number;
+  reviewedAt?: number;
   commit?: MemoryCommit;
 }
 
@@ -119,7 +122,7 @@ export class MemoryWorkspace implements Workspace {
       baseCommit: this.baseCommit,
       itemKey: request.item.key,
     };
-    this.attempts.set(id, { handle, edits: new Map(), status: 'active' });
+    this.attempts.set(id, { handle, edits: new Map(), status: 'active', revision: 0 });
     if (this.attempts.size > this.retain) this.forgetOldest();
     return { ok: true, handle };
   }
@@ -134,9 +137,11 @@ export class MemoryWorkspace implements Workspace {
       },
       write: async (path, content) => {
         attempt.edits.set(normalizeWorkspacePath(path), content);
+        attempt.revision++;
       },
       remove: async (path) => {
         attempt.edits.set(normalizeWorkspacePath(path), null);
+        attempt.revision++;
       },
     };
   }
@@ -164,6 +169,7 @@ export class MemoryWorkspace implements Workspace {
     }
     for (const key of whole) attempt.edits.delete(key);
     for (const [key, text] of merged) attempt.edits.set(key, text);
+    attempt.revision++;
     try {
       return { ok: true, value: await run() };
     } finally {
@@ -171,6 +177,7 @@ export class MemoryWorkspace implements Workspace {
         if (had) attempt.edits.set(key, value ?? null);
         else attempt.edits.delete(key);
       }
+      attempt.revision++;
     }
   }
 
@@ -178,6 +185,7 @@ export class MemoryWorkspace implements Workspace {
   async resetToBase(handle: WorkspaceHandle): Promise<WorkspaceResult<{}>> {
     const attempt = this.attempt(handle);
     attempt.edits.clear();
+    attempt.revision++;
     delete attempt.reviewed;
     return { ok: true };
   }
@@ -187,13 +195,16 @@ export class MemoryWorkspace implements Workspace {
 
   /** Deletes a file in the attempt (what `git rm` would do in a worktree). */
   remove(handle: WorkspaceHandle, path: string): void {
-    this.attempt(handle).edits.set(normalizeWorkspacePath(path), null);
+    const attempt = this.attempt(handle);
+    attempt.edits.set(normalizeWorkspacePath(path), null);
+    attempt.revision++;
   }
 
   async changes(handle: WorkspaceHandle): Promise<WorkspaceResult<{ changes: ChangeSet }>> {
     const attempt = this.attempt(handle);
     const versions = await this.versions(attempt);
     attempt.reviewed = new Map(versions.map((version) => [version.path, version.after]));
+    attempt.reviewedAt = attempt.revision;
     return { ok: true, changes: buildChangeSet(versions, this.patchLimit) };
   }
 
@@ -201,7 +212,9 @@ export class MemoryWorkspace implements Workspace {
     const attempt = this.attempt(handle);
     const reviewed = attempt.reviewed;
     if (!reviewed) return conflict(`Refused to commit ${handle.id}: changes() was never called, so nothing was checked.`);
-    const now = new Map((await this.versions(attempt)).map((version) => [version.path, version.after]));
+    // Unwritten since changes() over a base that cannot move (no readBase from disk): exactly what was reviewed.
+    const unwritten = attempt.reviewedAt === attempt.revision && !this.readBaseOption;
+    const now = unwritten ? reviewed : new Map((await this.versions(attempt)).map((version) => [version.path, version.after]));
     const moved = [...new Set([...reviewed.keys(), ...now.keys()])].filter((path) => reviewed.get(path) !== now.get(path)).sort();
     if (moved.length > 0) {
       return conflict(`Refused to commit ${handle.id}: ${moved.join(', ')} changed after changes() was read, so the commit would hold files nobody checked.`);
@@ -219,6 +232,7 @@ export class MemoryWorkspace implements Workspace {
     if (attempt) {
       attempt.status = 'rejected';
       attempt.edits.clear();
+      attempt.revision++;
       delete attempt.reviewed;
     }
   }
