@@ -203,6 +203,7 @@ async function ciInit({ options, io }: CommandContext): Promise<CommandOutput> {
   const text = [
     `Wrote ${WORKFLOW_PATH}: ${schedules.map((entry) => `${entry.loop} at "${entry.cron}"`).join(', ')}.`,
     install.loopRuntime.kind === 'project' ? 'loop-runtime comes from this project\'s dependencies (npm ci).' : `loop-runtime comes from ${install.loopRuntime.spec}.`,
+    install.loopRuntime.spec ? 'A scheduled run asks `ci due` first (loop-runtime alone, through npx) and installs nothing more when its loop is not due.' : 'No pinned loop-runtime spec: every scheduled run installs first and `run --due` decides.',
     'Each job also installs:',
     ...installs,
     stateBranch ? `State persists on the branch "${stateBranch}" (created by the first run).` : 'No state branch: budgets and attempts start fresh on every run.',
