@@ -209,6 +209,14 @@ export function describeAgentGuarantees(name: (typeof CLI_ROWS)[number]): void {
       expect(result.ok).toBe(false);
       expect(totalTokens(result.usage)).toBe(0);
       expect(result.ok === false && result.message).toContain(new URL(url).host);
+      // The exact shape, the same for every CLI: the URL the user configured and why, never loop-runtime's own proxy
+      // port, an HTTP status the proxy made up, or "try again later"; a refused connection is not retried.
+      const { port } = new URL(url);
+      const message = result.ok === false ? result.message : '';
+      expect(message).toMatch(new RegExp(`^Could not reach ${url.replace(/\/+$/, '').replace(/[.]/g, '\\.')}(/v1)? \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${port}\\)\\. To fix: check the URL \\(the backend's baseUrl setting, or the provider's \\*_BASE_URL variable\\) and that the service at it is running\\.$`));
+      expect(message).not.toMatch(/try again later|success|HTTP 4\d\d|HTTP 5\d\d/);
+      expect([...message.matchAll(/127\.0\.0\.1:(\d+)/g)].map((match) => match[1]).every((seen) => seen === port)).toBe(true);
+      expect(result).toMatchObject({ ok: false, retryable: false, detail: { providerStatus: 0, providerCode: 'ECONNREFUSED' } });
     });
 
     it('(c) a refused (≥ 400) request costs 0', async () => {

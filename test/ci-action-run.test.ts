@@ -41,12 +41,12 @@ function withInputs(inputs: Record<string, string>): WorkflowStep[] {
   }));
 }
 
-async function runAction(inputs: Record<string, string>, event: object, actor = 'maintainer'): Promise<JobResult & { cwd: string }> {
+async function runAction(inputs: Record<string, string>, event: object, actor = 'maintainer', eventName = 'issues'): Promise<JobResult & { cwd: string }> {
   clones += 1;
   const cwd = await checkout(origin, join(root, `runner-${clones}`));
   const eventPath = join(root, `event-${clones}.json`);
   await writeFile(eventPath, JSON.stringify(event));
-  const result = await runJob({ steps: withInputs(inputs) }, { cwd, env: { ...runnerEnv, GITHUB_EVENT_PATH: eventPath, GITHUB_EVENT_NAME: 'issues', GITHUB_ACTOR: actor } });
+  const result = await runJob({ steps: withInputs(inputs) }, { cwd, env: { ...runnerEnv, GITHUB_EVENT_PATH: eventPath, GITHUB_EVENT_NAME: eventName, GITHUB_ACTOR: actor } });
   return { ...result, cwd };
 }
 
@@ -105,7 +105,8 @@ describe('the Action, its composite steps run locally', () => {
   it('event mode ticks the loop now: outputs read back, summary written, state pushed to the state branch', async () => {
     const result = await runAction({ loop: 'daily-triage', mode: 'event' }, { action: 'opened', issue: { number: 1 } });
     expect(result.failed, explain(result)).toBe(false);
-    expect(result.steps.map((step) => `${step.status}:${step.exitCode ?? '-'}`), explain(result)).toEqual(['uses-skipped:-', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0']);
+    expect(result.steps.map((step) => `${step.status}:${step.exitCode ?? '-'}`), explain(result)).toEqual(['uses-skipped:-', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0']);
+    expect(result.outputs.due).toEqual({});
     // The built checkout is used as it is: the install step must not reinstall or rebuild it (under npm test that
     // would pull node_modules and dist/ from under every other test file).
     expect(result.steps[1]!.output).not.toMatch(/added \d+ packages|> loop-runtime@/);
@@ -126,7 +127,7 @@ describe('the Action, its composite steps run locally', () => {
     expect(result.failed, explain(result)).toBe(false);
     expect(result.outputs.gate).toMatchObject({ allowed: 'false' });
     expect(result.outputs.gate!.reason).toContain('permission: reader has read access to acme/demo');
-    expect(result.steps[6]!.output).toContain('Skipped by the trigger gate or the event.');
+    expect(result.steps[7]!.output).toContain('Skipped by the trigger gate or the event.');
     expect(result.outputs.summary).toMatchObject({ outcome: 'skipped', tokens: '0', escalated: 'false' });
     expect(result.summary).toContain('trigger gate');
   });
@@ -134,11 +135,29 @@ describe('the Action, its composite steps run locally', () => {
   it('a bad mode input stops before the tick with an error naming the fix; the summary still reports no-output and fails', async () => {
     const result = await runAction({ loop: 'daily-triage', mode: 'sometimes', 'state-branch': '' }, {});
     expect(result.failed).toBe(true);
-    const check = result.steps[2]!;
+    const check = result.steps[3]!;
     expect(check.exitCode).toBe(3);
     expect(check.output).toContain("input mode is 'sometimes', not schedule or event. To fix:");
-    expect(result.steps.map((step) => step.status)).toEqual(['uses-skipped', 'ran', 'ran', 'skipped', 'skipped', 'skipped', 'skipped', 'ran', 'ran']);
+    expect(result.steps.map((step) => step.status)).toEqual(['uses-skipped', 'ran', 'ran', 'ran', 'skipped', 'skipped', 'skipped', 'skipped', 'ran', 'ran']);
     expect(result.outputs.summary).toMatchObject({ outcome: 'no-output', tokens: '0', escalated: 'false' });
     expect(result.summary).toContain('no JSON output');
+  });
+
+  it('schedule mode right after a tick: the due check says due=false, the state pull and the tick are skipped, outcome not-due', async () => {
+    // The event-mode test above ticked daily-triage (cadence 1d-2h) and pushed its state moments ago.
+    const result = await runAction({ loop: 'daily-triage', mode: 'schedule' }, {}, 'maintainer', 'schedule');
+    expect(result.failed, explain(result)).toBe(false);
+    expect(result.outputs.due, explain(result)).toEqual({ due: 'false', loops: '' });
+    expect(result.steps.map((step) => step.status), explain(result)).toEqual(['uses-skipped', 'ran', 'ran', 'ran', 'skipped', 'skipped', 'skipped', 'skipped', 'skipped', 'ran']);
+    expect(result.outputs.summary).toMatchObject({ outcome: 'not-due', tokens: '0', escalated: 'false' });
+    expect(result.summary).toContain('loop-runtime: nothing due');
+  });
+
+  it('its twin, schedule mode with no state branch (the loop never ran): due=true, the tick runs', async () => {
+    const result = await runAction({ loop: 'daily-triage', mode: 'schedule', 'state-branch': '' }, {}, 'maintainer', 'schedule');
+    expect(result.failed, explain(result)).toBe(false);
+    expect(result.outputs.due).toEqual({ due: 'true', loops: 'daily-triage' });
+    expect(result.steps.map((step) => step.status)).toEqual(['uses-skipped', 'ran', 'ran', 'ran', 'ran', 'ran', 'ran', 'ran', 'ran', 'ran']);
+    expect(result.outputs.summary!.outcome).not.toBe('not-due');
   });
 });

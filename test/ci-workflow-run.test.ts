@@ -134,7 +134,8 @@ describe('the generated workflow, executed step by step', () => {
 
   it.concurrent('a quiet run: every step runs, the job is green, the summary says ok', async () => {
     const result = await runner('daily-triage', 'schedule');
-    expect(ranOrSkippedUses(result), explain(result)).toEqual(['uses-skipped:-', 'uses-skipped:-', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0']);
+    expect(ranOrSkippedUses(result), explain(result)).toEqual(['uses-skipped:-', 'uses-skipped:-', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0']);
+    expect(result.outputs.due, explain(result)).toEqual({ due: 'true', loops: 'daily-triage' });
     expect(result.failed).toBe(false);
     expect(result.calls).toEqual([]);
     expect(result.summary).toContain('**Result: ok**');
@@ -143,7 +144,8 @@ describe('the generated workflow, executed step by step', () => {
 
   it.concurrent('a budget halt (spend pulled from the state branch, "Run workflow" ticks now): green, with a warning and a summary line', async () => {
     const result = await runner('ci-sweeper', 'workflow_dispatch');
-    expect(ranOrSkippedUses(result), explain(result)).toEqual(['uses-skipped:-', 'uses-skipped:-', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0']);
+    // "Run workflow" skips the due check (it ticks now) and runs every other step.
+    expect(ranOrSkippedUses(result), explain(result)).toEqual(['uses-skipped:-', 'uses-skipped:-', 'skipped:-', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0']);
     expect(result.failed).toBe(false);
     expect(result.steps.at(-1)!.output).toMatch(/^::warning title=loop-runtime ci-sweeper::halted \(budget-exhausted\): Daily token cap reached/m);
     expect(result.summary).toContain('**Result: ok, with notices**');
@@ -155,9 +157,24 @@ describe('the generated workflow, executed step by step', () => {
     expect(result.calls).toContain('npm install --global --no-audit --no-fund @anthropic-ai/claude-code@2');
     expect(result.calls).toContain('sudo apt-get install -y -qq bubblewrap');
     // Refused before the first model call as an unmet precondition (exit 3), which fails the job like exit 5.
-    expect(ranOrSkippedUses(result), explain(result)).toEqual(['uses-skipped:-', 'uses-skipped:-', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:3']);
+    expect(ranOrSkippedUses(result), explain(result)).toEqual(['uses-skipped:-', 'uses-skipped:-', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:3']);
     expect(result.steps.at(-1)!.output).toContain('::error title=loop-runtime dependency-sweeper::dependency-sweeper cannot start; no model was called: dependency-sweeper runs claude-code, but claude is not in node_modules/.bin or on PATH.');
     expect(result.failed).toBe(true);
     expect(result.summary).toContain('**Result: failed (exit 3)**');
+  });
+});
+
+describe('the due check, on a schedule right after a tick', () => {
+  it('says due=false, and the job skips npm ci, the agent CLI, bubblewrap, the tick, the state push and the summary', async () => {
+    // The quiet run above ticked daily-triage and pushed its state; this run ticks it again now (whatever the order),
+    // so the next scheduled run finds a tick moments old on the state branch (cadence 1d-2h).
+    const daily = await runner('daily-triage', 'schedule');
+    expect(daily.failed, explain(daily)).toBe(false);
+    const next = await runner('daily-triage', 'schedule');
+    expect(next.outputs.due, explain(next)).toEqual({ due: 'false', loops: '' });
+    expect(ranOrSkippedUses(next), explain(next)).toEqual(['uses-skipped:-', 'uses-skipped:-', 'ran:0', 'skipped:-', 'skipped:-', 'skipped:-', 'skipped:-', 'skipped:-']);
+    expect(next.failed).toBe(false);
+    expect(next.calls).toEqual([]);
+    expect(next.summary).toContain('loop-runtime: nothing due');
   });
 });

@@ -122,7 +122,8 @@ describe('model proxy metering', () => {
       expect(answer.status).toBe(421);
       expect(await answer.text()).toContain(upstreamServer.url);
       expect(metered.total()).toBe(0);
-      expect(metered.lastError()).toMatchObject({ status: 0, endpoint: `${upstreamServer.url}/v1` });
+      // The cause and its code, so the backend can say "could not reach <url> (<cause>)" and not retry a refused address.
+      expect(metered.lastError()).toMatchObject({ status: 0, endpoint: `${upstreamServer.url}/v1`, code: 'ECONNREFUSED', message: `connect ECONNREFUSED ${new URL(upstreamServer.url).host}` });
     } finally {
       await close();
     }

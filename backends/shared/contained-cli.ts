@@ -13,7 +13,7 @@ import { ZERO_USAGE, type AgentResult, type AgentRole } from '../../src/core/por
 import type { Level } from '../../src/core/config/schemas.js';
 import { isLoopRuntimeError } from '../../src/core/errors.js';
 import { createAgentSandbox, type AgentSandbox } from '../../src/adapters/agent-sandbox/agent-sandbox.js';
-import type { ProviderError } from '../../src/adapters/agent-sandbox/model-proxy.js';
+import { DEAD_ENDPOINT_CODES, type ProviderError } from '../../src/adapters/agent-sandbox/model-proxy.js';
 import { requireAgentContainment, type AgentContainment } from '../../src/adapters/agent-sandbox/require-agent-sandbox.js';
 import type { TokenCounts } from '../../src/adapters/agent-sandbox/response-usage.js';
 import { scrubNewSecrets } from '../../src/adapters/agent-sandbox/scrub-worktree.js';
@@ -225,7 +225,28 @@ export function finishContainedResult(mapped: AgentResult, outcome: ContainedOut
   }
   if (mapped.ok) return { ...mapped, usage: rounded };
   const provider = outcome.providerError;
+  if (provider?.status === 0) return unreachable(mapped, provider, rounded);
   if (!provider || mapped.message.includes(provider.endpoint)) return { ...mapped, usage: rounded };
   const said = provider.status === 0 ? provider.message : `${provider.endpoint} answered HTTP ${provider.status}${provider.code ? ` (${provider.code})` : ''}: ${provider.message}`;
   return { ...mapped, usage: rounded, message: `${mapped.message} The model endpoint: ${said}`, detail: { ...(mapped.detail ?? {}), providerStatus: provider.status, providerEndpoint: provider.endpoint } };
+}
+
+/**
+ * The configured endpoint never answered: that, and only that, is the message. What the CLI made of it (an HTTP
+ * status it saw from loop-runtime's own proxy, "try again later", the proxy's port) would mislead, so it goes to the
+ * detail. A refused or unresolvable address is not retried; a reset or timeout may be a blip.
+ */
+function unreachable(mapped: AgentResult & { ok: false }, provider: ProviderError, usage: AgentResult['usage']): AgentResult {
+  const dead = DEAD_ENDPOINT_CODES.has(provider.code ?? '');
+  const fix = dead
+    ? 'check the URL (the backend\'s baseUrl setting, or the provider\'s *_BASE_URL variable) and that the service at it is running.'
+    : 'check that the service is up and reachable from this machine; the next tick tries again.';
+  return {
+    ...mapped,
+    reason: 'error',
+    retryable: !dead,
+    usage,
+    message: `Could not reach ${provider.endpoint} (${provider.message}). To fix: ${fix}`,
+    detail: { ...(mapped.detail ?? {}), providerStatus: 0, providerEndpoint: provider.endpoint, ...(provider.code ? { providerCode: provider.code } : {}), agentMessage: mapped.message },
+  };
 }

@@ -46,6 +46,18 @@ describe('action.yml', async () => {
     for (const [name, output] of Object.entries(action.outputs)) expect(output.value).toBe(`\${{ steps.summary.outputs.${name} }}`);
     for (const step of action.runs.steps.filter((candidate) => candidate.run)) expect(step.shell).toBe('bash');
   });
+
+  it('decides "due?" right after its own install; the gate, state pull, event, tick and push run unless due=false', () => {
+    const steps = action.runs.steps as Array<{ name?: string; id?: string; if?: string; run?: string }>;
+    const due = steps.findIndex((step) => step.id === 'due');
+    expect(steps[due - 1]!.name).toBe("Install loop-runtime (this Action's own commit)");
+    expect(steps[due]!.run).toContain('$LOOP_RUNTIME "${args[@]}" || echo "::warning');
+    const gated = steps.filter((step) => step.if?.includes("steps.due.outputs.due != 'false'")).map((step) => step.id ?? step.name);
+    expect(gated).toEqual(['gate', 'Pull loop state', 'event', 'tick', 'Push loop state']);
+    // The summary always runs: a skipped run's outputs say not-due instead of reading a JSON nobody wrote.
+    expect(steps.at(-1)).toMatchObject({ id: 'summary', if: 'always()' });
+    expect(steps.at(-1)!.run).toContain('outcome=not-due');
+  });
 });
 
 describe('ci init --action workflow', () => {

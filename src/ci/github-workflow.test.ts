@@ -28,7 +28,7 @@ interface Job {
   concurrency: { group: string; 'cancel-in-progress': boolean };
   permissions: Record<string, string>;
   env?: Record<string, string>;
-  steps: Array<{ name?: string; run?: string; uses?: string; if?: string }>;
+  steps: Array<{ name?: string; run?: string; uses?: string; if?: string; id?: string }>;
 }
 
 describe('githubWorkflow', () => {
@@ -116,13 +116,58 @@ describe('githubWorkflow', () => {
     const text = githubWorkflow({ loops: LOOPS.slice(1, 2), install: { loopRuntime: { kind: 'package', spec }, project: null }, stateBranch: null });
     expect(text).not.toMatch(/loop-runtime@\d/);
     const bare = parse(text) as { jobs: Record<string, Job> };
-    const steps = bare.jobs['daily-triage']!.steps.map((step) => step.run ?? step.uses);
+    const steps = bare.jobs['daily-triage']!.steps.filter((step) => step.id !== 'due').map((step) => step.run ?? step.uses);
     expect(steps.some((step) => step?.includes('state'))).toBe(false);
     expect(steps[2]).toBe(`npm install --no-save --no-package-lock --no-audit --no-fund --prefix "$RUNNER_TEMP/loop-runtime" ${spec} openai@6\necho "$RUNNER_TEMP/loop-runtime/node_modules/.bin" >> "$GITHUB_PATH"`);
     expect(steps).toContain('loop-runtime ci summary "$RUNNER_TEMP/loop-runtime.json" --exit-code "$TICK_EXIT_CODE"');
+    expect(bare.jobs['daily-triage']!.steps[2]!.run).toBe(`npx --yes --package=${spec} loop-runtime ci due --loop daily-triage --no-state || echo "::warning title=loop-runtime due check::the due check did not run; installing and ticking anyway."`);
     const withProject = parse(githubWorkflow({ loops: LOOPS.slice(2), install: { loopRuntime: { kind: 'package', spec: 'https://example.test/loop-runtime 1.tgz' }, project: { lockfile: false } } })) as { jobs: Record<string, Job> };
-    const installs = withProject.jobs['dependency-sweeper']!.steps.slice(2, 4).map((step) => step.run);
+    const installs = withProject.jobs['dependency-sweeper']!.steps.filter((step) => step.id !== 'due').slice(2, 4).map((step) => step.run);
     expect(installs[0]).toBe('npm install');
     expect(installs[1]).toContain(`--prefix "$RUNNER_TEMP/loop-runtime" 'https://example.test/loop-runtime 1.tgz'\n`);
+  });
+});
+
+describe('githubWorkflow: the due check before the installs', () => {
+  const spec = 'github:example/loop-runtime#0123456789abcdef0123456789abcdef01234567';
+  const install = { loopRuntime: { kind: 'project' as const, spec }, project: { lockfile: true }, dependencies: ['loop-runtime'] };
+  const text = githubWorkflow({ loops: LOOPS, install });
+  const workflow = parse(text) as { jobs: Record<string, Job> };
+
+  it('matches the golden file', async () => {
+    await expect(text).toMatchFileSnapshot('./__golden__/loop-runtime-due.yml');
+  });
+
+  it.skipIf(validateWorkflow === null)('passes the workflow linter (@action-validator/core)', () => {
+    expect(validateWorkflow!(text).errors).toEqual([]);
+  });
+
+  it('decides first, on a schedule only, with the pinned package alone (no npm ci, agent CLI or bubblewrap before it)', () => {
+    const steps = workflow.jobs['ci-sweeper']!.steps;
+    expect(steps.slice(0, 2).map((step) => step.uses)).toEqual(['actions/checkout@v4', 'actions/setup-node@v4']);
+    expect(steps[2]).toMatchObject({ id: 'due', if: "github.event_name == 'schedule'" });
+    expect(steps[2]!.run).toMatch(/^npx --yes --package=github:example\/loop-runtime#0123456789abcdef0123456789abcdef01234567 loop-runtime ci due --loop ci-sweeper \|\| echo "::warning /);
+  });
+
+  it('gates every heavy step on anything but an explicit due=false; the always() steps too, so a skipped run pushes and reports nothing', () => {
+    for (const job of Object.values(workflow.jobs)) {
+      const after = job.steps.slice(3);
+      expect(after.length).toBeGreaterThan(3);
+      for (const step of after) expect(step.if).toMatch(/^(always\(\) && )?steps\.due\.outputs\.due != 'false'$/);
+      expect(after.filter((step) => step.if?.startsWith('always()')).map((step) => step.name)).toEqual(['Push loop state', 'Summary and annotations (fails the job when the loop could not run)']);
+    }
+  });
+
+  it('passes a custom state branch, or --no-state, to the due check', () => {
+    const custom = parse(githubWorkflow({ loops: LOOPS.slice(0, 1), install, stateBranch: 'ops-state' })) as { jobs: Record<string, Job> };
+    expect(custom.jobs['ci-sweeper']!.steps[2]!.run).toContain('ci due --loop ci-sweeper --state-branch ops-state ||');
+    const none = parse(githubWorkflow({ loops: LOOPS.slice(0, 1), install, stateBranch: null })) as { jobs: Record<string, Job> };
+    expect(none.jobs['ci-sweeper']!.steps[2]!.run).toContain('ci due --loop ci-sweeper --no-state ||');
+  });
+
+  it('without a pinned spec (the project is loop-runtime itself) there is no due check and nothing is gated on one', () => {
+    const plain = parse(githubWorkflow({ loops: LOOPS, install: { loopRuntime: { kind: 'project' }, project: { lockfile: true } } })) as { jobs: Record<string, Job> };
+    const steps = plain.jobs['ci-sweeper']!.steps;
+    expect(steps.some((step) => step.id === 'due' || step.if?.includes('steps.due'))).toBe(false);
   });
 });

@@ -13,6 +13,9 @@
  *   SIGINT/SIGTERM to loop-runtime, see `forwardingStopSignals`);
  * - least-privilege `permissions` (the workflow grants nothing by default);
  * - only the secrets its backend needs;
+ * - a due check first (`ci due`, run through `npx` from the pinned package alone): on a schedule, the heavy steps
+ *   run only when it did not answer `due=false`, so a 5-minute loop's 288 daily runs install nothing when nothing
+ *   is due; an unknown answer (the check failed, the state unreadable) runs them;
  * - installs: loop-runtime as the project pins it, the backend's agent CLI or
  *   SDK, bubblewrap when the loop has verification commands (workflow-install.ts);
  * - state pull → `run <id> --due --json` → state push (always) → job summary
@@ -22,7 +25,7 @@
 import { Document, isMap, isScalar, isSeq, Scalar } from 'yaml';
 import type { DeliveryMode } from '../core/plan/execution-plan.js';
 import { cronForCadence } from '../core/schedule/cron.js';
-import { agentCliStep, BACKEND_REQUIREMENTS, loopRuntimeCommand, loopRuntimeInstallSteps, sandboxStep, sdksFor, type WorkflowInstall } from './workflow-install.js';
+import { agentCliStep, BACKEND_REQUIREMENTS, dueCheckCommand, loopRuntimeCommand, loopRuntimeInstallSteps, sandboxStep, sdksFor, shellWord, type WorkflowInstall } from './workflow-install.js';
 
 export { loopRuntimeCommand } from './workflow-install.js';
 
@@ -105,16 +108,25 @@ export function githubWorkflow(options: WorkflowOptions): string {
     const cron = options.cron ?? cronForCadence(loop.cadence, loop.id);
     const env = environmentFor(loop);
     const lockfile = options.install.project?.lockfile ?? false;
+    const dueCommand = dueCheckCommand(options.install);
     const steps: Record<string, unknown>[] = [
       { uses: 'actions/checkout@v4' },
       { uses: 'actions/setup-node@v4', with: { 'node-version': options.nodeVersion ?? '20', ...(lockfile ? { cache: 'npm' } : {}) } },
-      ...loopRuntimeInstallSteps(options.install, sdksFor([loop.backend], options.install)),
     ];
+    if (dueCommand) steps.push(dueStep(dueCommand, loop.id, stateBranch));
+    // Only an explicit due=false skips: a skipped or failed due check leaves it empty, and the tick runs.
+    const whenDue = (step: Record<string, unknown>, always = false): Record<string, unknown> => {
+      const condition = dueCommand ? (always ? `always() && ${DUE_CONDITION}` : DUE_CONDITION) : always ? 'always()' : null;
+      if (condition === null) return step;
+      const { name, ...rest } = step;
+      return { ...(name !== undefined ? { name } : {}), if: condition, ...rest };
+    };
+    steps.push(...loopRuntimeInstallSteps(options.install, sdksFor([loop.backend], options.install)).map((step) => whenDue(step)));
     const cli = agentCliStep(loop.backend);
-    if (cli) steps.push(cli);
-    if (loop.sandbox) steps.push(sandboxStep());
-    if (stateBranch) steps.push({ name: 'Pull loop state', run: `${command} state pull${stateFlag}` });
-    steps.push({
+    if (cli) steps.push(whenDue(cli));
+    if (loop.sandbox) steps.push(whenDue(sandboxStep()));
+    if (stateBranch) steps.push(whenDue({ name: 'Pull loop state', run: `${command} state pull${stateFlag}` }));
+    steps.push(whenDue({
       name: `Tick ${loop.id} (if due; now when run by hand)`,
       id: 'tick',
       // Below the job's limit: a tick past its own time is cancelled while the state push and summary still have 5 min.
@@ -125,14 +137,18 @@ export function githubWorkflow(options: WorkflowOptions): string {
         ...forwardingStopSignals(`${command} run ${loop.id} $due --json > "$RUNNER_TEMP/loop-runtime.json"`),
         'echo "exit-code=$code" >> "$GITHUB_OUTPUT"',
       ].join('\n'),
-    });
-    if (stateBranch) steps.push({ name: 'Push loop state', if: 'always()', run: `${command} state push${stateFlag}` });
-    steps.push({
-      name: 'Summary and annotations (fails the job when the loop could not run)',
-      if: 'always()',
-      env: { TICK_EXIT_CODE: '${{ steps.tick.outputs.exit-code }}' },
-      run: `${command} ci summary "$RUNNER_TEMP/loop-runtime.json" --exit-code "$TICK_EXIT_CODE"`,
-    });
+    }));
+    if (stateBranch) steps.push(whenDue({ name: 'Push loop state', run: `${command} state push${stateFlag}` }, true));
+    steps.push(
+      whenDue(
+        {
+          name: 'Summary and annotations (fails the job when the loop could not run)',
+          env: { TICK_EXIT_CODE: '${{ steps.tick.outputs.exit-code }}' },
+          run: `${command} ci summary "$RUNNER_TEMP/loop-runtime.json" --exit-code "$TICK_EXIT_CODE"`,
+        },
+        true,
+      ),
+    );
     jobs[jobId(loop.id)] = {
       name: `${loop.id} (${loop.cadence.text})`,
       if: `github.event_name != 'schedule' || github.event.schedule == '${cron}'`,
@@ -155,6 +171,7 @@ export function githubWorkflow(options: WorkflowOptions): string {
     ' Written by `loop-runtime ci init`. Regenerate with `loop-runtime ci init --force` after changing cadences or backends.',
     ' Each loop has its own job, schedule and concurrency group; on a schedule `run --due` decides whether a tick is due',
     ' (short end of the cadence while there is work, backing off toward the long end on no-ops); "Run workflow" ticks now.',
+    ...(dueCheckCommand(options.install) ? [' A scheduled run asks `ci due` first, with loop-runtime alone: when nothing is due, every install and the tick are skipped.'] : []),
     ' The summary step fails the job when a loop could not run (backend missing or logged out, no sandbox, circuit open,',
     ' config or internal error); a budget halt, kill-switch pause or held lease is a warning, not a failure.',
     stateBranch ? ` State (budget, attempts, run log, leases' history) persists on the branch "${stateBranch}".` : ' No state branch: budgets and attempts start fresh on every run.',
@@ -171,6 +188,24 @@ export function githubWorkflow(options: WorkflowOptions): string {
     });
   }
   return document.toString({ lineWidth: 0 });
+}
+
+/** The heavy steps' condition: anything but the due check's explicit "nothing is due" runs them. */
+export const DUE_CONDITION = "steps.due.outputs.due != 'false'";
+
+/**
+ * The scheduled run's first real step: is this loop due? Runs loop-runtime alone through npx (no `npm ci` of the
+ * project, no agent CLI, no bubblewrap), pulls the state branch and writes `due=true|false` to `$GITHUB_OUTPUT`.
+ * Manual runs skip it (they tick now). A failure to run it at all is a warning and leaves `due` empty: the job ticks.
+ */
+function dueStep(command: string, loopId: string, stateBranch: string | null): Record<string, unknown> {
+  const branch = stateBranch === null ? ' --no-state' : stateBranch !== 'loop-runtime-state' ? ` --state-branch ${shellWord(stateBranch)}` : '';
+  return {
+    name: 'Is the loop due? (before any install; "Run workflow" always ticks)',
+    id: 'due',
+    if: "github.event_name == 'schedule'",
+    run: `${command} ci due --loop ${shellWord(loopId)}${branch} || echo "::warning title=loop-runtime due check::the due check did not run; installing and ticking anyway."`,
+  };
 }
 
 /** The tick step's limit: the loop's tick timeout and 5 minutes for its own setup and for settling when stopped. */

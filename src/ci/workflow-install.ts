@@ -11,7 +11,7 @@
 /** How loop-runtime and the project's own dependencies get onto the runner. */
 export interface WorkflowInstall {
   /** `project`: the repository depends on loop-runtime (lock file → `npm ci`). `package`: a pinned spec installed beside the checkout. */
-  loopRuntime: { kind: 'project' } | { kind: 'package'; spec: string };
+  loopRuntime: { kind: 'project'; spec?: string } | { kind: 'package'; spec: string };
   /** The repository's package.json, if it has one: its dependencies are installed first (verification commands need them). */
   project: { lockfile: boolean } | null;
   /** Packages the project already depends on, so the workflow does not install them again (e.g. `openai`). */
@@ -80,6 +80,16 @@ export function loopRuntimeInstallSteps(install: WorkflowInstall, sdks: readonly
     ].join('\n'),
   });
   return steps;
+}
+
+/**
+ * How the due check runs loop-runtime before anything is installed: `npx` fetches the pinned package alone (the
+ * project's lock file's resolved tarball or git URL, or the `--package` spec), not the project's dependencies.
+ * null when no pinned spec is known (then the job installs first and `run --due` decides, as before).
+ */
+export function dueCheckCommand(install: WorkflowInstall): string | null {
+  const spec = install.loopRuntime.spec;
+  return spec ? `npx --yes --package=${shellWord(spec)} loop-runtime` : null;
 }
 
 /** SDK packages the loop's backend imports that the project does not already depend on. */

@@ -3,7 +3,8 @@
  * workflow: each `run:` step in order with `bash -e {0}` (the runner's
  * default shell), the runner's files (`RUNNER_TEMP`, `GITHUB_OUTPUT`,
  * `GITHUB_PATH`, `GITHUB_ENV`, `GITHUB_STEP_SUMMARY`) and its step
- * semantics: after a failed step only `if: always()` steps run; step outputs
+ * semantics: after a failed step only `if: always()` steps run; `if:` conditions on the event name and step
+ * outputs (see shouldRun); step outputs
  * feed `${{ steps.<id>.outputs.<name> }}`. `uses:` steps are not run (the
  * caller states what they stand for). Any other expression or `if:` throws,
  * so the test notices when the workflow grows something this cannot judge.
@@ -79,6 +80,34 @@ function evaluate(text: string, outputs: Map<string, Record<string, string>>, se
   });
 }
 
+/**
+ * A step's `if:` as the runner judges it: `&&` of `always()`, `github.event_name == '…'` and
+ * `steps.<id>.outputs.<name> ==|!= '…'`; without `always()` a failed job skips the step (GitHub's implicit `success()`).
+ */
+function shouldRun(condition: string | undefined, failed: boolean, outputs: Map<string, Record<string, string>>, env: Record<string, string>): boolean {
+  if (condition === undefined) return !failed;
+  let always = false;
+  let holds = true;
+  for (const part of condition.split('&&').map((text) => text.trim())) {
+    if (part === 'always()') {
+      always = true;
+      continue;
+    }
+    const output = /^steps\.([A-Za-z0-9_-]+)\.outputs\.([A-Za-z0-9_-]+) (==|!=) '([^']*)'$/.exec(part);
+    const event = /^github\.event_name (==|!=) '([^']*)'$/.exec(part);
+    if (output) {
+      const value = outputs.get(output[1]!)?.[output[2]!] ?? '';
+      holds &&= output[3] === '==' ? value === output[4] : value !== output[4];
+    } else if (event) {
+      const value = env.GITHUB_EVENT_NAME ?? '';
+      holds &&= event[1] === '==' ? value === event[2] : value !== event[2];
+    } else {
+      throw new Error(`actions-runner: cannot evaluate if: ${condition}`);
+    }
+  }
+  return holds && (always || !failed);
+}
+
 function bash(script: string, cwd: string, env: Record<string, string>): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     execFile('bash', ['-e', script], { cwd, env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
@@ -101,8 +130,7 @@ export async function runJob(job: WorkflowJob, options: RunJobOptions): Promise<
   let failed = false;
   for (const [index, step] of job.steps.entries()) {
     const label = step.name ?? step.run?.split('\n')[0] ?? step.uses ?? `step ${index}`;
-    if (step.if !== undefined && step.if !== 'always()') throw new Error(`actions-runner: cannot evaluate if: ${step.if}`);
-    if (failed && step.if !== 'always()') {
+    if (!shouldRun(step.if, failed, outputs, options.env)) {
       results.push({ label, status: 'skipped', exitCode: null, output: '' });
       continue;
     }

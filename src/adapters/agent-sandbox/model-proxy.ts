@@ -45,7 +45,7 @@ export interface ModelProxyStats {
 
 /** The provider's last refusal or failure, naming the endpoint the user configured (never the proxy). */
 export interface ProviderError {
-  /** HTTP status; 0 when the endpoint could not be reached; 200 for an error inside a stream. */
+  /** HTTP status; 0 when the endpoint could not be reached (then `code` is the connection error's, e.g. ECONNREFUSED); 200 for an error inside a stream. */
   status: number;
   code?: string;
   message: string;
@@ -66,7 +66,7 @@ export interface ModelProxy {
 }
 
 /** Connection errors that mean nobody answers at that address (not a blip): not worth a retry. */
-const DEAD_ENDPOINT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_TLS_CERT_ALTNAME_INVALID', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE']);
+export const DEAD_ENDPOINT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_TLS_CERT_ALTNAME_INVALID', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE']);
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'accept-encoding']);
 
@@ -217,7 +217,9 @@ export async function startModelProxy(settings: ModelProxySettings): Promise<Mod
       outgoing.on('close', () => outgoingRequests.delete(outgoing));
       outgoing.on('error', (cause) => {
         if (!response.headersSent) {
-          error = { status: 0, endpoint, message: `could not reach ${endpoint}: ${cause.message}` };
+          const causeCode = (cause as NodeJS.ErrnoException).code;
+          // The cause alone (e.g. "connect ECONNREFUSED 127.0.0.1:8080"): the backend's message names the endpoint.
+          error = { status: 0, endpoint, message: cause.message, ...(causeCode ? { code: causeCode } : {}) };
           // An endpoint that refuses connections or does not resolve will not answer a retry a second later: say so
           // with a status no agent CLI retries (every one retries 5xx for minutes), so the tick fails at once with the
           // reason. A reset or a timeout may be transient: 502, which the CLI retries.

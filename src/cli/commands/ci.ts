@@ -18,9 +18,10 @@ export async function ciCommand(context: CommandContext): Promise<CommandOutput>
   const action = context.args[0];
   if (action === 'init') return ciInit(context);
   if (action === 'summary') return ciSummary(context);
+  if (action === 'due') return (await import('./ci-due.js')).ciDue(context);
   if (action === 'gate') return (await import('./ci-action.js')).ciGate(context);
   if (action === 'event') return (await import('./ci-action.js')).ciEvent(context);
-  throw new LoopRuntimeError('USAGE', `ci ${action ?? ''} is not a ci action.`, { fix: 'use `loop-runtime ci init`, `loop-runtime ci summary <file.json>`, `loop-runtime ci gate` or `loop-runtime ci event`.' });
+  throw new LoopRuntimeError('USAGE', `ci ${action ?? ''} is not a ci action.`, { fix: 'use `loop-runtime ci init`, `loop-runtime ci due`, `loop-runtime ci summary <file.json>`, `loop-runtime ci gate` or `loop-runtime ci event`.' });
 }
 
 /** Agent backends that run contained in bubblewrap (see backends/shared/contained-cli.ts). */
@@ -82,7 +83,9 @@ async function installFor(root: string, packageSpec: unknown): Promise<WorkflowI
         fix: 'pin it to a git commit or a tarball the runner can fetch (`npm install --save-dev github:<owner>/loop-runtime#<commit>`), or commit the tarball inside the repository, then run `ci init` again.',
       });
     }
-    return { loopRuntime: { kind: 'project' }, project, dependencies };
+    // A version range names the registry copy (`loop-runtime@^0.1`); a URL, git or path spec is a package spec itself.
+    const pinned = (await lockedSpec(root)) ?? (spec && !/^(file:|link:|https?:|git|github:|[./])/.test(spec) ? `loop-runtime@${spec}` : spec);
+    return { loopRuntime: { kind: 'project', ...(pinned && manifest?.name !== 'loop-runtime' ? { spec: pinned } : {}) }, project, dependencies };
   }
   throw new LoopRuntimeError(
     'USAGE',
@@ -91,6 +94,17 @@ async function installFor(root: string, packageSpec: unknown): Promise<WorkflowI
       fix: 'add it as a devDependency pinned to a git commit or tarball (`npm install --save-dev github:<owner>/loop-runtime#<commit>`, then commit package.json and package-lock.json), or pass --package <git-url-or-tarball> to `ci init`.',
     },
   );
+}
+
+/** Where the lock file resolved loop-runtime (a tarball URL or a git URL at a commit): the due check fetches exactly that. */
+async function lockedSpec(root: string): Promise<string | undefined> {
+  for (const file of ['npm-shrinkwrap.json', 'package-lock.json']) {
+    const lock = await readJson(join(root, file));
+    const resolved = (lock?.packages as Record<string, { resolved?: unknown }> | undefined)?.['node_modules/loop-runtime']?.resolved;
+    // A path inside the repository (`file:vendor/…`) stays as package.json wrote it; a registry or git URL is exact.
+    if (typeof resolved === 'string' && /^(https?:|git\+|github:)/.test(resolved)) return resolved;
+  }
+  return undefined;
 }
 
 function dependencySpec(manifest: Record<string, unknown> | null, name: string): string | undefined {
@@ -189,6 +203,7 @@ async function ciInit({ options, io }: CommandContext): Promise<CommandOutput> {
   const text = [
     `Wrote ${WORKFLOW_PATH}: ${schedules.map((entry) => `${entry.loop} at "${entry.cron}"`).join(', ')}.`,
     install.loopRuntime.kind === 'project' ? 'loop-runtime comes from this project\'s dependencies (npm ci).' : `loop-runtime comes from ${install.loopRuntime.spec}.`,
+    install.loopRuntime.spec ? 'A scheduled run asks `ci due` first (loop-runtime alone, through npx) and installs nothing more when its loop is not due.' : 'No pinned loop-runtime spec: every scheduled run installs first and `run --due` decides.',
     'Each job also installs:',
     ...installs,
     stateBranch ? `State persists on the branch "${stateBranch}" (created by the first run).` : 'No state branch: budgets and attempts start fresh on every run.',
