@@ -13,7 +13,7 @@ import type { Clock } from '../../core/ports/index.js';
 import { git } from '../../adapters/git/git-run.js';
 import { gitChangeState, headBranch } from '../../adapters/outcomes/check-git.js';
 import { pullRequestReader, type PullRequestReader } from '../../adapters/outcomes/check-pull-request.js';
-import { outcomeStoreFor } from '../../composition/project-adapters.js';
+import type { OutcomeStore } from '../../adapters/outcomes/outcome-store.js';
 
 export interface OutcomeChangeReport {
   pattern: string;
@@ -38,6 +38,8 @@ export interface SyncReport {
 export interface SyncOptions {
   clock: Clock;
   env: Record<string, string | undefined>;
+  /** The project's shared outcome lines (`ProjectStores.outcomes()`). */
+  outcomes: OutcomeStore;
   /** Only these loops (default: every loop in the file). */
   patterns?: readonly string[];
   remote?: string;
@@ -45,7 +47,7 @@ export interface SyncOptions {
 
 /** Checks every unsettled change and appends what moved. */
 export async function syncOutcomes(root: string, options: SyncOptions): Promise<SyncReport> {
-  const store = outcomeStoreFor(root);
+  const store = options.outcomes;
   const history = await store.history();
   const at = toIsoString(options.clock.now());
   const report: SyncReport = { at, checked: 0, changed: [], unchecked: [] };
