@@ -24,6 +24,11 @@ export const OUTCOMES_FILE = '.loop-runtime/outcomes.jsonl';
  * ```
  */
 export interface OutcomeStore {
+  /**
+   * Whose lines: one checkout's (the outcomes file) or every checkout's of the repository (the fleet store). In a
+   * shared store a local proposal may be another checkout's: a commit this checkout does not have is not judged here.
+   */
+  readonly reach: 'checkout' | 'repository';
   /** Every line, in append order; an unreadable store throws `STATE_FAILED`, never an empty list. */
   lines(): Promise<OutcomeLine[]>;
   /** The lines folded into tracked changes and level changes. */
@@ -37,6 +42,7 @@ export interface OutcomeStore {
 
 /** The outcomes file beside the repository (the default store). */
 export class FileOutcomeStore implements OutcomeStore {
+  readonly reach = 'checkout' as const;
   readonly path: string;
 
   constructor(readonly root: string) {

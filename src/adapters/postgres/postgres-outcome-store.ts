@@ -20,6 +20,7 @@ const APPEND_LOCK_CLASS = 0x6f75_7463;
  * ```
  */
 export class PostgresOutcomeStore implements OutcomeStore {
+  readonly reach = 'repository' as const;
   private readonly database: PostgresDatabase;
   private readonly scope: string;
 

@@ -47,6 +47,7 @@ export function outcomeStoreFor(root: string): OutcomeStore {
   let store: Promise<OutcomeStore> | null = null;
   const open = () => (store ??= import('../../adapters/outcomes/outcome-store.js').then(({ FileOutcomeStore }) => new FileOutcomeStore(root)));
   return {
+    reach: 'checkout',
     lines: async (): Promise<OutcomeLine[]> => (await open()).lines(),
     history: async (): Promise<OutcomeHistory> => (await open()).history(),
     append: async (lines, options) => (await open()).append(lines, options),

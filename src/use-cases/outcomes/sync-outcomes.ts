@@ -70,10 +70,16 @@ export async function syncOutcomes(root: string, options: SyncOptions): Promise<
       report.unchecked.push({ pattern: proposal.pattern, commit: proposal.commit, reason: 'no base branch recorded and HEAD is detached' });
       continue;
     }
+    const viaPullRequest = Boolean(proposal.url && (proposal.delivery === 'pull-request' || proposal.delivery === 'merged'));
+    if (!viaPullRequest && store.reach === 'repository' && (await git(root).tryRaw(['cat-file', '-e', `${proposal.commit}^{commit}`])) === null) {
+      // Another checkout's local proposal (the fleet store is shared): its branch is not here, which says nothing about it.
+      report.unchecked.push({ pattern: proposal.pattern, commit: proposal.commit, reason: `commit ${proposal.commit.slice(0, 12)} is not in this checkout (a local proposal of another checkout): left as it was` });
+      continue;
+    }
     report.checked += 1;
     let observation: ObservationLine;
     const common = { type: 'observation' as const, at, pattern: proposal.pattern, commit: proposal.commit };
-    if (proposal.url && (proposal.delivery === 'pull-request' || proposal.delivery === 'merged')) {
+    if (viaPullRequest && proposal.url) {
       const pullRequests = await readerFor();
       if (!pullRequests) {
         report.unchecked.push({ pattern: proposal.pattern, commit: proposal.commit, reason: `cannot ask GitHub about ${proposal.url}: no gh on PATH and no GITHUB_TOKEN/GH_TOKEN with a github.com remote or GITHUB_REPOSITORY` });
