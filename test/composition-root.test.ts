@@ -17,11 +17,11 @@ const factories = adapterFactories(real, classes, portInterfaces(real));
 const factoryViolations = (files: SourceFile[]): string[] => compositionViolations(files, classes, factories).map((violation) => `${violation.file}:${violation.line} ${violation.rule} ${violation.detail}`);
 
 const constructsLeases = `import { FileLeases } from '../adapters/leases/file-leases.js';\nexport const leases = (root: string) => new FileLeases({ root });\n`;
-const constructsLazily = `export async function record(root: string) {\n  const { OutcomeStore } = await import('../../adapters/outcomes/outcome-store.js');\n  return new OutcomeStore(root).history();\n}\n`;
+const constructsLazily = `export async function record(root: string) {\n  const { FileOutcomeStore } = await import('../../adapters/outcomes/outcome-store.js');\n  return new FileOutcomeStore(root).history();\n}\n`;
 
 describe('the composition root', () => {
   it('knows the adapter classes from the sources (the rule has something to hold)', () => {
-    for (const name of ['FileLeases', 'OutcomeStore', 'WorktreeStore', 'GitWorkspace', 'FileStateWriter', 'PostgresRunHistory', 'PostgresLoopLeases']) expect(classes).toContain(name);
+    for (const name of ['FileLeases', 'FileOutcomeStore', 'WorktreeStore', 'GitWorkspace', 'FileStateWriter', 'PostgresRunHistory', 'PostgresLoopLeases']) expect(classes).toContain(name);
     expect(classes).not.toContain('GitCommandError');
   });
 
@@ -40,7 +40,7 @@ describe('the composition root', () => {
 
   it('reports one behind a dynamic import, in a command, the console and the fleet alike', () => {
     for (const path of ['src/use-cases/outcomes/probe.ts', 'src/cli/commands/probe.ts', 'src/server/probe.ts', 'src/fleet/probe.ts']) {
-      expect(compositionViolations([{ path, text: constructsLazily }], classes).map((violation) => `${violation.line} ${violation.detail}`)).toEqual(['3 new OutcomeStore']);
+      expect(compositionViolations([{ path, text: constructsLazily }], classes).map((violation) => `${violation.line} ${violation.detail}`)).toEqual(['3 new FileOutcomeStore']);
     }
   });
 

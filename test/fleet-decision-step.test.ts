@@ -16,6 +16,7 @@ import { loadProject } from '../src/project/load-project.js';
 import { FixedClock } from '../src/testing/fixed-clock.js';
 import { makeLoopRepo, runLogLines } from './e2e-fixtures.js';
 import { cleanupTempDirs, sh, tempDir } from './git-fixtures.js';
+import { outcomeStoreFor } from '../src/composition/stores/file-stores.js';
 
 afterAll(async () => {
   serveApprovals(null);
@@ -44,6 +45,7 @@ async function lostChange(files: Record<string, string>): Promise<{ repo: string
     clock,
     env: {},
     deliveryLedger: undefined,
+    outcomes: outcomeStoreFor(loaded.project.root),
     history: { recordDecision: async (_tickId, decision) => (notes.push(decision.note), true) },
     worker: 'worker-b',
   }));

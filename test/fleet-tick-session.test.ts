@@ -3,8 +3,8 @@
  * (`src/composition/tick-session.ts`), for real: worker processes wired as
  * `loop-runtime worker` wires them, a private Postgres, a real repository
  * (L2, mock backend, local delivery). A worker's tick that delivers a change
- * runs tick-start recovery first, is recorded for outcome tracking (`metrics`
- * counts it), and its phase events and tick-result reach the repository's
+ * runs tick-start recovery first, is recorded for outcome tracking in the
+ * fleet store (`loop_runtime_outcomes`; `metrics` reads it), and its phase events and tick-result reach the repository's
  * event journal (what `serve` shows). A worker killed with SIGKILL after all
  * of that, before its workflow was marked done, has its tick resumed by
  * another worker: the change is recorded once, and no journal line is
@@ -33,13 +33,10 @@ const tickWorkflows = (url: string) => queryRows<{ workflow_uuid: string; status
 /** A loop repository whose daily-triage proposes a change (mock backend, verified by `true`, kept on a local branch). */
 const proposingRepo = () => makeLoopRepo({ 'src/example.ts': 'export const answer = 42;\n' }, { backend: 'mock', level: 'L2', verify: ['true'], delivery: { mode: 'local' } });
 
-async function proposals(repo: string): Promise<Array<Record<string, unknown>>> {
-  const text = await readFile(join(repo, '.loop-runtime', 'outcomes.jsonl'), 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-    .filter((line) => line['type'] === 'proposal');
+/** The proposals the fleet store holds (a worker's outcomes go to `loop_runtime_outcomes`, not to the checkout's file). */
+async function proposals(url: string): Promise<Array<Record<string, unknown>>> {
+  const rows = await queryRows<{ line: Record<string, unknown> }>(url, `SELECT line FROM loop_runtime_outcomes WHERE line->>'type' = 'proposal' ORDER BY seq`);
+  return rows.map((row) => row.line);
 }
 
 describe('a fleet worker tick does what run does around it', () => {
@@ -68,7 +65,8 @@ describe('a fleet worker tick does what run does around it', () => {
 
     // Outcome tracking follows the delivered change (the one-open-proposal rule reads it); the worker's mock tick is a
     // rehearsal, so metrics count it for nothing, as for `run --backend mock`.
-    const recorded = await proposals(repo);
+    const recorded = await proposals(url);
+    expect(existsSync(join(repo, '.loop-runtime', 'outcomes.jsonl'))).toBe(false);
     expect(recorded).toEqual([expect.objectContaining({ pattern: 'daily-triage', tickId, delivery: 'local', source: 'tick', level: 'L2', backend: 'mock' })]);
     expect(worker.lines).toContain(`daily-triage: outcomes: following 1 delivered change(s) of ${tickId}`);
     const metrics = await runCli(repo, ['metrics', 'daily-triage', '--since', '2026-11-01', '--json'], { LOOP_RUNTIME_DATABASE_URL: url });
@@ -93,7 +91,7 @@ describe('a fleet worker tick does what run does around it', () => {
     const [pending] = await tickWorkflows(url);
     expect(pending).toMatchObject({ status: 'PENDING', executor_id: 'worker-a' });
     const tickId = `tick-${pending!.workflow_uuid}`;
-    expect(await proposals(repo)).toHaveLength(1);
+    expect(await proposals(url)).toHaveLength(1);
     const before = (await readTickEvents(repo)).filter((line) => line.tickId === tickId);
     expect(before.at(-1)?.type).toBe('tick-result');
 
@@ -106,7 +104,7 @@ describe('a fleet worker tick does what run does around it', () => {
     second.child.kill('SIGTERM');
     await second.exited;
 
-    expect(await proposals(repo)).toEqual([expect.objectContaining({ tickId, pattern: 'daily-triage' })]);
+    expect(await proposals(url)).toEqual([expect.objectContaining({ tickId, pattern: 'daily-triage' })]);
     expect(second.lines.filter((line) => line.includes('outcomes: following'))).toEqual([]);
     // worker-b replayed every event of the tick and wrote none of them again.
     expect((await readTickEvents(repo)).filter((line) => line.tickId === tickId)).toEqual(before);

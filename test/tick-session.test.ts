@@ -24,6 +24,7 @@ import { createMemoryPorts } from '../src/testing/create-memory-ports.js';
 import { FixedClock } from '../src/testing/fixed-clock.js';
 import { dailyTriagePattern } from './fixtures/patterns.js';
 import { cleanupTempDirs, makeRepo, sh } from './git-fixtures.js';
+import { outcomeStoreFor } from '../src/composition/stores/file-stores.js';
 
 const spans = new InMemorySpanExporter();
 trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }));
@@ -45,7 +46,7 @@ const plan = buildPlan(dailyTriagePattern, { level: 'L2', overrides: { verify: [
  */
 async function runOnce(project: LoadedProject, resumed: boolean): Promise<{ result: TickResult; proposals: number }> {
   const clock = new FixedClock('2026-11-23T08:00:00Z');
-  const session = await openTickSession({ project, plan, clock, env: {}, dryRun: false, resume: { tickId: 'tick-wf:1', resumed } });
+  const session = await openTickSession({ project, plan, clock, env: {}, outcomes: outcomeStoreFor(project.root), dryRun: false, resume: { tickId: 'tick-wf:1', resumed } });
   const ports = createMemoryPorts({ plan, clock, backend: { scenarios: ['act-accept'] }, commands: {} });
   const result = await new LoopEngine(plan, { ...ports, ids: workflowIds('wf:1'), observer: session.observer }).tick();
   const { proposals } = await session.finish([result]);
@@ -105,9 +106,9 @@ describe('a tick session run twice for one tick (a resumed fleet tick)', () => {
       result: undefined,
     }));
     const clock = new FixedClock('2026-11-23T08:00:00Z');
-    const resumed = await openTickSession({ project, plan, clock, env: {}, dryRun: false, resume: { tickId: 'tick-wf:2', resumed: true } });
+    const resumed = await openTickSession({ project, plan, clock, env: {}, outcomes: outcomeStoreFor(project.root), dryRun: false, resume: { tickId: 'tick-wf:2', resumed: true } });
     expect(resumed.recovery).toBeNull();
-    const next = await openTickSession({ project, plan, clock, env: {}, dryRun: false });
+    const next = await openTickSession({ project, plan, clock, env: {}, outcomes: outcomeStoreFor(project.root), dryRun: false });
     expect(next.recovery?.recoveredTicks).toEqual([expect.objectContaining({ tickId: 'tick-wf:2', commit })]);
   });
 });

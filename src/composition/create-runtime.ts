@@ -103,7 +103,7 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
   const ledger = stores.budgetLedger(plan, backend.name);
   // Secret values from the environment and common token shapes never reach a file we write.
   const redact = redactorFor(options.env, root);
-  const wiring = { root, clock, env: options.env, redact, worktreesDir, deliveryLedger: stores.deliveryLedger() };
+  const wiring = { root, clock, env: options.env, redact, worktreesDir, deliveryLedger: stores.deliveryLedger(), outcomes: stores.outcomes() };
 
   let ports: EnginePorts;
   let dryRunWorkspace: DryRunGitWorkspace | null = null;

@@ -1,6 +1,6 @@
 /**
  * The per-repository adapters that use cases outside a tick need (the inbox's worktree manifest, the console's
- * lease column, `reset --mock`, a refused tick's record, a retried delivery's proposal, outcomes), built here and
+ * lease column, `reset --mock`, a refused tick's record, a retried delivery's proposal; outcomes come from `ProjectStores.outcomes()`), built here and
  * nowhere else: a use case asks the composition root for the adapter behind a port instead of naming its class,
  * so which class backs a port is decided in one place (test/composition-root.test.ts holds the rule).
  *
@@ -14,14 +14,8 @@
 import type { Clock } from '../core/ports/index.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import { FileLeases } from '../adapters/leases/file-leases.js';
-import { OutcomeStore } from '../adapters/outcomes/outcome-store.js';
 import { FileStateWriter } from '../adapters/state-writer/file-state-writer.js';
 import { WorktreeStore } from '../adapters/workspace/git-worktree-store.js';
-
-/** The repository's outcomes file (`.loop-runtime/outcomes.jsonl`). */
-export function outcomeStoreFor(root: string): OutcomeStore {
-  return new OutcomeStore(root);
-}
 
 /** The worktree manifest of the repository's loops (where `worktreesDir` puts it). */
 export function worktreeStoreFor(root: string, worktreesDir: string | null = null): WorktreeStore {

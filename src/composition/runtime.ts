@@ -42,6 +42,8 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
   });
   const backendOverride = (request: RunRequest) => (request.dryRun ? 'mock' : request.backendName);
   const decisions = { clock: options.clock, env: options.env };
+  // Outcome lines go through the project's store (files or the fleet's Postgres), like every other shared state.
+  const withOutcomes = async (writable = true) => ({ ...decisions, outcomes: (writable ? await writableStores() : await stores()).outcomes() });
   // Opened on first use: commands that read only configuration never touch (or import) the store.
   let opening: Promise<ProjectStores> | null = null;
   const stores = () => (opening ??= import('./stores/project-stores.js').then(({ openProjectStores }) => openProjectStores(project, options)));
@@ -101,12 +103,12 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       const fleet = await (await import('../use-cases/fleet-decision.js')).decideInFleet(project, options.env, idOrItemKey, { decision: 'approve', yes: Boolean(approval.yes) });
       if (fleet) return fleet;
       const { approveChange } = await import('../use-cases/approval.js');
-      const result = await approveChange(project, idOrItemKey, { ...decisions, deliveryLedger: (await writableStores()).deliveryLedger(), yes: Boolean(approval.yes) });
+      const result = await approveChange(project, idOrItemKey, { ...(await withOutcomes()), deliveryLedger: (await writableStores()).deliveryLedger(), yes: Boolean(approval.yes) });
       if (result.status === 'applied') {
         // A human's approval delivers a change like a tick does: its fate counts for the loop.
         const resolved = await resolvePlan(project, result.pattern);
         const { recordApproval } = await import('../use-cases/outcomes/record-proposals.js');
-        if (resolved.ok) await recordApproval(project.root, resolved.plan, result, options.clock.now()).catch(() => undefined);
+        if (resolved.ok) await recordApproval(project.root, resolved.plan, result, options.clock.now(), (await writableStores()).outcomes()).catch(() => undefined);
       }
       return result;
     },
@@ -114,15 +116,15 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       const fleet = await (await import('../use-cases/fleet-decision.js')).decideInFleet(project, options.env, idOrItemKey, { decision: 'reject', yes: false });
       if (fleet) return fleet;
       const { rejectChange } = await import('../use-cases/approval.js');
-      return rejectChange(project, idOrItemKey, { ...decisions, deliveryLedger: (await writableStores()).deliveryLedger() });
+      return rejectChange(project, idOrItemKey, { ...(await withOutcomes()), deliveryLedger: (await writableStores()).deliveryLedger() });
     },
     async discard(idOrKey) {
       const { discardKeptChange } = await import('../use-cases/discard-change.js');
-      return (await discardKeptChange(project, idOrKey, { ...decisions, deliveryLedger: (await writableStores()).deliveryLedger() })).result;
+      return (await discardKeptChange(project, idOrKey, { ...(await withOutcomes()), deliveryLedger: (await writableStores()).deliveryLedger() })).result;
     },
     async deliver(idOrItemKey) {
       const { retryDelivery } = await import('../use-cases/deliver.js');
-      return retryDelivery(project, idOrItemKey, { ...decisions, deliveryLedger: (await writableStores()).deliveryLedger() });
+      return retryDelivery(project, idOrItemKey, { ...(await withOutcomes()), deliveryLedger: (await writableStores()).deliveryLedger() });
     },
     async status() {
       return loopStatus(project, await withStores());
@@ -131,19 +133,19 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       const { configuredPlans, outcomesSync } = await import('../use-cases/outcomes/outcomes-facade.js');
       const { plans, issues } = await configuredPlans(project, id);
       if (plans.length === 0 && issues.length > 0) return { ok: false, issues };
-      return { ok: true, value: await outcomesSync(project, plans, decisions), warnings: issues };
+      return { ok: true, value: await outcomesSync(project, plans, await withOutcomes()), warnings: issues };
     },
     async metrics(id, request) {
       const { configuredPlans, loopMetrics } = await import('../use-cases/outcomes/outcomes-facade.js');
       const { plans, issues } = await configuredPlans(project, id);
       if (plans.length === 0 && issues.length > 0) return { ok: false, issues };
-      return { ok: true, value: await loopMetrics(project, plans, request.since, { ...decisions, ...(request.audit === false ? { audit: false } : {}) }), warnings: issues };
+      return { ok: true, value: await loopMetrics(project, plans, request.since, { ...(await withOutcomes(false)), ...(request.audit === false ? { audit: false } : {}) }), warnings: issues };
     },
     async promote(id, request = {}) {
       const { configuredPlans, promoteLoop } = await import('../use-cases/outcomes/outcomes-facade.js');
       const { plans, issues } = await configuredPlans(project, id);
       if (!plans[0]) return { ok: false, issues };
-      return { ok: true, value: await promoteLoop(project, plans[0], { ...decisions, yes: Boolean(request.yes) }), warnings: issues };
+      return { ok: true, value: await promoteLoop(project, plans[0], { ...(await withOutcomes()), yes: Boolean(request.yes) }), warnings: issues };
     },
     async resetMock(id) {
       const resolved = await resolvePlan(project, id);
@@ -221,7 +223,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     const { configuredPlans, outcomesSync } = await import('../use-cases/outcomes/outcomes-facade.js');
     const known = ids.filter((loop) => current.patterns.some((pattern) => pattern.id === loop));
     const plans = (await Promise.all(known.map((loop) => configuredPlans(current, loop)))).flatMap((result) => result.plans);
-    const result = await outcomesSync(current, plans, decisions);
+    const result = await outcomesSync(current, plans, await withOutcomes());
     for (const check of result.checks) {
       if (check.syncError) options.progress?.(`${check.pattern}: outcomes not checked — ${check.syncError}`);
       if (check.change) options.progress?.(`${check.pattern}: level ${check.change.from} → ${check.change.to} (${check.change.reason})`);

@@ -26,6 +26,7 @@ import type { TickResult } from '../core/engine/tick-result.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import type { Clock, EngineEvent, EngineObserver } from '../core/ports/index.js';
 import type { DeliveryLedgerStore } from '../adapters/delivery/delivery-flow.js';
+import type { OutcomeStore } from '../adapters/outcomes/outcome-store.js';
 import type { LoadedProject } from '../project/load-project.js';
 import type { RecoveryRecord } from '../adapters/recovery/recovery-log.js';
 import { openTelemetryRegistered } from '../adapters/telemetry/telemetry-registered.js';
@@ -44,6 +45,8 @@ export interface TickSessionOptions {
   dryRun: boolean;
   /** The loop's shared delivery ledger (the fleet store's); the file beside the repository when absent. */
   deliveryLedger?: DeliveryLedgerStore | undefined;
+  /** The project's shared outcome lines (`ProjectStores.outcomes()`): each delivered change is recorded there. */
+  outcomes: OutcomeStore;
   /** A line for the run's notes; `shown`: also a progress line. Lines are not yet redacted. */
   note?: (line: string, shown: boolean) => void;
   /** Every engine event, after telemetry and before the journal (the caller's progress lines). */
@@ -126,7 +129,7 @@ export async function openTickSession(options: TickSessionOptions): Promise<Tick
     for (const line of recovery ? describeRecovery(recovery) : []) note(line, true);
     // Then, cheaply (no model call): verified commits of this loop whose delivery failed are delivered again.
     const { retryStrandedForLoop } = await import('../use-cases/deliver.js');
-    const retried = await step('session.retryStranded', () => retryStrandedForLoop(project, plan, { clock, env, deliveryLedger: options.deliveryLedger }));
+    const retried = await step('session.retryStranded', () => retryStrandedForLoop(project, plan, { clock, env, deliveryLedger: options.deliveryLedger, outcomes: options.outcomes }));
     for (const line of retried) note(line, true);
   }
   // A resumed tick replays the events of its recorded steps: the lines the dead worker already wrote to this disk's
@@ -161,7 +164,7 @@ export async function openTickSession(options: TickSessionOptions): Promise<Tick
   const recordDelivered = async (ticks: readonly TickResult[]) => {
     if (dryRun) return;
     const { recordProposals } = await import('../use-cases/outcomes/record-proposals.js');
-    proposals += await recordProposals(project.root, plan, ticks).catch((error: unknown) => {
+    proposals += await recordProposals(project.root, plan, ticks, options.outcomes).catch((error: unknown) => {
       note(`outcomes: the delivered change was not recorded for outcome tracking: ${error instanceof Error ? error.message : String(error)}`, false);
       return 0;
     });

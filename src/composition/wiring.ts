@@ -11,6 +11,7 @@ import type { Clock, Delivery, Workspace } from '../core/ports/index.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import { GitDelivery, type GitDeliveryOptions } from '../adapters/delivery/git-delivery.js';
 import type { DeliveryLedgerStore } from '../adapters/delivery/delivery-flow.js';
+import type { OutcomeStore } from '../adapters/outcomes/outcome-store.js';
 import { GitWorkspace, type GitWorkspaceOptions } from '../adapters/workspace/git-workspace.js';
 import { LEASE_MARGIN_MS } from '../adapters/leases/file-leases.js';
 
@@ -32,6 +33,8 @@ export interface GitWiring {
   worktreesDir?: string | null;
   /** The fleet's shared delivery ledger (Postgres store); default the file beside the repository. */
   deliveryLedger?: DeliveryLedgerStore | undefined;
+  /** The project's shared outcome lines (`ProjectStores.outcomes()`): a delivery's one-open-proposal rule reads them. */
+  outcomes?: OutcomeStore;
 }
 
 /** The loop's git worktree workspace, redacting what it writes into git and its manifest. */
@@ -40,12 +43,12 @@ export function gitWorkspaceFor(wiring: GitWiring, patternId: string, baseBranch
 }
 
 /** The loop's delivery (push, pull request, merge), redacting what it sends to a remote and what it reports back. */
-export function gitDeliveryFor(wiring: GitWiring, plan: ExecutionPlan): Delivery {
+export function gitDeliveryFor(wiring: GitWiring & { outcomes: OutcomeStore }, plan: ExecutionPlan): Delivery {
   const trackedProposals = async () => {
     // Outcome tracking (synced at the start of every real tick): merged, closed or reverted changes are no longer
     // open proposals; open ones are, local branches included.
-    const { outcomeStoreFor } = await import('./project-adapters.js');
-    const { changes } = await outcomeStoreFor(wiring.root).history();
+    // The store every checkout and worker shares, so a proposal open anywhere counts here.
+    const { changes } = await wiring.outcomes.history();
     return {
       settledCommits: new Set(changes.filter((change) => change.state !== 'open').map((change) => change.proposal.commit)),
       open: changes.filter((change) => change.state === 'open').map((change) => ({ pattern: change.proposal.pattern, itemKey: change.proposal.itemKey })),

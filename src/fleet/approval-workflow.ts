@@ -18,6 +18,7 @@ import type { TickResult } from '../core/engine/tick-result.js';
 import { isLoopRuntimeError, LoopRuntimeError } from '../core/errors.js';
 import type { Clock } from '../core/ports/index.js';
 import type { DeliveryLedgerStore } from '../adapters/delivery/delivery-flow.js';
+import type { OutcomeStore } from '../adapters/outcomes/outcome-store.js';
 import type { PostgresRunHistory } from '../adapters/postgres/index.js';
 import { resolvePlan, type LoadedProject } from '../project/load-project.js';
 import { approveChange, recordOutOfTick, rejectChange, type ApproveResult, type RejectResult } from '../use-cases/approval.js';
@@ -45,6 +46,8 @@ export interface ApprovalContext {
   env: Record<string, string | undefined>;
   /** The fleet's delivery ledger (undefined: the file beside the repository). */
   deliveryLedger: DeliveryLedgerStore | undefined;
+  /** The fleet's outcome lines (approved changes are followed there). */
+  outcomes: OutcomeStore;
   history: Pick<PostgresRunHistory, 'recordDecision'>;
   /** This worker's executor id (named in errors and records). */
   worker: string;
@@ -104,7 +107,7 @@ export async function actOnDecision(input: ApprovalInput, message: DecisionMessa
     at = context.clock.now();
     const { change } = input;
     const location = locationOf(context);
-    const options = { clock: context.clock, env: context.env, deliveryLedger: context.deliveryLedger };
+    const options = { clock: context.clock, env: context.env, deliveryLedger: context.deliveryLedger, outcomes: context.outcomes };
     let result: ApproveResult | RejectResult;
     if (message.decision === 'reject') {
       const held = await holdsKeptChange(location, change);
@@ -119,7 +122,7 @@ export async function actOnDecision(input: ApprovalInput, message: DecisionMessa
         const resolved = await resolvePlan(context.project, change.pattern);
         const { recordApproval } = await import('../use-cases/outcomes/record-proposals.js');
         // Outcome tracking is best effort, as in `runtime.approve`: the commit is made and recorded either way.
-        if (resolved.ok) await recordApproval(context.project.root, resolved.plan, applied, at).catch(() => undefined);
+        if (resolved.ok) await recordApproval(context.project.root, resolved.plan, applied, at, context.outcomes).catch(() => undefined);
         const url = 'url' in applied.delivery ? (applied.delivery.url ?? null) : null;
         await context.history.recordDecision(change.tickId, { note: `${change.id}: approved by a human; committed ${applied.commit.slice(0, 12)} on ${applied.branch}`, commit: applied.commit, pullRequest: url });
       }

@@ -125,6 +125,7 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
       clock: options.clock,
       env: options.env,
       deliveryLedger: stores.deliveryLedger(),
+      outcomes: stores.outcomes(),
       history: postgresRunHistory(database, scope),
       worker: options.executorId,
     };
@@ -182,6 +183,7 @@ export async function startFleetService(options: FleetServiceOptions): Promise<F
             env: options.env,
             dryRun: false,
             deliveryLedger: stores.deliveryLedger(),
+            outcomes: stores.outcomes(),
             note: (line) => report(redact(`${input.patternId}: ${line}`)),
             step,
             resume: { tickId, resumed },

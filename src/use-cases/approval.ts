@@ -20,6 +20,7 @@ import { git } from '../adapters/git/git-run.js';
 import { worktreeStoreFor } from '../composition/project-adapters.js';
 import { resolvePlan, type LoadedProject } from '../project/load-project.js';
 import type { DeliveryLedgerStore } from '../adapters/delivery/delivery-flow.js';
+import type { OutcomeStore } from '../adapters/outcomes/outcome-store.js';
 import { gitDeliveryFor, gitWorkspaceFor, redactorFor, type GitWiring, type Redact } from '../composition/wiring.js';
 
 export interface InboxItem {
@@ -83,6 +84,8 @@ export interface DecisionOptions {
   env: Record<string, string | undefined>;
   /** The fleet's delivery ledger (Postgres store); default the file beside the repository. */
   deliveryLedger?: DeliveryLedgerStore | undefined;
+  /** The project's shared outcome lines (`ProjectStores.outcomes()`). */
+  outcomes: OutcomeStore;
 }
 
 export type ApproveResult =
@@ -194,8 +197,8 @@ export async function rejectChange(project: LoadedProject, idOrItemKey: string, 
   return { status: 'rejected', id: entry.id, pattern: entry.pattern, branch: entry.branch };
 }
 
-function wiringFor(project: LoadedProject, options: DecisionOptions): GitWiring {
-  return { root: project.root, clock: options.clock, env: options.env, redact: redactorFor(options.env, project.root), worktreesDir: project.settings?.worktreesDir ?? null, deliveryLedger: options.deliveryLedger };
+function wiringFor(project: LoadedProject, options: DecisionOptions): GitWiring & { outcomes: OutcomeStore } {
+  return { root: project.root, clock: options.clock, env: options.env, redact: redactorFor(options.env, project.root), worktreesDir: project.settings?.worktreesDir ?? null, deliveryLedger: options.deliveryLedger, outcomes: options.outcomes };
 }
 
 /** Records the decision in the state file and the run log; `line` quotes git/gh output, so it is redacted here. */

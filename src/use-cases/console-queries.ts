@@ -20,6 +20,7 @@ import { resolvePlan, type LoadedProject } from '../project/load-project.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import { readTickEvents } from '../adapters/tick-events/tick-events.js';
 import type { ProjectStores } from '../composition/stores/project-stores.js';
+import type { OutcomeStore } from '../adapters/outcomes/outcome-store.js';
 import { redactorFor } from '../composition/wiring.js';
 import { fileSnapshot } from '../adapters/fs/file-snapshot.js';
 import { describeBackendChoice } from '../composition/backend-choice.js';
@@ -76,11 +77,11 @@ export interface PerMergedChange {
 const COST_WINDOW_DAYS = 30;
 
 /** Each loop's spend per merged change over the last 30 days; an unreadable outcomes file is reported, never a 500. */
-async function perMergedChanges(project: LoadedProject, plans: readonly ExecutionPlan[], now: number): Promise<Map<string, PerMergedChange>> {
+async function perMergedChanges(project: LoadedProject, plans: readonly ExecutionPlan[], now: number, outcomes: OutcomeStore): Promise<Map<string, PerMergedChange>> {
   const { gatherMetrics } = await import('./outcomes/gather-metrics.js');
   const result = new Map<string, PerMergedChange>();
   try {
-    const reports = await gatherMetrics(project.root, plans, { now, since: now - COST_WINDOW_DAYS * 86_400_000, audit: async () => ({ ok: false, note: 'not run by the console' }) });
+    const reports = await gatherMetrics(project.root, plans, { now, since: now - COST_WINDOW_DAYS * 86_400_000, audit: async () => ({ ok: false, note: 'not run by the console' }), outcomes });
     for (const report of reports) {
       result.set(report.pattern, { days: COST_WINDOW_DAYS, merged: report.changes.merged, tokens: report.tokens.perMerged, usd: report.costUsd.perMerged, complete: report.costUsd.complete });
     }
@@ -151,7 +152,7 @@ export async function consoleLoops(project: LoadedProject, options: QueryOptions
   const lastEntries = new Map<string, RunLogEntry>();
   for (const entry of entries) if (entry.pattern) lastEntries.set(entry.pattern, entry);
   const spent = await stores.spentByLoopOn(day, plans);
-  const costs = await perMergedChanges(project, plans, now);
+  const costs = await perMergedChanges(project, plans, now, stores.outcomes());
   // One read and one parse of each state file and run log for the whole list: every loop's kill switch reads its
   // run log for halts, and 50 loops sharing one run log parsed it 50 times (~80 ms of a request).
   const files = fileSnapshot();

@@ -14,6 +14,7 @@ import { parseTimestamp, toIsoString } from '../core/time/utc-time.js';
 import { failedDeliveries, findFailedDelivery, parseDeliveryLedger, type DeliveryEntry } from '../core/workspace/delivery-ledger.js';
 import { readTextOrNull } from '../adapters/fs/atomic-file.js';
 import type { DeliveryLedgerStore } from '../adapters/delivery/delivery-flow.js';
+import type { OutcomeStore } from '../adapters/outcomes/outcome-store.js';
 import { git } from '../adapters/git/git-run.js';
 import { resolvePlan, type LoadedProject } from '../project/load-project.js';
 import { recordOutOfTick } from './approval.js';
@@ -44,6 +45,8 @@ export interface RetryOptions {
   env: Record<string, string | undefined>;
   /** The loop's shared delivery ledger (the fleet store's); the file beside the repository when absent. */
   deliveryLedger?: DeliveryLedgerStore | undefined;
+  /** The project's shared outcome lines (`ProjectStores.outcomes()`): a retried delivery's proposal goes there. */
+  outcomes: OutcomeStore;
 }
 
 export interface RetryResult {
@@ -194,7 +197,7 @@ async function retryEntry(project: LoadedProject, plan: ExecutionPlan, entry: De
     merge: false,
     ...(retry.tickId ? { tickId: retry.tickId } : {}),
   };
-  const delivered = await gitDeliveryFor({ root, clock: options.clock, env: options.env, redact, worktreesDir: project.settings?.worktreesDir ?? null, deliveryLedger: options.deliveryLedger }, plan).deliver(request);
+  const delivered = await gitDeliveryFor({ root, clock: options.clock, env: options.env, redact, worktreesDir: project.settings?.worktreesDir ?? null, deliveryLedger: options.deliveryLedger, outcomes: options.outcomes }, plan).deliver(request);
   const delivery: DeliveryRecord | Failure = delivered.ok ? (({ ok: _ok, ...rest }) => rest)(delivered) : delivered;
   const target = { pattern: entry.pattern, itemKey: entry.itemKey, ...(retry.tickId ? { tickId: retry.tickId } : {}) };
   const now = options.clock.now();
@@ -202,17 +205,17 @@ async function retryEntry(project: LoadedProject, plan: ExecutionPlan, entry: De
     const what = `${delivered.kind}${delivered.url ? ` ${delivered.url}` : ''}`;
     await recordOutOfTick(root, plan, target, redact, now, `delivery retried: ${what} (${commit.slice(0, 12)} on ${entry.branch})`, { kind: 'delivery-retried', outcome: 'fix-proposed', actionsTaken: 1, decided: true });
     // A retried delivery is the tick's proposal arriving late: followed like any other (a duplicate is not new).
-    if (delivered.kind !== 'duplicate') await recordRetriedProposal(root, plan, entry, delivered, now).catch(() => undefined);
+    if (delivered.kind !== 'duplicate') await recordRetriedProposal(root, plan, entry, delivered, now, options.outcomes).catch(() => undefined);
   } else if (!how.quietFailure) {
     await recordOutOfTick(root, plan, target, redact, now, `delivery retry failed: ${delivered.message}`, { kind: 'delivery-failed', outcome: 'failed', actionsTaken: 0, decided: false, noRunLogLine: true });
   }
   return { id, pattern: entry.pattern, itemKey: entry.itemKey, branch: entry.branch, commit, delivery: redactFailure(delivery, redact) };
 }
 
-async function recordRetriedProposal(root: string, plan: ExecutionPlan, entry: DeliveryEntry, delivered: DeliveryRecord, now: number): Promise<void> {
-  const [{ outcomeStoreFor }, { resolveBase }] = await Promise.all([import('../composition/project-adapters.js'), import('../adapters/workspace/git-resolve-base.js')]);
+async function recordRetriedProposal(root: string, plan: ExecutionPlan, entry: DeliveryEntry, delivered: DeliveryRecord, now: number, outcomes: OutcomeStore): Promise<void> {
+  const { resolveBase } = await import('../adapters/workspace/git-resolve-base.js');
   const base = plan.delivery.baseBranch ?? (await resolveBase(root, null).catch(() => ({ branch: null }))).branch;
-  await outcomeStoreFor(root).append([
+  await outcomes.append([
     {
       type: 'proposal',
       at: toIsoString(now),

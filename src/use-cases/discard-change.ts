@@ -10,7 +10,7 @@ import type { WorkspaceHandle } from '../core/ports/index.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import type { WorktreeEntry, WorktreeManifest } from '../core/workspace/worktree-manifest.js';
 import { git } from '../adapters/git/git-run.js';
-import { outcomeStoreFor, worktreeStoreFor } from '../composition/project-adapters.js';
+import { worktreeStoreFor } from '../composition/project-adapters.js';
 import { resolvePlan, type LoadedProject } from '../project/load-project.js';
 import { recordOutOfTick, type DecisionOptions } from './approval.js';
 import { gitWorkspaceFor, redactorFor, type GitWiring } from '../composition/wiring.js';
@@ -61,7 +61,7 @@ export async function discardKeptChange(project: LoadedProject, idOrKey: string,
       fix: `restore the loop, or remove ${entry.path} and run \`git branch -D ${entry.branch}\` by hand.`,
     });
   }
-  const outcomes = outcomeStoreFor(project.root);
+  const outcomes = options.outcomes;
   const tracked = (await outcomes.history()).changes.find((change) => change.proposal.branch === entry.branch && (!entry.commit || change.proposal.commit === entry.commit));
   if (tracked && tracked.state === 'open' && tracked.proposal.delivery === 'pull-request') {
     const where = tracked.proposal.url ?? `the pull request of ${entry.branch}`;

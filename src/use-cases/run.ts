@@ -127,6 +127,7 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
       env: options.env,
       dryRun: options.dryRun,
       deliveryLedger: stores.deliveryLedger(),
+      outcomes: stores.outcomes(),
       note: (line, shown) => {
         notes.push(line);
         if (shown) progress(line);

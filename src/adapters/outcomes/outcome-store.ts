@@ -11,7 +11,38 @@ import { readTextOrNull, withFileLock, writeTextAtomically } from '../fs/atomic-
 /** Relative to the repository root. */
 export const OUTCOMES_FILE = '.loop-runtime/outcomes.jsonl';
 
-export class OutcomeStore {
+/**
+ * Where a project's outcome lines live — proposals, observations, level changes — for every process that must agree
+ * on them (the one-open-proposal rule, autonomy, metrics): `ProjectStores.outcomes()` gives the file below or the
+ * fleet store's `PostgresOutcomeStore`; both pass `runOutcomeStoreConformance`.
+ *
+ * @example
+ * ```ts
+ * const outcomes = stores.outcomes();
+ * await outcomes.append(proposals, { oncePer: 'tick' }); // → 1; 0 when another process already recorded that tick
+ * const { changes } = await outcomes.history();
+ * ```
+ */
+export interface OutcomeStore {
+  /**
+   * Whose lines: one checkout's (the outcomes file) or every checkout's of the repository (the fleet store). In a
+   * shared store a local proposal may be another checkout's: a commit this checkout does not have is not judged here.
+   */
+  readonly reach: 'checkout' | 'repository';
+  /** Every line, in append order; an unreadable store throws `STATE_FAILED`, never an empty list. */
+  lines(): Promise<OutcomeLine[]>;
+  /** The lines folded into tracked changes and level changes. */
+  history(): Promise<OutcomeHistory>;
+  /**
+   * Appends `lines` together (all or none). With `oncePer: 'tick'`, a proposal whose tick id is already recorded is
+   * skipped, also when another process appends the same tick at the same moment. Returns how many were added.
+   */
+  append(lines: readonly OutcomeLine[], options?: { oncePer?: 'tick' }): Promise<number>;
+}
+
+/** The outcomes file beside the repository (the default store). */
+export class FileOutcomeStore implements OutcomeStore {
+  readonly reach = 'checkout' as const;
   readonly path: string;
 
   constructor(readonly root: string) {

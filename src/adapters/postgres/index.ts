@@ -6,3 +6,4 @@ export { PostgresRunHistory, toRunHistoryEntry, type RunHistoryEntry, type RunHi
 export { describeDatabase } from './pg-errors.js';
 export { PostgresDeliveryLedger } from './postgres-delivery-ledger.js';
 export { PostgresKillSwitch, type PostgresKillSwitchOptions } from './postgres-kill-switch.js';
+export { PostgresOutcomeStore } from './postgres-outcome-store.js';

@@ -4,7 +4,7 @@
  * start under a transaction-scoped advisory lock, so workers starting at once
  * never race. A database newer than this code is refused, never downgraded.
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** Key of the advisory lock migrations run under ("loop-runtime schema"). */
 export const MIGRATION_LOCK_KEY = 0x6c72_7363;
@@ -72,6 +72,17 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
     statements: [
       `CREATE SEQUENCE IF NOT EXISTS loop_runtime_lease_fence`,
       `ALTER TABLE loop_runtime_leases ADD COLUMN IF NOT EXISTS fence bigint NOT NULL DEFAULT nextval('loop_runtime_lease_fence')`,
+    ],
+  },
+  {
+    // Version 5: outcome lines (proposals, observations, level changes) every process shares, in append order. The
+    // tick id is set on a tick's proposal appended once per tick, unique per scope: a tick is recorded once.
+    version: 5,
+    statements: [
+      `CREATE TABLE IF NOT EXISTS loop_runtime_outcomes (
+         seq bigserial PRIMARY KEY, scope text NOT NULL, tick_id text, line jsonb NOT NULL)`,
+      `CREATE INDEX IF NOT EXISTS loop_runtime_outcomes_scope ON loop_runtime_outcomes (scope, seq)`,
+      `CREATE UNIQUE INDEX IF NOT EXISTS loop_runtime_outcomes_tick ON loop_runtime_outcomes (scope, tick_id) WHERE tick_id IS NOT NULL`,
     ],
   },
 ];

@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
 import type { AttemptLedger, AttemptRecord, Clock } from '../../core/ports/index.js';
+import type { OutcomeHistory, OutcomeLine } from '../../core/outcomes/index.js';
+import type { OutcomeStore } from '../../adapters/outcomes/outcome-store.js';
 import type { FileAttemptLedgerOptions } from '../../adapters/attempt-ledger/file-attempt-ledger.js';
 import { FileBudgetLedger } from '../../adapters/budget-ledger/file-budget-ledger.js';
 import { FileKillSwitch } from '../../adapters/kill-switch/kill-switch.js';
@@ -34,6 +36,22 @@ class LazyFileAttemptLedger implements AttemptLedger {
   private open(): Promise<AttemptLedger> {
     return (this.ledger ??= import('../../adapters/attempt-ledger/file-attempt-ledger.js').then(({ FileAttemptLedger }) => new FileAttemptLedger(this.options)));
   }
+}
+
+/**
+ * The repository's outcomes file (`.loop-runtime/outcomes.jsonl`), loaded on its first call (its line schema brings
+ * zod, which `status` never needs). The only place the file store of outcomes is made: everything else asks
+ * `ProjectStores.outcomes()`.
+ */
+export function outcomeStoreFor(root: string): OutcomeStore {
+  let store: Promise<OutcomeStore> | null = null;
+  const open = () => (store ??= import('../../adapters/outcomes/outcome-store.js').then(({ FileOutcomeStore }) => new FileOutcomeStore(root)));
+  return {
+    reach: 'checkout',
+    lines: async (): Promise<OutcomeLine[]> => (await open()).lines(),
+    history: async (): Promise<OutcomeHistory> => (await open()).history(),
+    append: async (lines, options) => (await open()).append(lines, options),
+  };
 }
 
 async function fileLeases(root: string) {
@@ -80,6 +98,7 @@ export function fileStores(project: LoadedProject, _clock: Clock): ProjectStores
     },
     acquireLoopLease: async (plan) => (await fileLeases(root)).acquireLoopLease(plan.pattern.id, { staleMs: staleMs(plan) }),
     deliveryLedger: () => undefined,
+    outcomes: () => outcomeStoreFor(root),
     recordTicks: async () => undefined,
     pastTicks: async () => [],
     runs: async () => null,

@@ -20,6 +20,7 @@ import {
   PostgresItemLeases,
   PostgresKillSwitch,
   PostgresLoopLeases,
+  PostgresOutcomeStore,
   PostgresRunHistory,
 } from '../../adapters/postgres/index.js';
 import { FileKillSwitch } from '../../adapters/kill-switch/kill-switch.js';
@@ -124,6 +125,7 @@ export async function postgresStores(project: LoadedProject, choice: Extract<Sto
       };
     },
     deliveryLedger: () => new PostgresDeliveryLedger({ database, scope }),
+    outcomes: () => new PostgresOutcomeStore({ database, scope }),
     async recordTicks(ticks) {
       for (const tick of ticks) await history.record(tick);
     },

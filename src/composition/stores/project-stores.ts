@@ -1,6 +1,6 @@
 /**
  * The stores a project's ticks share — budget ledger, attempt ledger, loop
- * and item leases, delivery ledger, run history — behind one interface, so
+ * and item leases, delivery ledger, outcomes, run history — behind one interface, so
  * every entry point (run, run --due, approve, status, serve, worker) gets
  * the same ones from `openProjectStores`. Files by default; the fleet store
  * in Postgres when `store:` or `LOOP_RUNTIME_DATABASE_URL` says so.
@@ -11,6 +11,7 @@ import type { AttemptLedger, BudgetLedger, Clock, ItemLeases, StoreKillSwitch, T
 import type { RunLogEntry } from '../../core/state/run-log.js';
 import type { PastTick } from '../../core/schedule/run-history.js';
 import type { DeliveryLedgerStore } from '../../adapters/delivery/delivery-flow.js';
+import type { OutcomeStore } from '../../adapters/outcomes/outcome-store.js';
 import type { RunHistoryEntry } from '../../adapters/postgres/postgres-run-history.js';
 import type { LoadedProject } from '../../project/load-project.js';
 import { chooseStore, type StoreChoice } from './store-choice.js';
@@ -74,6 +75,11 @@ export interface ProjectStores {
   acquireLoopLease(plan: ExecutionPlan): Promise<HeldLoopLease>;
   /** The delivery ledger shared by every worker; undefined: the file beside the repository. */
   deliveryLedger(): DeliveryLedgerStore | undefined;
+  /**
+   * The outcome lines (proposals, observations, level changes) every process of the project shares: the one-open-
+   * proposal rule, autonomy and metrics read them. Files: `.loop-runtime/outcomes.jsonl`; Postgres: rows.
+   */
+  outcomes(): OutcomeStore;
   /** Records finished ticks in the run history (files: the state writer's run log already has them). */
   recordTicks(ticks: readonly TickResult[]): Promise<void>;
   /** Past ticks of these loops since `since` that only this store knows (files: none beyond the run log). */

@@ -34,3 +34,5 @@ export { describeItemLeasesConformance } from './item-leases.js';
 export type { ItemLeasesConformanceOptions, ItemLeasesSubject } from './item-leases.js';
 export { describeLoopLeasesConformance } from './loop-leases.js';
 export type { FencedLoopLease, LoopLeasesConformanceOptions, LoopLeasesSubject } from './loop-leases.js';
+export { describeOutcomeStoreConformance, sampleProposal } from './outcome-store.js';
+export type { OutcomeStoreConformanceOptions, OutcomeStoreSubject } from './outcome-store.js';

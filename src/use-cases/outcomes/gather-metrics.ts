@@ -24,7 +24,7 @@ import { parseTimestamp } from '../../core/time/utc-time.js';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
 import { readTextOrNull } from '../../adapters/fs/atomic-file.js';
 import { parseJournalLine } from '../../adapters/budget-ledger/journal-line.js';
-import { outcomeStoreFor } from '../../composition/project-adapters.js';
+import type { OutcomeStore } from '../../adapters/outcomes/outcome-store.js';
 import type { AuditResult } from '../../adapters/outcomes/loop-audit.js';
 
 export interface LoopMetricsReport extends LoopMetrics {
@@ -91,12 +91,14 @@ export interface GatherOptions {
   now: number;
   since: number;
   audit: () => Promise<AuditResult>;
+  /** The project's shared outcome lines (`ProjectStores.outcomes()`). */
+  outcomes: OutcomeStore;
 }
 
 /** Metrics and a promotion recommendation for each plan. */
 export async function gatherMetrics(root: string, plans: readonly ExecutionPlan[], options: GatherOptions): Promise<LoopMetricsReport[]> {
   // Results only: a rehearsal's ticks and changes (`--backend mock`) count for nothing.
-  const history = withoutRehearsals(await outcomeStoreFor(root).history());
+  const history = withoutRehearsals(await options.outcomes.history());
   const spend = await spendByTick(root);
   const runLogs = new Map<string, RunLogEntry[]>();
   let audit: AuditResult | null = null;

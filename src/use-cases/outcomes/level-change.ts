@@ -13,7 +13,7 @@ import { toIsoString } from '../../core/time/utc-time.js';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
 import { updateFileAtomically } from '../../adapters/fs/atomic-file.js';
 import { writeLoopLevel } from '../../adapters/outcomes/level-file.js';
-import { outcomeStoreFor } from '../../composition/project-adapters.js';
+import type { OutcomeStore } from '../../adapters/outcomes/outcome-store.js';
 
 export interface LevelChangeReport {
   pattern: string;
@@ -33,6 +33,8 @@ export interface LevelChangeRequest {
   by: 'autonomy' | 'human';
   now: number;
   redact: (text: string) => string;
+  /** Where the change is recorded for every process (`ProjectStores.outcomes()`). */
+  outcomes: OutcomeStore;
 }
 
 /** Writes the level and records the change everywhere a human or a tool will look. */
@@ -41,7 +43,7 @@ export async function changeLevel(root: string, request: LevelChangeRequest): Pr
   const reason = request.redact(request.reason);
   const file = await writeLoopLevel(root, plan.pattern.id, to);
   const at = toIsoString(now);
-  await outcomeStoreFor(root).append([{ type: 'level-change', at, pattern: plan.pattern.id, from: plan.level, to, reason, by, file }]);
+  await request.outcomes.append([{ type: 'level-change', at, pattern: plan.pattern.id, from: plan.level, to, reason, by, file }]);
   const project = basename(resolve(root));
   await updateFileAtomically(join(root, plan.files.runLog), (old) =>
     appendRunLogLine(

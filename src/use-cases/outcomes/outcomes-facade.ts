@@ -16,10 +16,13 @@ import { gatherMetrics, type LoopMetricsReport } from './gather-metrics.js';
 import { changeLevel, type LevelChangeReport } from './level-change.js';
 import { runLoopAudit } from '../../adapters/outcomes/loop-audit.js';
 import { countOutcomes } from '../../adapters/telemetry/telemetry.js';
+import type { OutcomeStore } from '../../adapters/outcomes/outcome-store.js';
 
 export interface FacadeOptions {
   clock: Clock;
   env: Record<string, string | undefined>;
+  /** The project's shared outcome lines (`ProjectStores.outcomes()`). */
+  outcomes: OutcomeStore;
 }
 
 export interface OutcomesSyncResult {
@@ -66,13 +69,13 @@ export async function outcomesSync(project: LoadedProject, plans: readonly Execu
 export async function loopMetrics(project: LoadedProject, plans: readonly ExecutionPlan[], since: number, options: FacadeOptions & { audit?: boolean }): Promise<MetricsResult> {
   const now = options.clock.now();
   const audit = options.audit === false ? async () => ({ ok: false as const, note: 'loop-audit not run (--no-audit)' }) : () => runLoopAudit(project.root, options.env);
-  const loops = await gatherMetrics(project.root, plans, { now, since, audit });
+  const loops = await gatherMetrics(project.root, plans, { now, since, audit, outcomes: options.outcomes });
   return { since: new Date(since).toISOString(), until: new Date(now).toISOString(), loops };
 }
 
 /** `promote <id>`: one level up, only with `yes` (the human has seen the evidence). */
 export async function promoteLoop(project: LoadedProject, plan: ExecutionPlan, options: FacadeOptions & { yes: boolean }): Promise<PromoteResult> {
-  const [report] = await gatherMetrics(project.root, [plan], { now: options.clock.now(), since: 0, audit: () => runLoopAudit(project.root, options.env) });
+  const [report] = await gatherMetrics(project.root, [plan], { now: options.clock.now(), since: 0, audit: () => runLoopAudit(project.root, options.env), outcomes: options.outcomes });
   const recommendation = report!.promotion;
   const to: Level | null = LEVELS[LEVELS.indexOf(plan.level) + 1] ?? null;
   if (!to) throw new LoopRuntimeError('USAGE', `${plan.pattern.id} is already at ${plan.level}, the highest level.`, { fix: 'nothing to promote.' });
@@ -80,6 +83,6 @@ export async function promoteLoop(project: LoadedProject, plan: ExecutionPlan, o
   const evidence = recommendation.evidence;
   const facts = `acceptance ${evidence.acceptance === null ? 'unknown' : `${Math.round(evidence.acceptance * 100)}%`} over ${evidence.decided} decided of ${evidence.proposed} proposed, ${evidence.daysAtLevel} day(s) at ${plan.level}, loop-audit ${evidence.audit ? evidence.audit.score : 'not run'}`;
   const reason = recommendation.recommended ? `recommended (${facts})` : `against the recommendation — ${recommendation.blockers.join('; ')} (${facts})`;
-  const change = await changeLevel(project.root, { plan, to, reason, by: 'human', now: options.clock.now(), redact: redactorFor(options.env, project.root) });
+  const change = await changeLevel(project.root, { plan, to, reason, by: 'human', now: options.clock.now(), redact: redactorFor(options.env, project.root), outcomes: options.outcomes });
   return { status: 'promoted', pattern: plan.pattern.id, recommendation, change };
 }

@@ -9,7 +9,7 @@ import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
 import type { ProposalLine } from '../../core/outcomes/index.js';
 import { toIsoString } from '../../core/time/utc-time.js';
 import { resolveBase } from '../../adapters/workspace/git-resolve-base.js';
-import { outcomeStoreFor } from '../../composition/project-adapters.js';
+import type { OutcomeStore } from '../../adapters/outcomes/outcome-store.js';
 
 /** The proposal lines for delivered ticks (pure). */
 export function proposalsFromTicks(ticks: readonly TickResult[], plan: ExecutionPlan, base: string | null): ProposalLine[] {
@@ -42,22 +42,22 @@ export function proposalsFromTicks(ticks: readonly TickResult[], plan: Execution
  *
  * @example
  * ```ts
- * await recordProposals('/repo', plan, ticks); // → 1 (a proposed tick); 0 when called again with the same ticks
+ * await recordProposals('/repo', plan, ticks, stores.outcomes()); // → 1 (a proposed tick); 0 when called again with the same ticks
  * ```
  */
-export async function recordProposals(root: string, plan: ExecutionPlan, ticks: readonly TickResult[]): Promise<number> {
+export async function recordProposals(root: string, plan: ExecutionPlan, ticks: readonly TickResult[], outcomes: OutcomeStore): Promise<number> {
   if (!ticks.some((tick) => tick.kind === 'proposed')) return 0;
   const base = plan.delivery.baseBranch ?? (await resolveBase(root, null).catch(() => ({ branch: null }))).branch;
-  return outcomeStoreFor(root).append(proposalsFromTicks(ticks, plan, base), { oncePer: 'tick' });
+  return outcomes.append(proposalsFromTicks(ticks, plan, base), { oncePer: 'tick' });
 }
 
 /** Records a change a human approved from the inbox as a proposal of its loop (`source: human-approved`). */
-export async function recordApproval(root: string, plan: ExecutionPlan, approved: { id: string; commit: string; branch: string; delivery: { kind: string; url?: string } | { ok: false } }, now: number): Promise<void> {
+export async function recordApproval(root: string, plan: ExecutionPlan, approved: { id: string; commit: string; branch: string; delivery: { kind: string; url?: string } | { ok: false } }, now: number, outcomes: OutcomeStore): Promise<void> {
   const kind = 'kind' in approved.delivery ? approved.delivery.kind : 'local';
   const url = 'kind' in approved.delivery ? approved.delivery.url : undefined;
   if (kind === 'duplicate' || !/^[0-9a-f]{7,64}$/.test(approved.commit)) return;
   const base = plan.delivery.baseBranch ?? (await resolveBase(root, null).catch(() => ({ branch: null }))).branch;
-  await outcomeStoreFor(root).append([
+  await outcomes.append([
     {
       type: 'proposal',
       at: toIsoString(now),

@@ -13,7 +13,7 @@ import type { Clock } from '../../core/ports/index.js';
 import { git } from '../../adapters/git/git-run.js';
 import { gitChangeState, headBranch } from '../../adapters/outcomes/check-git.js';
 import { pullRequestReader, type PullRequestReader } from '../../adapters/outcomes/check-pull-request.js';
-import { outcomeStoreFor } from '../../composition/project-adapters.js';
+import type { OutcomeStore } from '../../adapters/outcomes/outcome-store.js';
 
 export interface OutcomeChangeReport {
   pattern: string;
@@ -38,6 +38,8 @@ export interface SyncReport {
 export interface SyncOptions {
   clock: Clock;
   env: Record<string, string | undefined>;
+  /** The project's shared outcome lines (`ProjectStores.outcomes()`). */
+  outcomes: OutcomeStore;
   /** Only these loops (default: every loop in the file). */
   patterns?: readonly string[];
   remote?: string;
@@ -45,7 +47,7 @@ export interface SyncOptions {
 
 /** Checks every unsettled change and appends what moved. */
 export async function syncOutcomes(root: string, options: SyncOptions): Promise<SyncReport> {
-  const store = outcomeStoreFor(root);
+  const store = options.outcomes;
   const history = await store.history();
   const at = toIsoString(options.clock.now());
   const report: SyncReport = { at, checked: 0, changed: [], unchecked: [] };
@@ -68,10 +70,16 @@ export async function syncOutcomes(root: string, options: SyncOptions): Promise<
       report.unchecked.push({ pattern: proposal.pattern, commit: proposal.commit, reason: 'no base branch recorded and HEAD is detached' });
       continue;
     }
+    const viaPullRequest = Boolean(proposal.url && (proposal.delivery === 'pull-request' || proposal.delivery === 'merged'));
+    if (!viaPullRequest && store.reach === 'repository' && (await git(root).tryRaw(['cat-file', '-e', `${proposal.commit}^{commit}`])) === null) {
+      // Another checkout's local proposal (the fleet store is shared): its branch is not here, which says nothing about it.
+      report.unchecked.push({ pattern: proposal.pattern, commit: proposal.commit, reason: `commit ${proposal.commit.slice(0, 12)} is not in this checkout (a local proposal of another checkout): left as it was` });
+      continue;
+    }
     report.checked += 1;
     let observation: ObservationLine;
     const common = { type: 'observation' as const, at, pattern: proposal.pattern, commit: proposal.commit };
-    if (proposal.url && (proposal.delivery === 'pull-request' || proposal.delivery === 'merged')) {
+    if (viaPullRequest && proposal.url) {
       const pullRequests = await readerFor();
       if (!pullRequests) {
         report.unchecked.push({ pattern: proposal.pattern, commit: proposal.commit, reason: `cannot ask GitHub about ${proposal.url}: no gh on PATH and no GITHUB_TOKEN/GH_TOKEN with a github.com remote or GITHUB_REPOSITORY` });
