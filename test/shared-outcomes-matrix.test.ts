@@ -6,6 +6,7 @@
  * tick-start sync, which cannot see A's branch, does not close it. The twin:
  * with the file store each checkout has its own outcomes file, so B proposes X too. Needs `dist/` and PostgreSQL 15.
  */
+import { cliJson } from './cli-json.js';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -57,7 +58,7 @@ async function twoCheckouts(): Promise<{ a: string; b: string }> {
 const tick = async (cwd: string, env: Record<string, string | undefined>): Promise<Tick> => {
   const result = await runCli(cwd, ['run', 'daily-triage', '--level', 'L2', '--backend', './fixer-backend.mjs', '--json'], env);
   expect(result.code, result.stderr + result.stdout).toBe(0);
-  return (JSON.parse(result.stdout) as { ticks: Tick[] }).ticks[0]!;
+  return (cliJson(result.stdout) as { ticks: Tick[] }).ticks[0]!;
 };
 const OPEN_NOTE = 'not proposed again while an earlier proposal is open: issue#7';
 
