@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { validateWorkflow } from '@action-validator/core';
+import { actionlint } from './ci/actionlint.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { CHECKOUT, GIT_IDENTITY } from './ci/scratch-project.js';
@@ -44,6 +45,7 @@ describe('ci init --action', () => {
     expect(pinned.code, pinned.stderr).toBe(0);
     const written = await readFile(join(root, '.github', 'workflows', 'loop-runtime.yml'), 'utf8');
     expect(validateWorkflow(written).errors).toEqual([]);
+    expect(await actionlint(written)).toEqual([]);
     expect(written).toContain(`uses: acme/loop-runtime@${SHA}`);
     const placeholder = await cli('ci', 'init', '--action', '--force');
     expect(placeholder.code).toBe(0);
@@ -60,6 +62,7 @@ describe('ci init --action', () => {
     expect(result.code, result.stderr).toBe(0);
     const written = await readFile(join(root, '.github', 'workflows', 'loop-runtime.yml'), 'utf8');
     expect(validateWorkflow(written).errors).toEqual([]);
+    expect(await actionlint(written)).toEqual([]);
     const workflow = parse(written) as { on: { workflow_run?: unknown }; jobs: Record<string, { if: string }> };
     expect(workflow.on.workflow_run).toEqual({ workflows: ['Build and test'], types: ['completed'] });
     expect(workflow.jobs['ci-sweeper']!.if).toContain("github.event.workflow_run.conclusion == 'failure'");

