@@ -19,6 +19,9 @@ export interface ModelPrice {
  */
 export type PriceTable = Record<string, ModelPrice>;
 
+/** The day the providers' list prices in `DEFAULT_PRICES` were last checked: every cost priced by the table says so. */
+export const DEFAULT_PRICES_AS_OF = '2026-11-23';
+
 /**
  * Built-in list prices in USD per million tokens, as published by the providers
  * when this table was written. Override per backend with `prices` — a user

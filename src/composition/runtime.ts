@@ -159,8 +159,9 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     },
     async runs(query = {}) {
       const fleet = await (await stores()).runs({ ...(query.loop ? { patternId: query.loop } : {}), ...(query.since !== undefined ? { since: query.since } : {}), limit: query.limit ?? 50 });
-      const { fromRunHistory, selectRunLogRecords } = await import('../use-cases/run-records.js');
-      return fleet ? fleet.map(fromRunHistory) : selectRunLogRecords(await (await import('../use-cases/console-queries.js')).runLogOf(project), query);
+      const { fromRunHistory, recordPricing, selectRunLogRecords } = await import('../use-cases/run-records.js');
+      if (fleet) return fleet.map(fromRunHistory);
+      return selectRunLogRecords(await (await import('../use-cases/console-queries.js')).runLogOf(project), query, await recordPricing(project));
     },
     async tick(tickId) {
       return (await import('../use-cases/console-queries.js')).tickDetail(project, tickId, options);
