@@ -69,7 +69,10 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       const summary = await tickUnderLease(current, resolved.plan, request.ticks ?? 1, await tickOptions(request));
       // A rehearsal (a dry run, or the mock standing in for the loop's agent) spends nothing the loop's cap counts.
       const configured = summary.backend === 'mock' && backend === 'mock' ? await resolvePlan(current, id) : null;
-      if (request.dryRun || (configured?.ok && configured.plan.backend.name !== 'mock')) summary.rehearsal = true;
+      if (request.dryRun || (configured?.ok && configured.plan.backend.name !== 'mock')) {
+        summary.rehearsal = true;
+        if (summary.priceSource !== undefined) summary.priceSource = (await import('../use-cases/outcomes/tick-cost.js')).REHEARSAL_PRICE_SOURCE;
+      }
       if (request.dryRun && request.backendName && request.backendName !== 'mock') {
         summary.notes.unshift(`dry-run: rehearsed with the mock backend; --backend ${request.backendName} applies to runs without --dry-run.`);
       }

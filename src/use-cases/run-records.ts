@@ -49,7 +49,9 @@ function priceOf(entry: RunLogEntry, tokens: number, pricing: RecordPricing | un
   if (!pricing) return { costUsd: null, priceSource: 'cost not read: no spend journal given' };
   const rehearsal = entry.backend === REHEARSAL_BACKEND;
   const costUsd = tickCost({ tickId: entry.tick_id ?? null, tokens, rehearsal }, pricing.spend);
-  const basis = rehearsal ? { backend: REHEARSAL_BACKEND, model: null, prices: {} } : pricing.basisOf(entry.pattern ?? '', entry.backend);
+  const configured = pricing.basisOf(entry.pattern ?? '', entry.backend);
+  // A mock tick of a loop whose agent is another is a rehearsal; of a loop whose own backend is the mock, it is not.
+  const basis = rehearsal ? { backend: REHEARSAL_BACKEND, model: null, prices: {}, rehearsal: pricing.basisOf(entry.pattern ?? '', undefined)?.backend !== REHEARSAL_BACKEND } : configured;
   return { costUsd, priceSource: basis ? priceSource(basis, [costUsd]) : costUsd === null ? 'price unknown: the loop is no longer configured' : 'from the spend journal' };
 }
 

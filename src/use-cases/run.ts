@@ -203,11 +203,12 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
 /** The ticks priced from the spend journal they were just settled in (a dry run writes none: it is a rehearsal, $0). */
 async function priceTicks(root: string, plan: ExecutionPlan, backend: string, ticks: readonly TickResult[], dryRun: boolean) {
   const [{ tickCost, totalCost, priceBasisOf, priceSource }, { spendByTick }] = await Promise.all([import('./outcomes/tick-cost.js'), import('./outcomes/spend-by-tick.js')]);
+  // The mock's tokens are priced at nothing, whether it rehearses for another agent or is the loop's own backend.
   const rehearsal = dryRun || backend === 'mock';
   const spend = rehearsal ? new Map() : await spendByTick(root).catch(() => new Map());
   const priced = ticks.map((tick) => ({ ...tick, costUsd: tickCost({ ...tick, rehearsal }, spend) }));
   const costs = priced.map((tick) => tick.costUsd);
-  return { ticks: priced, costUsd: totalCost(costs), priceSource: priceSource(priceBasisOf(plan.backend, rehearsal ? 'mock' : backend), costs) };
+  return { ticks: priced, costUsd: totalCost(costs), priceSource: priceSource({ ...priceBasisOf(plan.backend, backend), rehearsal: dryRun }, costs) };
 }
 
 const PHASE_VERBS: Record<string, string> = { triage: 'triaging', implement: 'implementing', check: 'checking', verify: 'verifying' };

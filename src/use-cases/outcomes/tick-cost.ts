@@ -54,7 +54,14 @@ export interface PriceBasis {
   backend: string;
   model: string | null;
   prices: PriceTable;
+  /** The mock standing in for the loop's agent, or a dry run: a rehearsal. */
+  rehearsal?: boolean;
 }
+
+/** A rehearsal's dollars: none, and said in the word every command uses for it. */
+export const REHEARSAL_PRICE_SOURCE = 'rehearsal: the mock backend costs nothing';
+/** A loop whose own backend is the mock: its tokens count against its cap, and no model is paid. */
+export const MOCK_PRICE_SOURCE = 'mock backend: no model is paid';
 
 /** The basis of a plan's ticks (the backend's `model` setting wins over `model:`, as the composition root merges them). */
 export function priceBasisOf(backend: ExecutionPlan['backend'], name = backend.name): PriceBasis {
@@ -76,7 +83,7 @@ export function priceBasisOf(backend: ExecutionPlan['backend'], name = backend.n
  * ```
  */
 export function priceSource(basis: PriceBasis, costs: ReadonlyArray<number | null>): string {
-  if (basis.backend === REHEARSAL_BACKEND) return 'rehearsal: the mock backend costs nothing';
+  if (basis.backend === REHEARSAL_BACKEND) return basis.rehearsal ? REHEARSAL_PRICE_SOURCE : MOCK_PRICE_SOURCE;
   const model = basis.model ?? `${basis.backend}'s default model`;
   if (costs.some((cost) => cost === null)) return `${model}: price unknown — set prices: in the backend settings`;
   if (basis.model && findPrice(basis.model, basis.prices, {})) return `${basis.model} at your prices: (backend settings)`;
