@@ -9,7 +9,7 @@ import type { RunLogEntry } from '../core/state/run-log.js';
 import type { RunHistoryEntry } from '../adapters/postgres/postgres-run-history.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import type { LoadedProject } from '../project/load-project.js';
-import { REHEARSAL_BACKEND } from '../core/outcomes/outcome-record.js';
+import { REHEARSAL_BACKEND } from '../core/outcomes/rehearsal-backend.js';
 import { priceSource, tickCost, type PriceBasis, type SpendByTick } from './outcomes/tick-cost.js';
 
 export interface RunRecord {

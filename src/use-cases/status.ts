@@ -14,6 +14,7 @@ import { describeBackendChoice, type BackendChoice } from '../composition/backen
 import { RECOVERY_LOG, recoveriesIn, type RecoveryRecord } from '../adapters/recovery/recovery-log.js';
 import { fileSnapshot } from '../adapters/fs/file-snapshot.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
+import { spendByTick } from './outcomes/spend-by-tick.js';
 import { priceBasisOf, priceSource, tickCost, totalCost, type SpendByTick } from './outcomes/tick-cost.js';
 
 export interface LoopStatus {
@@ -78,7 +79,7 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
   const circuits = circuitReader(stores);
   // Dollars from the file spend journal, priced once by tick-cost.ts; a fleet keeps its spend in Postgres instead.
   const onFiles = !stores.description.startsWith('postgres');
-  const spend = onFiles ? await (await import('./outcomes/spend-by-tick.js')).spendByTick(project.root).catch(() => null) : null;
+  const spend = onFiles ? await spendByTick(project.root).catch(() => null) : null;
   const loops: LoopStatus[] = [];
   for (const id of project.configuredLoops) {
     const resolved = await resolvePlan(project, id);

@@ -42,8 +42,9 @@ export const ProposalLineSchema = z.looseObject({
 });
 export type ProposalLine = z.infer<typeof ProposalLineSchema>;
 
-/** The backend whose ticks are rehearsals: followed for the one-open-proposal rule, never counted as results. */
-export const REHEARSAL_BACKEND = 'mock';
+import { REHEARSAL_BACKEND } from './rehearsal-backend.js';
+
+export { REHEARSAL_BACKEND };
 
 /**
  * The history as results count it: a rehearsal's changes (`--backend mock` outside a dry run) are left out, so they

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { readTextOrNull } from '../../adapters/fs/atomic-file.js';
 import { parseJournalLine } from '../../adapters/budget-ledger/journal-line.js';
-import { REHEARSAL_BACKEND } from '../../core/outcomes/outcome-record.js';
+import { REHEARSAL_BACKEND } from '../../core/outcomes/rehearsal-backend.js';
 import type { TickSpend } from './tick-cost.js';
 
 /** Tokens and cost per tick id from `.loop-runtime/spend.jsonl` (settled, recorded and reconciled spend). */

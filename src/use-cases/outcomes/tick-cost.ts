@@ -7,8 +7,9 @@
  * tick from it and says where the price came from. Pure: the Action's outputs use it.
  * A tick that spent tokens at a price nobody knows costs `null`, never a guess.
  */
-import { REHEARSAL_BACKEND } from '../../core/outcomes/outcome-record.js';
-import { DEFAULT_PRICES_AS_OF, findPrice, type PriceTable } from '../../../backends/shared/usage.js';
+import { REHEARSAL_BACKEND } from '../../core/outcomes/rehearsal-backend.js';
+// From the core, not backends/shared/usage.ts: `status` prices without loading a backend's code.
+import { DEFAULT_PRICES_AS_OF, lookUpPrice, type PriceTable } from '../../core/budget/price-table.js';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
 
 /** One tick's spend as the journal has it. `costUsd` is null when any of its tokens has no known price. */
@@ -86,6 +87,6 @@ export function priceSource(basis: PriceBasis, costs: ReadonlyArray<number | nul
   if (basis.backend === REHEARSAL_BACKEND) return basis.rehearsal ? REHEARSAL_PRICE_SOURCE : MOCK_PRICE_SOURCE;
   const model = basis.model ?? `${basis.backend}'s default model`;
   if (costs.some((cost) => cost === null)) return `${model}: price unknown — set prices: in the backend settings`;
-  if (basis.model && findPrice(basis.model, basis.prices, {})) return `${basis.model} at your prices: (backend settings)`;
+  if (basis.model && lookUpPrice(basis.model, basis.prices)) return `${basis.model} at your prices: (backend settings)`;
   return `${basis.model ? `${basis.model} ` : ''}at list prices of ${DEFAULT_PRICES_AS_OF}`;
 }
