@@ -179,7 +179,7 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
     // The recovered ticks' note, the delivered changes for outcome tracking, the tick-result lines `serve` reads.
     await session.finish(ticks);
     const last = ticks[ticks.length - 1]!;
-    const priced = await priceTicks(project.root, plan, runtime.ports.backend.name, ticks, options.dryRun);
+    const priced = await priceTicks(project.root, plan, runtime.ports.backend.name, ticks, options.dryRun, !stores.description.startsWith('postgres'));
     const summary: RunSummary = {
       pattern: { id: plan.pattern.id, name: plan.pattern.name },
       level: plan.level,
@@ -201,10 +201,12 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
 }
 
 /** The ticks priced from the spend journal they were just settled in (a dry run writes none: it is a rehearsal, $0). */
-async function priceTicks(root: string, plan: ExecutionPlan, backend: string, ticks: readonly TickResult[], dryRun: boolean) {
+async function priceTicks(root: string, plan: ExecutionPlan, backend: string, ticks: readonly TickResult[], dryRun: boolean, onFiles: boolean) {
   const [{ tickCost, totalCost, priceBasisOf, priceSource }, { spendByTick }] = await Promise.all([import('./outcomes/tick-cost.js'), import('./outcomes/spend-by-tick.js')]);
   // The mock's tokens are priced at nothing, whether it rehearses for another agent or is the loop's own backend.
   const rehearsal = dryRun || backend === 'mock';
+  // A fleet journals spend in Postgres: no cost is read from there yet, and none is guessed.
+  if (!onFiles && !rehearsal) return { ticks: [...ticks], costUsd: null, priceSource: "cost not read: the fleet's spend is in Postgres" };
   const spend = rehearsal ? new Map() : await spendByTick(root).catch(() => new Map());
   const priced = ticks.map((tick) => ({ ...tick, costUsd: tickCost({ ...tick, rehearsal }, spend) }));
   const costs = priced.map((tick) => tick.costUsd);
