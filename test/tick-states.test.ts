@@ -44,7 +44,7 @@ describe('one vocabulary of tick states', () => {
     expect(run.stdout).toContain(`Budget: rehearsal: ${count(tokens)} tokens, not counted against the 100,000 tokens/day cap.`);
     expect(run.stdout).not.toContain('spent today');
     const status = await runCli(root, ['status']);
-    expect(status.stdout).toContain(`0 / 100,000 tokens today (+ rehearsal: ${count(tokens)} tokens, not counted;`);
+    expect(status.stdout).toContain(`0 / 100,000 tokens today ($0.00) (+ rehearsal: ${count(tokens)} tokens, not counted;`);
   }, 120_000);
 
   it('the twin: a loop whose own backend is the mock has its spend counted, in run and status alike', async () => {
@@ -53,7 +53,8 @@ describe('one vocabulary of tick states', () => {
     const tokens = Number(/tick 1: .* — ([\d,]+) tokens/.exec(run.stdout)![1]!.replaceAll(',', ''));
     expect(run.stdout).toContain(`Budget: ${count(tokens)} / 100,000 tokens spent today (UTC).`);
     const status = await runCli(root, ['status']);
-    expect(status.stdout).toMatch(new RegExp(`${count(tokens)} / 100,000 tokens today\\n`));
+    expect(status.stdout).toMatch(new RegExp(`${count(tokens)} / 100,000 tokens today \\(\\$0\\.00\\)\\n`));
+    expect(status.stdout).toContain('Prices: mock backend: no model is paid.');
     expect(status.stdout).not.toContain('rehearsal');
   }, 120_000);
 });

@@ -10,7 +10,7 @@ export { toolsForRole } from './tool-set.js';
 export type { ToolContext, ToolKind, ToolOutcome, WorkspaceTool } from './tool-types.js';
 export { sanitizeUntrusted, wrapUntrusted } from './untrusted.js';
 export {
-  DEFAULT_PRICES, addUsage, costOf, findPrice, fromAnthropicUsage, fromOllamaUsage, fromOpenAIChatUsage, fromOpenAIResponsesUsage,
+  DEFAULT_PRICES, DEFAULT_PRICES_AS_OF, addUsage, costOf, findPrice, fromAnthropicUsage, fromOllamaUsage, fromOpenAIChatUsage, fromOpenAIResponsesUsage,
   type ModelPrice, type PriceTable,
 } from './usage.js';
 export { createContainedCli, finishContainedResult, type ContainedCliSettings, type ContainedOutcome, type ContainedRun, type ContainmentSettings } from './contained-cli.js';

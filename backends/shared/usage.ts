@@ -5,19 +5,10 @@
  */
 import type { Usage } from '../../src/core/ports/index.js';
 
-/** USD per million tokens. */
-export interface ModelPrice {
-  input: number;
-  output: number;
-  cacheRead?: number;
-  cacheWrite?: number;
-}
+// The table's shape, its date and the key lookup live in the core, so `status` prices without loading a backend.
+import { lookUpPrice, type ModelPrice, type PriceTable } from '../../src/core/budget/price-table.js';
 
-/**
- * Model name (exact, or a prefix ending in `*`) → price. The longest matching
- * key wins, so `gpt-4o-mini*` beats `gpt-4o*`.
- */
-export type PriceTable = Record<string, ModelPrice>;
+export { DEFAULT_PRICES_AS_OF, type ModelPrice, type PriceTable } from '../../src/core/budget/price-table.js';
 
 /**
  * Built-in list prices in USD per million tokens, as published by the providers
@@ -42,15 +33,7 @@ export const DEFAULT_PRICES: PriceTable = {
 
 /** Looks a model up in `overrides` first, then in the defaults. */
 export function findPrice(model: string, overrides: PriceTable = {}, defaults: PriceTable = DEFAULT_PRICES): ModelPrice | null {
-  for (const table of [overrides, defaults]) {
-    let best: { length: number; price: ModelPrice } | null = null;
-    for (const [key, price] of Object.entries(table)) {
-      const matches = key.endsWith('*') ? model.startsWith(key.slice(0, -1)) : model === key;
-      if (matches && (!best || key.length > best.length)) best = { length: key.length, price };
-    }
-    if (best) return best.price;
-  }
-  return null;
+  return lookUpPrice(model, overrides) ?? lookUpPrice(model, defaults);
 }
 
 /** Cost in USD of the tokens in `usage` at `price`; null without a price. */

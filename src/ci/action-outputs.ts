@@ -4,6 +4,7 @@
  * a reworded summary cannot change what a workflow's `if:` sees.
  */
 import { loopsInRunOutput } from './ci-summary.js';
+import { tickCost, type SpendByTick } from '../use-cases/outcomes/tick-cost.js';
 
 export interface ActionOutputs {
   /** The tick's kind (proposed, escalated, noop, halted, …), or the decision (not-due, lease-held, error); space-separated for several loops; `no-output` without JSON. */
@@ -43,7 +44,7 @@ export function actionOutputs(output: unknown, spend?: SpendByTick): ActionOutpu
 }
 
 /** Tokens and cost per tick id, as the spend journal has them (`spendByTick`, what `metrics` and the console read). */
-export type SpendByTick = ReadonlyMap<string, { tokens: number; costUsd: number | null }>;
+export type { SpendByTick };
 
 /**
  * The outputs, and the ticks whose spend has no known price (the backend's price table has no entry for its model):
@@ -62,14 +63,6 @@ export function actionOutputsWithCost(output: unknown, spend?: SpendByTick): { o
   }
   const known = ticks.length > 0 && priceUnknown.length === 0;
   return { outputs: { ...outputs, 'cost-usd': known ? total.toFixed(4) : '' }, priceUnknown };
-}
-
-/** A tick's cost: its own `costUsd`, else the journal's for its id; a tick that spent nothing cost 0; otherwise unknown (null). */
-function tickCost(tick: TickLike, spend: SpendByTick | undefined): number | null {
-  if (typeof tick.costUsd === 'number') return tick.costUsd;
-  const journal = tick.tickId ? spend?.get(tick.tickId) : undefined;
-  if (journal && journal.costUsd !== null) return journal.costUsd;
-  return (tick.tokens ?? 0) === 0 && (journal?.tokens ?? 0) === 0 ? 0 : null;
 }
 
 function baseOutputs(output: unknown): ActionOutputs {

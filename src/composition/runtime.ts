@@ -71,7 +71,10 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       const summary = await tickUnderLease(current, resolved.plan, request.ticks ?? 1, await tickOptions(request));
       // A rehearsal (a dry run, or the mock standing in for the loop's agent) spends nothing the loop's cap counts.
       const configured = summary.backend === 'mock' && backend === 'mock' ? await resolvePlan(current, id) : null;
-      if (request.dryRun || (configured?.ok && configured.plan.backend.name !== 'mock')) summary.rehearsal = true;
+      if (request.dryRun || (configured?.ok && configured.plan.backend.name !== 'mock')) {
+        summary.rehearsal = true;
+        if (summary.priceSource !== undefined) summary.priceSource = (await import('../use-cases/outcomes/tick-cost.js')).REHEARSAL_PRICE_SOURCE;
+      }
       if (request.dryRun && request.backendName && request.backendName !== 'mock') {
         summary.notes.unshift(`dry-run: rehearsed with the mock backend; --backend ${request.backendName} applies to runs without --dry-run.`);
       }
@@ -161,8 +164,9 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
     },
     async runs(query = {}) {
       const fleet = await (await stores()).runs({ ...(query.loop ? { patternId: query.loop } : {}), ...(query.since !== undefined ? { since: query.since } : {}), limit: query.limit ?? 50 });
-      const { fromRunHistory, selectRunLogRecords } = await import('../use-cases/run-records.js');
-      return fleet ? fleet.map(fromRunHistory) : selectRunLogRecords(await (await import('../use-cases/console-queries.js')).runLogOf(project), query);
+      const { fromRunHistory, recordPricing, selectRunLogRecords } = await import('../use-cases/run-records.js');
+      if (fleet) return fleet.map(fromRunHistory);
+      return selectRunLogRecords(await (await import('../use-cases/console-queries.js')).runLogOf(project), query, await recordPricing(project));
     },
     async tick(tickId) {
       return (await import('../use-cases/console-queries.js')).tickDetail(project, tickId, options);

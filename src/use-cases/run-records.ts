@@ -7,6 +7,10 @@ import { runLogOutcome } from '../core/engine/tick-result.js';
 import { tickState } from '../core/text/tick-state.js';
 import type { RunLogEntry } from '../core/state/run-log.js';
 import type { RunHistoryEntry } from '../adapters/postgres/postgres-run-history.js';
+import type { ExecutionPlan } from '../core/plan/execution-plan.js';
+import type { LoadedProject } from '../project/load-project.js';
+import { REHEARSAL_BACKEND } from '../core/outcomes/rehearsal-backend.js';
+import { priceSource, tickCost, type PriceBasis, type SpendByTick } from './outcomes/tick-cost.js';
 
 export interface RunRecord {
   loop: string;
@@ -21,11 +25,34 @@ export interface RunRecord {
   /** The tick's kind (proposed, report, halted, …), or the run log's kind for lines other tools wrote. */
   kind: string | null;
   tokens: number;
+  /** The tick's cost in USD (`tickCost`): null when its price is unknown or the store keeps no cost (see `priceSource`). */
+  costUsd: number | null;
+  /** What priced `costUsd`: the list prices' date, the user's `prices:`, a rehearsal, or why there is no cost. */
+  priceSource: string;
   verdict: string | null;
   commit: string | null;
   pullRequest: string | null;
   /** Where the record was read: the fleet store or the run log. */
   source: 'fleet' | 'run-log';
+}
+
+/** How run-log records are priced: the spend journal, and each loop's backend settings (null: not configured now). */
+export interface RecordPricing {
+  spend: SpendByTick;
+  basisOf(loop: string, backend: string | undefined): PriceBasis | null;
+}
+
+/** A fleet's run history keeps tokens, and its spend lives in Postgres: no dollars are read from there yet. */
+const FLEET_PRICE_SOURCE = "cost not read: the fleet's run history keeps tokens only";
+
+function priceOf(entry: RunLogEntry, tokens: number, pricing: RecordPricing | undefined): { costUsd: number | null; priceSource: string } {
+  if (!pricing) return { costUsd: null, priceSource: 'cost not read: no spend journal given' };
+  const rehearsal = entry.backend === REHEARSAL_BACKEND;
+  const costUsd = tickCost({ tickId: entry.tick_id ?? null, tokens, rehearsal }, pricing.spend);
+  const configured = pricing.basisOf(entry.pattern ?? '', entry.backend);
+  // A mock tick of a loop whose agent is another is a rehearsal; of a loop whose own backend is the mock, it is not.
+  const basis = rehearsal ? { backend: REHEARSAL_BACKEND, model: null, prices: {}, rehearsal: pricing.basisOf(entry.pattern ?? '', undefined)?.backend !== REHEARSAL_BACKEND } : configured;
+  return { costUsd, priceSource: basis ? priceSource(basis, [costUsd]) : costUsd === null ? 'price unknown: the loop is no longer configured' : 'from the spend journal' };
 }
 
 export interface RunQuery {
@@ -42,7 +69,7 @@ export interface RunQuery {
  * // → { loop: 'daily-triage', startedAt: '2026-11-23T08:00:05.000Z', finishedAt: '2026-11-23T08:00:08.000Z', … source: 'run-log' }
  * ```
  */
-export function fromRunLog(entry: RunLogEntry): RunRecord | null {
+export function fromRunLog(entry: RunLogEntry, pricing?: RecordPricing): RunRecord | null {
   const started = Date.parse(entry.run_id);
   if (!entry.pattern || Number.isNaN(started)) return null;
   return {
@@ -54,6 +81,7 @@ export function fromRunLog(entry: RunLogEntry): RunRecord | null {
     state: tickState(entry),
     kind: entry.kind ?? null,
     tokens: entry.tokens_estimate ?? 0,
+    ...priceOf(entry, entry.tokens_estimate ?? 0, pricing),
     verdict: null,
     commit: null,
     pullRequest: null,
@@ -73,6 +101,8 @@ export function fromRunHistory(entry: RunHistoryEntry): RunRecord {
     state: tickState({ kind: entry.kind }),
     kind: entry.kind,
     tokens: entry.tokens,
+    costUsd: null,
+    priceSource: FLEET_PRICE_SOURCE,
     verdict: entry.verdict,
     commit: entry.commit,
     pullRequest: entry.pullRequest,
@@ -81,12 +111,30 @@ export function fromRunHistory(entry: RunHistoryEntry): RunRecord {
 }
 
 /** Run-log records filtered like the fleet query: by loop and start time, newest first, at most `limit`. */
-export function selectRunLogRecords(entries: readonly RunLogEntry[], query: RunQuery): RunRecord[] {
+export function selectRunLogRecords(entries: readonly RunLogEntry[], query: RunQuery, pricing?: RecordPricing): RunRecord[] {
   return entries
-    .map(fromRunLog)
+    .map((entry) => fromRunLog(entry, pricing))
     .filter((record): record is RunRecord => record !== null)
     .filter((record) => (query.loop ? record.loop === query.loop : true))
     .filter((record) => (query.since !== undefined ? Date.parse(record.startedAt) >= query.since : true))
     .sort((a, b) => b.startedAt.localeCompare(a.startedAt))
     .slice(0, query.limit ?? 50);
+}
+
+/** The pricing of a project's run log: its spend journal, and each configured loop's model and `prices:`. */
+export async function recordPricing(project: LoadedProject): Promise<RecordPricing> {
+  const [{ spendByTick }, { resolvePlan }, { priceBasisOf }] = await Promise.all([import('./outcomes/spend-by-tick.js'), import('../project/load-project.js'), import('./outcomes/tick-cost.js')]);
+  const backends = new Map<string, ExecutionPlan['backend']>();
+  for (const id of project.configuredLoops) {
+    const resolved = await resolvePlan(project, id);
+    if (resolved.ok) backends.set(id, resolved.plan.backend);
+  }
+  const spend = await spendByTick(project.root);
+  return {
+    spend,
+    basisOf: (loop, backend) => {
+      const configured = backends.get(loop);
+      return configured ? priceBasisOf(configured, backend ?? configured.name) : null;
+    },
+  };
 }

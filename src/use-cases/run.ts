@@ -25,7 +25,12 @@ export interface RunSummary {
   /** Why this backend ran: configured, chosen from the loop's agents (and which binary), the dry-run mock, or injected. */
   backendReason: string;
   dryRun: boolean;
-  ticks: TickResult[];
+  /** Each tick with its cost in USD (null: a price nobody knows; 0 for a rehearsal), priced by `tickCost`. */
+  ticks: Array<TickResult & { costUsd?: number | null }>;
+  /** The ticks' total in USD, null when any tick's price is unknown. */
+  costUsd?: number | null;
+  /** Where the dollars come from, said once (tick-cost.ts `priceSource`). */
+  priceSource?: string;
   budget: { spentToday: number; dailyTokenCap: number };
   /** True for a rehearsal: a dry run, or `--backend mock` for a loop whose agent is another (its tokens count against no cap). */
   rehearsal?: boolean;
@@ -175,13 +180,14 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
     // The recovered ticks' note, the delivered changes for outcome tracking, the tick-result lines `serve` reads.
     await session.finish(ticks);
     const last = ticks[ticks.length - 1]!;
+    const priced = await priceTicks(project.root, plan, runtime.ports.backend.name, ticks, options.dryRun, !stores.description.startsWith('postgres'));
     const summary: RunSummary = {
       pattern: { id: plan.pattern.id, name: plan.pattern.name },
       level: plan.level,
       backend: runtime.ports.backend.name,
       backendReason,
       dryRun: options.dryRun,
-      ticks,
+      ...priced,
       budget: last.budget,
       notes: [...runtime.notes, ...notes],
       ...(recovery ? { recovery } : {}),
@@ -193,6 +199,19 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
     const last = ticks[ticks.length - 1];
     await lease?.release(last ? { outcome: runLogOutcome(last), tickKind: last.kind, tickId: last.tickId, startedAt: last.startedAt } : { outcome: 'failed', tickKind: 'error' });
   }
+}
+
+/** The ticks priced from the spend journal they were just settled in (a dry run writes none: it is a rehearsal, $0). */
+async function priceTicks(root: string, plan: ExecutionPlan, backend: string, ticks: readonly TickResult[], dryRun: boolean, onFiles: boolean) {
+  const [{ tickCost, totalCost, priceBasisOf, priceSource }, { spendByTick }] = await Promise.all([import('./outcomes/tick-cost.js'), import('./outcomes/spend-by-tick.js')]);
+  // The mock's tokens are priced at nothing, whether it rehearses for another agent or is the loop's own backend.
+  const rehearsal = dryRun || backend === 'mock';
+  // A fleet journals spend in Postgres: no cost is read from there yet, and none is guessed.
+  if (!onFiles && !rehearsal) return { ticks: [...ticks], costUsd: null, priceSource: "cost not read: the fleet's spend is in Postgres" };
+  const spend = rehearsal ? new Map() : await spendByTick(root).catch(() => new Map());
+  const priced = ticks.map((tick) => ({ ...tick, costUsd: tickCost({ ...tick, rehearsal }, spend) }));
+  const costs = priced.map((tick) => tick.costUsd);
+  return { ticks: priced, costUsd: totalCost(costs), priceSource: priceSource({ ...priceBasisOf(plan.backend, backend), rehearsal: dryRun }, costs) };
 }
 
 const PHASE_VERBS: Record<string, string> = { triage: 'triaging', implement: 'implementing', check: 'checking', verify: 'verifying' };

@@ -13,6 +13,9 @@ import { resolvePlan, type LoadedProject } from '../project/load-project.js';
 import { describeBackendChoice, type BackendChoice } from '../composition/backend-choice.js';
 import { RECOVERY_LOG, recoveriesIn, type RecoveryRecord } from '../adapters/recovery/recovery-log.js';
 import { fileSnapshot } from '../adapters/fs/file-snapshot.js';
+import type { ExecutionPlan } from '../core/plan/execution-plan.js';
+import { spendByTick } from './outcomes/spend-by-tick.js';
+import { priceBasisOf, priceSource, tickCost, totalCost, type SpendByTick } from './outcomes/tick-cost.js';
 
 export interface LoopStatus {
   id: string;
@@ -22,6 +25,10 @@ export interface LoopStatus {
   /** Today's mock rehearsal spend (`--backend mock`), not counted against a real backend's cap; 0 for a mock loop. */
   rehearsalSpentToday: number;
   dailyTokenCap: number;
+  /** Today's spend (`spentToday`'s ticks) in USD: null when a tick's price is unknown (see `priceSource`). */
+  costUsd: number | null;
+  /** What priced `costUsd`: the list prices' date, the user's `prices:`, or the model without a price. */
+  priceSource: string;
   paused: boolean;
   pausedBy?: string;
   /** A halt that needs a human (backend stopped, budget overrun): every tick stops until `loop-runtime resume <id>`. */
@@ -70,6 +77,9 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
   const sharedLedger = stores.deliveryLedger();
   const stranded = sharedLedger || deliveries.includes('"failed"') ? await (await import('./deliver.js')).listStranded(project.root, undefined, sharedLedger) : [];
   const circuits = circuitReader(stores);
+  // Dollars from the file spend journal, priced once by tick-cost.ts; a fleet keeps its spend in Postgres instead.
+  const onFiles = !stores.description.startsWith('postgres');
+  const spend = onFiles ? await spendByTick(project.root).catch(() => null) : null;
   const loops: LoopStatus[] = [];
   for (const id of project.configuredLoops) {
     const resolved = await resolvePlan(project, id);
@@ -90,6 +100,7 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
     const resumable = halt || circuit || pauses.some((source) => source.loop === id);
     const recoveries = recoveriesIn(recoveryLog, id, 3);
     const everything = everythingElse ?? spentToday;
+    const backend = backendOf(describeBackendChoice(plan, project.root, options.env));
     loops.push({
       id,
       name: plan.pattern.name,
@@ -97,6 +108,7 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
       spentToday,
       rehearsalSpentToday: everything - spentToday,
       dailyTokenCap: plan.dailyTokenCap,
+      ...costToday(spend, plan, backend.name, day),
       paused: pauses.length > 0,
       ...(pauses[0] ? { pausedBy: pauses[0].source } : {}),
       ...(halt ? { halted: halt } : {}),
@@ -104,13 +116,21 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
       ...(circuit ? { circuit } : {}),
       ...(resumable ? { fix: `loop-runtime resume ${id}` } : {}),
       stateFile: plan.files.state,
-      backend: backendOf(describeBackendChoice(plan, project.root, options.env)),
+      backend,
       lastRuns: runLog.filter((entry) => entry.pattern === id).slice(-5).reverse(),
       recoveries,
       deliveryFailed: stranded.filter((item) => item.pattern === id).map((item) => ({ id: item.id, itemKey: item.itemKey, branch: item.branch, reason: item.reason })),
     });
   }
   return { day, root: project.root, store: stores.description, loops };
+}
+
+/** Today's priced spend of one loop's real (not rehearsal) ticks, and what priced it. */
+function costToday(spend: SpendByTick | null, plan: ExecutionPlan, backend: string | null, day: string): { costUsd: number | null; priceSource: string } {
+  if (!spend) return { costUsd: null, priceSource: 'cost not read: the spend journal is not a file here' };
+  const today = [...spend].filter(([, tick]) => tick.day === day && tick.patternId === plan.pattern.id && !tick.rehearsal);
+  const costs = today.map(([tickId, tick]) => tickCost({ tickId, tokens: tick.tokens }, spend));
+  return { costUsd: totalCost(costs), priceSource: priceSource(priceBasisOf(plan.backend, backend ?? plan.backend.name), costs) };
 }
 
 function backendOf(choice: BackendChoice): LoopStatus['backend'] {

@@ -7,6 +7,7 @@ import pc from 'picocolors';
 import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 import { openCliRuntime } from '../open.js';
+import { formatUsd, priceSources } from '../render/render-spend.js';
 
 const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -42,12 +43,13 @@ export async function historyCommand({ args, options, io }: CommandContext): Pro
               record.startedAt.replace(/\.\d{3}Z$/, 'Z'),
               pc.bold(record.loop),
               record.state,
-              `${record.tokens.toLocaleString('en-US')} tokens`,
+              `${record.tokens.toLocaleString('en-US')} tokens ${formatUsd(record.costUsd)}`,
               ...(record.verdict ? [record.verdict] : []),
               ...(record.pullRequest ? [record.pullRequest] : record.commit ? [record.commit.slice(0, 10)] : []),
               pc.dim(record.tickId ?? ''),
             ].join('  '),
           )
+          .concat(priceSources(records.map((record) => ({ loop: record.loop, source: record.priceSource }))).map((line) => pc.dim(line)))
           .join('\n');
   return { exitCode: ExitCode.ok, json: records, text };
 }

@@ -8,7 +8,7 @@ import type { CommandContext, CommandOutput } from '../command.js';
 import { openCliRuntime } from '../open.js';
 import { formatCount } from '../../core/text/format-count.js';
 import { tickState } from '../../core/text/tick-state.js';
-import { rehearsalSpend } from '../render/render-spend.js';
+import { formatUsd, priceSources, rehearsalSpend } from '../render/render-spend.js';
 
 export async function statusCommand({ io }: CommandContext): Promise<CommandOutput> {
   const opened = await openCliRuntime(io);
@@ -20,7 +20,7 @@ export async function statusCommand({ io }: CommandContext): Promise<CommandOutp
     ...(report.store.startsWith('postgres') ? [pc.dim(`  store: ${report.store}`)] : []),
     ...(loops.length === 0 ? ['  none configured — run `loop-runtime list` to see the catalogue'] : []),
     ...loops.flatMap((loop) => [
-      `  ${pc.bold(loop.id)} [${loop.level}] ${formatCount(loop.spentToday)} / ${formatCount(loop.dailyTokenCap)} tokens today${loop.rehearsalSpentToday ? pc.dim(` (+ ${rehearsalSpend(loop.rehearsalSpentToday)}; \`reset ${loop.id} --mock\` removes them)`) : ''}${loop.halted ? pc.red(' — HALTED') : loop.paused ? pc.red(` — paused by ${loop.pausedBy}`) : loop.circuit ? pc.red(' — CIRCUIT OPEN') : ''}`,
+      `  ${pc.bold(loop.id)} [${loop.level}] ${formatCount(loop.spentToday)} / ${formatCount(loop.dailyTokenCap)} tokens today (${formatUsd(loop.costUsd)})${loop.rehearsalSpentToday ? pc.dim(` (+ ${rehearsalSpend(loop.rehearsalSpentToday)}; \`reset ${loop.id} --mock\` removes them)`) : ''}${loop.halted ? pc.red(' — HALTED') : loop.paused ? pc.red(` — paused by ${loop.pausedBy}`) : loop.circuit ? pc.red(' — CIRCUIT OPEN') : ''}`,
       ...(loop.halted
         ? [pc.red(`    halted by tick ${loop.halted.tickId} (${loop.halted.reason}): ${loop.halted.message} — check, then run \`loop-runtime resume ${loop.id}\``)]
         : []),
@@ -41,6 +41,7 @@ export async function statusCommand({ io }: CommandContext): Promise<CommandOutp
         ...record.recoveredTicks.map((tick) => pc.yellow(`    recovered ${record.at}: commit ${tick.commit.slice(0, 12)} on ${tick.branch} (tick ${tick.tickId} was killed before recording it)`)),
       ]),
     ]),
+    ...priceSources(loops.map((loop) => ({ loop: loop.id, source: loop.priceSource }))).map((line) => pc.dim(`  ${line}`)),
   ].join('\n');
   // Each last run carries its state beside the run log's outcome, so a script reads the word the text shows.
   const json = { ...report, loops: loops.map((loop) => ({ ...loop, lastRuns: loop.lastRuns.map((run) => ({ ...run, state: tickState(run) })) })) };

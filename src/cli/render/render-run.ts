@@ -2,7 +2,7 @@ import pc from 'picocolors';
 import type { TickResult } from '../../core/engine/tick-result.js';
 import type { RunSummary } from '../../use-cases/run.js';
 import { formatCount } from '../../core/text/format-count.js';
-import { rehearsalSpend } from './render-spend.js';
+import { formatUsd, rehearsalSpend } from './render-spend.js';
 
 const number = (value: number) => formatCount(value);
 
@@ -55,7 +55,8 @@ export function renderRun(summary: RunSummary): string {
   const mode = summary.dryRun ? ' (dry-run: nothing written)' : '';
   out.push(`Ran ${summary.ticks.length} tick(s) of ${pc.bold(summary.pattern.name)} [${summary.level}] via ${summary.backend} backend${mode}:`);
   summary.ticks.forEach((tick, index) => {
-    out.push(`  tick ${index + 1}: ${headline(tick)} — ${number(tick.tokens)} tokens`);
+    const cost = tick.costUsd === undefined ? '' : ` (${formatUsd(tick.costUsd)})`;
+    out.push(`  tick ${index + 1}: ${headline(tick)} — ${number(tick.tokens)} tokens${cost}`);
     for (const line of details(tick, summary.dryRun)) out.push(`           ${pc.dim('·')} ${line}`);
   });
   if (summary.backendReason && !summary.dryRun) out.push(pc.dim(`backend: ${summary.backend} — ${summary.backendReason}`));
@@ -64,5 +65,7 @@ export function renderRun(summary: RunSummary): string {
   // A rehearsal's tokens never count against a real backend's cap: said in the words `status` uses.
   if (summary.rehearsal) out.push(`Budget: ${rehearsalSpend(summary.ticks.reduce((total, tick) => total + tick.tokens, 0))} against the ${number(dailyTokenCap)} tokens/day cap.`);
   else out.push(`Budget: ${number(spentToday)} / ${number(dailyTokenCap)} tokens spent today (UTC).`);
+  // The run's dollars and, once, what priced them.
+  if (summary.priceSource !== undefined) out.push(`Cost: ${formatUsd(summary.costUsd ?? null)} for this run — ${summary.priceSource}.`);
   return out.join('\n');
 }

@@ -23,8 +23,9 @@ import { parseRunLog, type RunLogEntry } from '../../core/state/run-log.js';
 import { parseTimestamp } from '../../core/time/utc-time.js';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
 import { readTextOrNull } from '../../adapters/fs/atomic-file.js';
-import { parseJournalLine } from '../../adapters/budget-ledger/journal-line.js';
 import type { OutcomeStore } from '../../adapters/outcomes/outcome-store.js';
+import { spendByTick } from './spend-by-tick.js';
+import { tickCost, type SpendByTick } from './tick-cost.js';
 import type { AuditResult } from '../../adapters/outcomes/loop-audit.js';
 
 export interface LoopMetricsReport extends LoopMetrics {
@@ -33,20 +34,8 @@ export interface LoopMetricsReport extends LoopMetrics {
   promotion: PromotionRecommendation;
 }
 
-/** Tokens and cost per tick id from `.loop-runtime/spend.jsonl` (settled, recorded and reconciled spend). */
-export async function spendByTick(root: string): Promise<Map<string, { tokens: number; costUsd: number | null }>> {
-  const text = (await readTextOrNull(join(root, '.loop-runtime/spend.jsonl'))) ?? '';
-  const spend = new Map<string, { tokens: number; costUsd: number | null }>();
-  for (const line of text.split('\n')) {
-    const parsed = parseJournalLine(line);
-    if (parsed.kind !== 'entry' || parsed.entry.kind === 'open') continue;
-    const entry = parsed.entry;
-    const previous = spend.get(entry.tickId) ?? { tokens: 0, costUsd: null };
-    const cost = 'costUsd' in entry ? entry.costUsd : null;
-    spend.set(entry.tickId, { tokens: previous.tokens + entry.tokens, costUsd: cost === null ? previous.costUsd : (previous.costUsd ?? 0) + cost });
-  }
-  return spend;
-}
+// The one pricing of a tick's spend (tick-cost.ts), re-exported where `ci` and the console found it.
+export { spendByTick } from './spend-by-tick.js';
 
 /** The run log's entries that are results: a mock tick's line is a rehearsal. */
 export function realRunLog(text: string): RunLogEntry[] {
@@ -56,7 +45,7 @@ export function realRunLog(text: string): RunLogEntry[] {
 const NOT_TICKS = new Set(['human-approved', 'human-rejected', 'level-change', 'resumed', 'delivery-retried']);
 
 /** Ticks of one loop from its run-log entries, with spend from the journal (the run log's estimate when the journal has none). */
-export function tickFacts(entries: readonly RunLogEntry[], pattern: string, spend: Map<string, { tokens: number; costUsd: number | null }>): TickFact[] {
+export function tickFacts(entries: readonly RunLogEntry[], pattern: string, spend: SpendByTick): TickFact[] {
   return entries
     .filter((entry) => entry.pattern === pattern && !NOT_TICKS.has(entry.kind ?? ''))
     .map((entry) => {
@@ -66,7 +55,7 @@ export function tickFacts(entries: readonly RunLogEntry[], pattern: string, spen
         at: parseTimestamp(entry.run_id),
         kind: entry.kind ?? entry.outcome ?? 'unknown',
         tokens: spent?.tokens ?? entry.tokens_estimate ?? 0,
-        costUsd: spent?.costUsd ?? null,
+        costUsd: tickCost({ tickId: entry.tick_id ?? null, tokens: spent?.tokens ?? entry.tokens_estimate ?? 0 }, spend),
       };
     });
 }
