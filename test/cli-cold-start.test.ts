@@ -34,7 +34,8 @@ const DRY_RUN = ['run', 'daily-triage', '--level', 'L2', '--dry-run'];
  * (docs/design/build.md "Cold start" has the counts): each file is one more the ESM loader reads, parses and links,
  * so a new `import()` or entry point that splits their shared code further fails here, not only in `npm run bench`.
  */
-const MAX_BUNDLE_FILES: Record<string, number> = { '--version': 6, list: 32, plan: 44, status: 60, validate: 36 };
+// status: 62 files since it shows dollars (the price table and one tick pricing); the KB ceiling below still holds it.
+const MAX_BUNDLE_FILES: Record<string, number> = { '--version': 6, list: 32, plan: 44, status: 64, validate: 36 };
 /**
  * Ceilings on the kilobytes of dist/lib each loads (output file sizes from esbuild's metafile, dist/lib/meta.json),
  * ~10% above today's: loading and compiling them is where an everyday command's start goes, so a static import that
