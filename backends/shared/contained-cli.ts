@@ -211,6 +211,9 @@ export function createContainedCli(settings: ContainedCliSettings, cli: { name: 
  * the tokens are the proxy's, and a failure says what the configured
  * endpoint answered (or that it could not be reached).
  */
+/** Failures loop-runtime itself caused by stopping the CLI. */
+const OUR_STOPS: ReadonlySet<string> = new Set(['max-turns', 'budget', 'timeout', 'aborted']);
+
 export function finishContainedResult(mapped: AgentResult, outcome: ContainedOutcome): AgentResult {
   const usage = { ...outcome.usage, costUsd: mapped.usage.costUsd };
   const rounded = {
@@ -225,6 +228,9 @@ export function finishContainedResult(mapped: AgentResult, outcome: ContainedOut
   }
   if (mapped.ok) return { ...mapped, usage: rounded };
   const provider = outcome.providerError;
+  // A stop loop-runtime decided (turns, budget, time, a cancel) ends the CLI while a call may be in flight: that call's
+  // failure is a consequence, not the cause, and must not turn the stop into "could not reach".
+  if (OUR_STOPS.has(mapped.reason)) return { ...mapped, usage: rounded };
   if (provider?.status === 0) return unreachable(mapped, provider, rounded);
   if (!provider || mapped.message.includes(provider.endpoint)) return { ...mapped, usage: rounded };
   const said = provider.status === 0 ? provider.message : `${provider.endpoint} answered HTTP ${provider.status}${provider.code ? ` (${provider.code})` : ''}: ${provider.message}`;
