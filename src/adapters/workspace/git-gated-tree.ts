@@ -84,3 +84,21 @@ export async function restoreReviewedSources(directory: string): Promise<string[
   }
   return [...modified, ...untracked].sort();
 }
+
+/**
+ * Back to the base exactly after the baseline run — `reset --hard` restores tracked files, `clean -fd` (no `-x`)
+ * removes untracked, non-ignored ones — and the ignored files that run left, snapshotted.
+ */
+export async function resetToBase(directory: string, baseCommit: string): Promise<IgnoredSnapshot> {
+  const worktree = git(directory);
+  await worktree.raw(['reset', '--hard', '--quiet', baseCommit]);
+  await worktree.raw(['clean', '-f', '-d', '--quiet']);
+  return snapshotIgnored(directory);
+}
+
+/** The reviewed tree for verification: source writes put back, ignored writes since the base's snapshot removed. */
+export async function restoreGatedTree(directory: string, snapshot: IgnoredSnapshot): Promise<{ removedIgnored: string[]; written: string[] }> {
+  const written = await restoreReviewedSources(directory);
+  const removedIgnored = await removeIgnoredWrites(directory, snapshot);
+  return { removedIgnored, written };
+}

@@ -17,7 +17,7 @@ import { confinedFiles } from './git-confined-files.js';
 import { dependencyDirs, readAtCommit, withBaseFiles } from './git-base-files.js';
 import { recoverWorktrees } from './git-recover.js';
 import { fileBaselineCache } from './git-baseline-cache.js';
-import { removeIgnoredWrites, restoreReviewedSources, snapshotIgnored, type IgnoredSnapshot } from './git-gated-tree.js';
+import { resetToBase, restoreGatedTree, type IgnoredSnapshot } from './git-gated-tree.js';
 import { git, gitFailure, identityEnv } from '../git/git-run.js';
 import { resolveBase, type ResolvedBase } from './git-resolve-base.js';
 import { liveWorktrees, WorktreeStore } from './git-worktree-store.js';
@@ -181,14 +181,12 @@ export class GitWorkspace implements Workspace {
     const reviewed = this.reviewed.get(handle.id);
     return reviewed === undefined ? refuseCommit(handle, 'changes() was never read, so no reviewed tree can be restored after the base tests') : withBaseFiles(handle, reviewed, paths, run, options?.testItemsOf);
   }
-  /** Back to the base exactly: `reset --hard` restores tracked files, `clean -fd` (no `-x`) removes untracked, non-ignored ones. */
+  /** Back to the base exactly after the baseline run (git-gated-tree.ts), the ignored files it left remembered. */
   async resetToBase(handle: WorkspaceHandle): Promise<WorkspaceResult<{}>> {
-    const worktree = git(handle.path);
     try {
-      await worktree.raw(['reset', '--hard', '--quiet', handle.baseCommit]);
-      await worktree.raw(['clean', '-f', '-d', '--quiet']);
+      const snapshot = await resetToBase(handle.path, handle.baseCommit);
       this.reviewed.delete(handle.id);
-      this.baseIgnored.set(handle.id, await snapshotIgnored(handle.path));
+      this.baseIgnored.set(handle.id, snapshot);
       return { ok: true };
     } catch (error) {
       return gitFailure(`Could not reset ${handle.path} to the base ${handle.baseCommit.slice(0, 12)} after the baseline run`, error);
@@ -198,9 +196,7 @@ export class GitWorkspace implements Workspace {
   async restoreGatedTree(handle: WorkspaceHandle): Promise<WorkspaceResult<{ removedIgnored: string[]; written: string[] }>> {
     if (!this.reviewed.has(handle.id)) return refuseCommit(handle, 'changes() was never read, so there is no reviewed tree to verify');
     try {
-      const written = await restoreReviewedSources(handle.path);
-      const removedIgnored = await removeIgnoredWrites(handle.path, this.baseIgnored.get(handle.id) ?? new Map());
-      return { ok: true, removedIgnored, written };
+      return { ok: true, ...(await restoreGatedTree(handle.path, this.baseIgnored.get(handle.id) ?? new Map())) };
     } catch (error) {
       return gitFailure(`Could not put ${handle.path} back to the reviewed tree for verification`, error, 'io');
     }
