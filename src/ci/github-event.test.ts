@@ -47,6 +47,8 @@ describe('eventWorkItem', () => {
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(result.item.key).toBe('ci:CI@main');
+    // The key the scheduled probe gives the same failure; the run's old key (ci-run#<id>) still matches a stored proposal.
+    expect(result.item.formerKeys).toEqual(['ci-run#901']);
     expect(result.item.title).toBe('CI failed on main (run 901)');
     expect(result.note).toBe('github-event: workflow_run 901 (CI@main) failed');
     const detail = result.item.untrustedDetail ?? '';

@@ -8,6 +8,7 @@
  */
 import { Octokit } from '@octokit/rest';
 import type { WorkItem } from '../core/ports/index.js';
+import { ciFailureKeys } from '../core/schedule/ci-failure-key.js';
 import { plainLine } from '../core/security/untrusted-text.js';
 import { logTail } from './log-tail.js';
 
@@ -118,9 +119,9 @@ async function failedRunItem(input: EventItemInput): Promise<EventItemResult> {
   const detail = `${input.redact(JSON.stringify(fields))}\n\nFailed job log (last lines, untrusted):\n${input.redact(logs.join('\n') || '(no failed job log)')}`;
   return {
     ok: true,
-    // One key per workflow and branch, not per run: a burst of failures of one workflow on one branch is one item,
-    // so the item lease and the one-open-proposal rule start it once.
-    item: { key: `ci:${plainLine(name, 80)}@${plainLine(branch, 100)}`, title: plainLine(`${name} failed on ${branch} (run ${id})`, TITLE_MAX), untrustedDetail: detail },
+    // One key per workflow and branch, not per run, and the same key the scheduled probe gives it (ci-failure-key.ts):
+    // a burst of failures, or the event after a scheduled tick saw the failure, is one item, started once.
+    item: { ...ciFailureKeys({ workflow: name, branch, runId: id }), title: plainLine(`${name} failed on ${branch} (run ${id})`, TITLE_MAX), untrustedDetail: detail },
     note: `github-event: workflow_run ${id} (${plainLine(name, 80)}@${plainLine(branch, 100)}) failed`,
   };
 }

@@ -57,8 +57,9 @@ describe("ci-sweeper's probe: failing runs with their failed jobs' log tail", ()
     const result = await discovery.discover(ciSweeper());
     expect(result.notes).toEqual(['failing-ci-runs: found 2 entries']);
     expect(result.items.map((item) => [item.key, item.title])).toEqual([
-      ['ci-run#41', 'CI #41'],
-      ['ci-run#42', 'CI #42'],
+      // Keyed by workflow and branch, as the workflow_run event keys a failure (ci-failure-key.ts).
+      ['ci:ci-41@main', 'CI #41'],
+      ['ci:ci-42@main', 'CI #42'],
     ]);
     const detail = result.items[0]?.untrustedDetail ?? '';
     expect(detail).toContain('"url":"https://github.com/acme/demo/actions/runs/41"');

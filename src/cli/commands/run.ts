@@ -108,6 +108,8 @@ async function readEventItem(path: string): Promise<EventItem> {
   if (!item || typeof item.key !== 'string' || item.key === '' || typeof item.title !== 'string' || (item.untrustedDetail !== undefined && typeof item.untrustedDetail !== 'string')) {
     throw new LoopRuntimeError('USAGE', `--event-item ${path}: key "item" must be { key, title, untrustedDetail? } strings.`, { fix });
   }
-  const workItem = { key: item.key, title: item.title, ...(typeof item.untrustedDetail === 'string' ? { untrustedDetail: item.untrustedDetail } : {}) };
+  const formerKeys = (item as { formerKeys?: unknown }).formerKeys;
+  const former = Array.isArray(formerKeys) && formerKeys.every((key) => typeof key === 'string') ? { formerKeys: formerKeys as string[] } : {};
+  const workItem = { key: item.key, title: item.title, ...(typeof item.untrustedDetail === 'string' ? { untrustedDetail: item.untrustedDetail } : {}), ...former };
   return { item: workItem, note: typeof value.note === 'string' ? value.note : `github-event: ${item.key}` };
 }

@@ -11,6 +11,7 @@ import { CapabilityUnsupportedError } from '../errors.js';
 import { act } from './act-phase.js';
 import { circuitState, failedAttemptsOn } from './circuit-breaker.js';
 import { checkPorts } from './check-ports.js';
+import { hasOpenProposal } from './open-proposal.js';
 import { fenceTickPorts, isLeaseLost, type LeaseLostError } from './lease-fence.js';
 import type { EnginePorts } from './engine-ports.js';
 import type { AttemptRecord, WorkItem } from '../ports/index.js';
@@ -205,9 +206,10 @@ export class LoopEngine {
             : undefined;
     // An item with an open proposal (a pending PR or branch, a failed delivery, a change waiting on a human) is not proposed again.
     const open = output.decision === 'act' && !degradedReason && this.ports.delivery?.openProposals ? new Set(await this.ports.delivery.openProposals(plan.pattern.id)) : new Set<string>();
-    const item = output.decision === 'act' ? this.pickItem(output.items.filter((candidate) => !open.has(candidate.key)), history) : undefined;
+    const isOpen = (candidate: WorkItem) => hasOpenProposal(candidate, open, probedItems);
+    const item = output.decision === 'act' ? this.pickItem(output.items.filter((candidate) => !isOpen(candidate)), history) : undefined;
     if (output.decision === 'report' || degradedReason || !item) {
-      const waiting = output.items.filter((candidate) => open.has(candidate.key)).map((candidate) => candidate.key);
+      const waiting = output.items.filter(isOpen).map((candidate) => candidate.key);
       const noItem = waiting.length > 0 ? `every item has used its attempts or has an open proposal (${waiting.join(', ')})` : 'every item has used its attempts';
       if (output.decision === 'act' && !degradedReason && waiting.length > 0) context.step('triage', `not proposed again while an earlier proposal is open: ${waiting.join(', ')}`);
       return {
@@ -220,7 +222,7 @@ export class LoopEngine {
       };
     }
     if (open.size > 0) {
-      const skipped = output.items.filter((candidate) => open.has(candidate.key)).map((candidate) => candidate.key);
+      const skipped = output.items.filter(isOpen).map((candidate) => candidate.key);
       if (skipped.length > 0) context.step('triage', `not proposed again while an earlier proposal is open: ${skipped.join(', ')}`);
     }
     return act(context, this.ports, { item, history });

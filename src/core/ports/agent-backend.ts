@@ -15,6 +15,11 @@ export interface WorkItem {
   untrustedDetail?: string;
   /** Paths triage believes are involved (a hint for the implementer; the gate never trusts it). */
   paths?: string[];
+  /**
+   * Keys earlier versions gave this same item (a CI failure was `ci-run#<id>` before it became `ci:<workflow>@<branch>`,
+   * see core/schedule/ci-failure-key.ts): a proposal recorded under one of them is this item's open proposal.
+   */
+  formerKeys?: readonly string[];
 }
 
 export interface Finding {

@@ -33,6 +33,10 @@ describe('interpretProbe', () => {
       note: 'p: found 1 entry',
       items: [{ key: 'ci-run#42', title: 'CI failed on main', untrustedDetail: '{"databaseId":42,"displayTitle":"CI failed on main","url":"https://example.test/o/r/actions/runs/42"}' }],
     });
+    // With its workflow and branch (ci-sweeper's probe asks gh for both), a failing run is keyed as the workflow_run
+    // event keys it, one item per workflow and branch; its run's old key stays readable (formerKeys).
+    const failing = { databaseId: 43, displayTitle: 'Fix login', headBranch: 'main', workflowName: 'CI', url: 'https://example.test/o/r/actions/runs/43' };
+    expect(interpretProbe(probe('json-entries'), run(0, JSON.stringify([failing])))).toMatchObject({ status: 'found', items: [{ key: 'ci:CI@main', formerKeys: ['ci-run#43'], title: 'Fix login' }] });
     // npm outdated exits 1 when it finds something, and prints an object keyed by package.
     const outdated = interpretProbe(probe('json-entries'), run(1, '{"zod":{"current":"3.0.0","wanted":"3.0.0","latest":"4.0.0"}}'));
     expect(outdated).toMatchObject({ status: 'found', items: [{ key: 'p:zod', title: 'zod' }] });

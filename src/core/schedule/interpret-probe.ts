@@ -11,6 +11,7 @@
 import type { WorkItem } from '../ports/index.js';
 import type { ProbeSpec } from '../plan/execution-plan.js';
 import { redactSecrets } from '../security/redact-secrets.js';
+import { ciFailureKeys } from './ci-failure-key.js';
 
 export interface ProbeRun {
   exitCode: number | null;
@@ -104,13 +105,25 @@ export function toWorkItem(probeName: string, objectKey: string | null, entry: u
   const url = typeof record.url === 'string' ? record.url : undefined;
   const title = pick(record, ['title', 'displayTitle', 'name']) ?? objectKey ?? (typeof entry === 'string' ? entry : probeName);
   const kind = url && /\/pull\/\d+/.test(url) ? 'pr' : url && /\/issues\/\d+/.test(url) ? 'issue' : url && /\/actions\/runs\/\d+/.test(url) ? 'ci-run' : probeName;
-  const key = number !== undefined ? `${kind}#${number}` : `${probeName}:${objectKey ?? title}`;
+  const keys = kind === 'ci-run' ? ciRunKeys(record, number) : null;
+  const key = keys ? keys.key : number !== undefined ? `${kind}#${number}` : `${probeName}:${objectKey ?? title}`;
   const detail = JSON.stringify(objectKey === null ? entry : { [objectKey]: entry });
   return {
     key: key.slice(0, 200),
     title: String(title).replace(/\s+/g, ' ').slice(0, 200),
     untrustedDetail: detail.length > MAX_DETAIL ? `${detail.slice(0, MAX_DETAIL)}…` : detail,
+    ...(keys?.formerKeys ? { formerKeys: keys.formerKeys } : {}),
   };
+}
+
+/**
+ * A failing run with its workflow and branch (`gh run list --json workflowName,headBranch`) is keyed as the
+ * `workflow_run` event keys it (ci-failure-key.ts); without them (a project's own probe) by its run, as before.
+ */
+function ciRunKeys(record: Record<string, unknown>, runId: string | undefined): Pick<WorkItem, 'key' | 'formerKeys'> | null {
+  const workflow = pick(record, ['workflowName']);
+  const branch = pick(record, ['headBranch']);
+  return workflow !== undefined && branch !== undefined ? ciFailureKeys({ workflow, branch, runId }) : null;
 }
 
 function pick(record: Record<string, unknown>, keys: readonly string[]): string | undefined {
