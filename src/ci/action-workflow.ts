@@ -7,6 +7,7 @@ import { Document } from 'yaml';
 import { cronForCadence } from '../core/schedule/cron.js';
 import { eventPermissionsFor, eventTriggerFor, mergeTriggers } from './event-triggers.js';
 import { environmentFor, permissionsFor, type WorkflowLoop } from './github-workflow.js';
+import { jobCondition } from './workflow-event-steps.js';
 
 /** actions/checkout pinned to a commit (a tag can be moved under a workflow that trusts it). */
 export const CHECKOUT_PINNED = 'actions/checkout@f67ee5d6224ccd5af1909d53ea1faa5efb91db29';
@@ -51,7 +52,7 @@ export function actionWorkflow(options: ActionWorkflowOptions): string {
     const env = environmentFor(loop);
     const trigger = triggers[index];
     // Each job runs on its own cron, "Run workflow", and its own events only: another loop's event does not start it.
-    const condition = [`github.event_name == 'workflow_dispatch'`, `(github.event_name == 'schedule' && github.event.schedule == '${cron}')`, ...(trigger ? [trigger.condition] : [])].join(' || ');
+    const condition = jobCondition(cron, trigger ?? null);
     jobs[jobId(loop.id)] = {
       name: `${loop.id} (${loop.cadence.text})`,
       if: condition,

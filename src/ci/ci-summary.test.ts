@@ -33,6 +33,12 @@ describe('renderCiSummary', () => {
     expect(summary.exitCode).toBe(1);
   });
 
+  it('says why a report did not act (the item has an open proposal); a plain report is its summary', () => {
+    const waiting = tick('report', { summary: 'CI fails on main.', degraded: true, degradedReason: 'every item has used its attempts or has an open proposal (ci:CI@main)' });
+    expect(renderCiSummary(due([ticked('ci-sweeper', waiting)])).markdown).toContain('| ci-sweeper | report | 1200 | CI fails on main. Not acted on: every item has used its attempts or has an open proposal (ci:CI@main). |');
+    expect(renderCiSummary(due([ticked('ci-sweeper', tick('report', { summary: 'CI fails on main.' }))])).markdown).toContain('| ci-sweeper | report | 1200 | CI fails on main. |');
+  });
+
   it('passes the job with a warning and a summary line for a budget halt, an L0 halt, a pause and a held lease', () => {
     const cases = [
       tick('halted', { reason: 'budget-exhausted', message: 'Daily token cap reached' }),

@@ -41,6 +41,8 @@ interface TickLike {
   commit?: { sha?: string; branch?: string };
   delivery?: { kind?: string; url?: string } | null;
   phase?: string;
+  /** A report where triage asked to act: why it did not (an open proposal, the level, the budget). */
+  degradedReason?: string;
 }
 
 interface Row {
@@ -105,6 +107,9 @@ function describe(tick: TickLike): string {
         : `halted (${tick.reason ?? '?'}): ${tick.message ?? ''}`;
     case 'paused':
       return `paused by ${tick.source ?? 'kill switch'}`;
+    case 'report':
+      // Why a tick that found work did not act: an event for an item whose proposal is open says so here.
+      return tick.degradedReason ? `${tick.summary ?? ''} Not acted on: ${tick.degradedReason}.`.trim() : (tick.summary ?? 'report');
     default:
       return tick.summary ?? tick.kind ?? '';
   }

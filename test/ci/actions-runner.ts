@@ -50,6 +50,8 @@ export interface RunJobOptions {
   env: Record<string, string>;
   /** Values for `${{ secrets.NAME }}`; missing secrets are empty, as on GitHub. */
   secrets?: Record<string, string>;
+  /** The value of `${{ github.token }}` (the job's token on GitHub; empty by default). */
+  githubToken?: string;
 }
 
 function parseKeyValueFile(text: string): Record<string, string> {
@@ -69,13 +71,13 @@ function parseKeyValueFile(text: string): Record<string, string> {
   return values;
 }
 
-function evaluate(text: string, outputs: Map<string, Record<string, string>>, secrets: Record<string, string>): string {
+function evaluate(text: string, outputs: Map<string, Record<string, string>>, secrets: Record<string, string>, token = ''): string {
   return text.replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_, expression: string) => {
     const step = /^steps\.([A-Za-z0-9_-]+)\.outputs\.([A-Za-z0-9_-]+)$/.exec(expression);
     if (step) return outputs.get(step[1]!)?.[step[2]!] ?? '';
     const secret = /^secrets\.([A-Za-z0-9_]+)$/.exec(expression);
     if (secret) return secrets[secret[1]!] ?? '';
-    if (expression === 'github.token') return '';
+    if (expression === 'github.token') return token;
     throw new Error(`actions-runner: cannot evaluate \${{ ${expression} }}`);
   });
 }
@@ -141,8 +143,8 @@ export async function runJob(job: WorkflowJob, options: RunJobOptions): Promise<
     const files = { output: join(temp, `_output_${index}`), path: join(temp, `_path_${index}`), env: join(temp, `_env_${index}`) };
     await Promise.all(Object.values(files).map((file) => writeFile(file, '')));
     const script = join(temp, `_step_${index}.sh`);
-    await writeFile(script, evaluate(step.run ?? '', outputs, secrets));
-    const stepEnv = Object.fromEntries(Object.entries({ ...job.env, ...step.env }).map(([name, value]) => [name, evaluate(value, outputs, secrets)]));
+    await writeFile(script, evaluate(step.run ?? '', outputs, secrets, options.githubToken));
+    const stepEnv = Object.fromEntries(Object.entries({ ...job.env, ...step.env }).map(([name, value]) => [name, evaluate(value, outputs, secrets, options.githubToken)]));
     const env = {
       ...options.env,
       ...extraEnv,

@@ -50,7 +50,7 @@ export async function ciInitAction({ root, loops, stateBranch, cron, options }: 
 }
 
 /** The `name:` of the repository's other workflows: the runs whose failures tick ci-sweeper (`workflow_run`). */
-async function ciWorkflowNames(root: string, ownPath: string): Promise<string[]> {
+export async function ciWorkflowNames(root: string, ownPath: string): Promise<string[]> {
   const directory = join(root, dirname(ownPath));
   const files = await readdir(directory).catch(() => [] as string[]);
   const { workflowNameOf } = await import('../../ci/event-triggers.js');

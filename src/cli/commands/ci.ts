@@ -168,7 +168,8 @@ async function ciInit({ options, io }: CommandContext): Promise<CommandOutput> {
     return ciInitAction({ root: project.root, loops: plans.map(workflowLoopFromPlan), stateBranch, ...(cron ? { cron } : {}), options });
   }
   const install = await installFor(project.root, options.package);
-  const workflow = githubWorkflow({ loops: plans.map(workflowLoopFromPlan), install, stateBranch, ...(cron ? { cron } : {}) });
+  const ciWorkflows = await (await import('./ci-action.js')).ciWorkflowNames(project.root, WORKFLOW_PATH);
+  const workflow = githubWorkflow({ loops: plans.map(workflowLoopFromPlan), install, stateBranch, ciWorkflows, ...(cron ? { cron } : {}) });
   const server = {
     root: project.root,
     periodMs: Math.min(...plans.map((plan) => plan.cadence.minIntervalMs)),
