@@ -144,8 +144,9 @@ describe('the generated workflow, executed step by step', () => {
 
   it.concurrent('a budget halt (spend pulled from the state branch, "Run workflow" ticks now): green, with a warning and a summary line', async () => {
     const result = await runner('ci-sweeper', 'workflow_dispatch');
-    // "Run workflow" skips the due check (it ticks now) and runs every other step.
-    expect(ranOrSkippedUses(result), explain(result)).toEqual(['uses-skipped:-', 'uses-skipped:-', 'skipped:-', 'ran:0', 'ran:0', 'ran:0', 'ran:0', 'ran:0']);
+    // "Run workflow" skips the due check (it ticks now) and the event's gate and item (it carries none; only users
+    // with write access can dispatch), and runs every other step.
+    expect(ranOrSkippedUses(result), explain(result)).toEqual(['uses-skipped:-', 'uses-skipped:-', 'skipped:-', 'ran:0', 'skipped:-', 'ran:0', 'skipped:-', 'ran:0', 'ran:0', 'ran:0']);
     expect(result.failed).toBe(false);
     expect(result.steps.at(-1)!.output).toMatch(/^::warning title=loop-runtime ci-sweeper::halted \(budget-exhausted\): Daily token cap reached/m);
     expect(result.summary).toContain('**Result: ok, with notices**');
