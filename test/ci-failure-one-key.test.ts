@@ -3,7 +3,9 @@
  * tick of ci-sweeper runs its real default probe against a fake `gh` on PATH (the failing run of CI on main) and
  * proposes a fix; then the `workflow_run` event for the same failure goes through `ci event` (fake GitHub API on
  * 127.0.0.1) and `run --event-item`. The model is a fake OpenAI server answering as a model reading its prompt does:
- * triage names the first item it was shown, by key. The twin: a failure on another branch ticks.
+ * triage names the first item it was shown, by key. The twin: a failure on another branch ticks. And a repository
+ * whose delivery ledger holds a pull request recorded under the old key (`ci-run#<id>`) does not propose that run's
+ * failure again; its twin (an old key for another run) does.
  */
 import { execFile } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -58,15 +60,15 @@ interface TickJson {
   degradedReason?: string;
 }
 
-async function cli(args: string[], extra: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return run(process.execPath, [join(CHECKOUT, 'bin', 'loop-runtime.js'), ...args], { cwd, env: { ...env, ...extra } }).then(
+async function cli(args: string[], extra: Record<string, string> = {}, directory = cwd): Promise<{ code: number; stdout: string; stderr: string }> {
+  return run(process.execPath, [join(CHECKOUT, 'bin', 'loop-runtime.js'), ...args], { cwd: directory, env: { ...env, ...extra } }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (error: { code: number; stdout: string; stderr: string }) => ({ code: Number(error.code), stdout: error.stdout, stderr: error.stderr }),
   );
 }
 
-async function tick(args: string[]): Promise<TickJson> {
-  const result = await cli(['run', 'ci-sweeper', ...args, '--json']);
+async function tick(args: string[], directory = cwd): Promise<TickJson> {
+  const result = await cli(['run', 'ci-sweeper', ...args, '--json'], {}, directory);
   expect(result.code, result.stderr).toBe(0);
   const ticks = (JSON.parse(result.stdout) as { data: { ticks: TickJson[] } }).data.ticks;
   expect(ticks).toHaveLength(1);
@@ -87,6 +89,30 @@ async function eventItem(id: number, branch: string): Promise<string> {
 const triageCalls = () => model.requests.filter((request) => !JSON.stringify(request.body).includes('write_file') && !JSON.stringify(request.body).includes('Changed files:')).length;
 const implementerCalls = () => model.requests.filter((request) => JSON.stringify(request.body).includes('write_file')).length;
 
+/** A repository with ci-sweeper on the openai backend (the fake server), at L2, no verification commands. */
+async function repository(name: string): Promise<string> {
+  const directory = join(root, name);
+  await mkdir(directory);
+  const git = (...args: string[]) => run('git', args, { cwd: directory, env: { ...process.env, ...GIT_IDENTITY } });
+  await git('init', '--quiet', '--initial-branch=main');
+  await run(join(CHECKOUT, 'node_modules', '.bin', 'loop-init'), [directory, '--pattern', 'daily-triage', '--tool', 'claude'], { cwd: directory });
+  const loopMd = await readFile(join(directory, 'LOOP.md'), 'utf8');
+  const backend = `backend: openai, model: gpt-4o-mini, backendOptions: { baseURL: "${model.url}/v1", apiKey: test-key }`;
+  await writeFile(join(directory, 'LOOP.md'), `---\nloop-runtime:\n  loops:\n    ci-sweeper: { ${backend}, level: L2, verify: [] }\n---\n${loopMd}`);
+  await mkdir(join(directory, 'src'));
+  await writeFile(join(directory, 'src', 'example.ts'), 'export const answer = 42;\n');
+  await git('add', '-A');
+  await git('commit', '--quiet', '-m', 'initial');
+  return directory;
+}
+
+/** A pull request an older version recorded for run `id` of the failing CI, under its old key `ci-run#<id>`. */
+async function legacyProposal(directory: string, id: number): Promise<void> {
+  const entry = { key: `ci-sweeper:ci-run#${id}`, pattern: 'ci-sweeper', itemKey: `ci-run#${id}`, branch: `loop/ci-sweeper/ci-run-${id}`, kind: 'pull-request', url: 'https://github.com/acme/demo/pull/9', at: '2026-11-26T10:00:00Z' };
+  await mkdir(join(directory, '.loop-runtime'), { recursive: true });
+  await writeFile(join(directory, '.loop-runtime', 'deliveries.json'), `${JSON.stringify({ version: 1, deliveries: [entry] }, null, 2)}\n`);
+}
+
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'ci-failure-one-key-'));
   github = await startFakeGitHub('acme/demo');
@@ -96,18 +122,7 @@ beforeAll(async () => {
   await mkdir(bin);
   await writeFile(join(bin, 'gh'), FAKE_GH);
   await chmod(join(bin, 'gh'), 0o755);
-  cwd = join(root, 'repo');
-  await mkdir(cwd);
-  const git = (...args: string[]) => run('git', args, { cwd, env: { ...process.env, ...GIT_IDENTITY } });
-  await git('init', '--quiet', '--initial-branch=main');
-  await run(join(CHECKOUT, 'node_modules', '.bin', 'loop-init'), [cwd, '--pattern', 'daily-triage', '--tool', 'claude'], { cwd });
-  const loopMd = await readFile(join(cwd, 'LOOP.md'), 'utf8');
-  const backend = `backend: openai, model: gpt-4o-mini, backendOptions: { baseURL: "${model.url}/v1", apiKey: test-key }`;
-  await writeFile(join(cwd, 'LOOP.md'), `---\nloop-runtime:\n  loops:\n    ci-sweeper: { ${backend}, level: L2, verify: [] }\n---\n${loopMd}`);
-  await mkdir(join(cwd, 'src'));
-  await writeFile(join(cwd, 'src', 'example.ts'), 'export const answer = 42;\n');
-  await git('add', '-A');
-  await git('commit', '--quiet', '-m', 'initial');
+  cwd = await repository('repo');
   env = { ...process.env, ...GIT_IDENTITY, NO_COLOR: '1', PATH: `${bin}:${process.env.PATH}`, GITHUB_REPOSITORY: 'acme/demo', GITHUB_API_URL: github.url, GH_TOKEN: 'test-token' } as Record<string, string>;
 });
 
@@ -134,6 +149,26 @@ describe('a scheduled tick and an event for one CI failure', () => {
     const twin = await tick(['--event-item', await eventItem(4244, 'release')]);
     expect(['proposed', 'escalated']).toContain(twin.kind);
     expect(twin.item?.key).toBe('ci:CI@release');
+    expect(implementerCalls()).toBeGreaterThan(implementedBefore);
+  });
+});
+
+describe('a proposal stored under the old key (ci-run#<id>) in an existing delivery ledger', () => {
+  it('still holds the same failure back: the probe-driven tick reports it instead of proposing again', async () => {
+    const directory = await repository('legacy');
+    await legacyProposal(directory, 4242);
+    const implementedBefore = implementerCalls();
+    expect(await tick([], directory)).toMatchObject({ kind: 'report', degradedReason: 'every item has used its attempts or has an open proposal (ci:CI@main)' });
+    expect(implementerCalls()).toBe(implementedBefore);
+  });
+
+  it('the twin: an old key for another run does not', async () => {
+    const directory = await repository('legacy-other-run');
+    await legacyProposal(directory, 4100);
+    const implementedBefore = implementerCalls();
+    const result = await tick([], directory);
+    expect(['proposed', 'escalated']).toContain(result.kind);
+    expect(result.item?.key).toBe('ci:CI@main');
     expect(implementerCalls()).toBeGreaterThan(implementedBefore);
   });
 });
