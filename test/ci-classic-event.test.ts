@@ -44,6 +44,7 @@ async function repository(name: string): Promise<{ cwd: string; workflow: string
   await writeFile(join(cwd, 'src', 'example.ts'), 'export const answer = 42;\n');
   const init = await run(process.execPath, [join(CHECKOUT, 'bin', 'loop-runtime.js'), 'ci', 'init', '--package', SPEC, '--no-state'], { cwd, env: { ...process.env, NO_COLOR: '1' } });
   expect(init.stdout).toContain('Wrote .github/workflows/loop-runtime.yml');
+  expect(init.stdout).toContain('Events: ci-sweeper on workflow_run (failed runs of CI); issue-triage on issues; each only after `ci gate` found the actor has write access');
   await git('add', '-A');
   await git('commit', '--quiet', '-m', 'initial');
   const workflow = await readFile(join(cwd, '.github', 'workflows', 'loop-runtime.yml'), 'utf8');

@@ -201,12 +201,18 @@ async function ciInit({ options, io }: CommandContext): Promise<CommandOutput> {
     const what = parts.filter((part) => part !== null).join(', ');
     return `  ${plan.pattern.id} (${plan.backend.name}): ${what || 'nothing beyond loop-runtime'}`;
   });
+  const { eventTriggerFor } = await import('../../ci/event-triggers.js');
+  const events = plans.flatMap((plan) => {
+    const on = eventTriggerFor(plan.pattern.id, ciWorkflows)?.on;
+    return on ? [`${plan.pattern.id} on ${Object.keys(on).join(' and ')}${on.workflow_run ? ` (failed runs of ${ciWorkflows.length ? ciWorkflows.join(', ') : 'CI'})` : ''}`] : [];
+  });
   const text = [
     `Wrote ${WORKFLOW_PATH}: ${schedules.map((entry) => `${entry.loop} at "${entry.cron}"`).join(', ')}.`,
     install.loopRuntime.kind === 'project' ? 'loop-runtime comes from this project\'s dependencies (npm ci).' : `loop-runtime comes from ${install.loopRuntime.spec}.`,
     install.loopRuntime.spec ? 'A scheduled run asks `ci due` first (loop-runtime alone, through npx) and installs nothing more when its loop is not due.' : 'No pinned loop-runtime spec: every scheduled run installs first and `run --due` decides.',
     'Each job also installs:',
     ...installs,
+    ...(events.length ? [`Events: ${events.join('; ')}; each only after \`ci gate\` found the actor has write access (bots, forks and read-only users are skipped).`] : []),
     stateBranch ? `State persists on the branch "${stateBranch}" (created by the first run).` : 'No state branch: budgets and attempts start fresh on every run.',
     secrets.length ? `Add these repository secrets: ${secrets.join(', ')}.` : 'No secrets needed for these backends.',
     'A job fails when its loop could not run (backend missing or logged out, no sandbox, circuit open); budget halts, pauses and held leases are warnings.',
