@@ -2,7 +2,9 @@
  * The classic workflow (`ci init` without `--action`) on GitHub events, as the Action's tests drive the Action
  * (test/ci-action-event.test.ts, test/ci-event-burst.test.ts): the real `ci init` writes the workflow in a real
  * repository, and a job's `run:` steps execute in order with bash (test/ci/actions-runner.ts) on real event payloads
- * (`GITHUB_EVENT_PATH`) against the fake GitHub API on 127.0.0.1. The loops use the mock backend. `npm run build` first.
+ * (`GITHUB_EVENT_PATH`) against the fake GitHub API on 127.0.0.1: a failed `workflow_run`, `issues` from a write and a
+ * read-only user, a comment on a loop's and on a human's pull request, and a burst of five failures. The loops use
+ * the mock backend. `npm run build` first.
  *
  * What stands in for what cannot run here: the `--package` install (`npm install --prefix …`) is a PATH shim that
  * records the call, and `loop-runtime` on PATH is this checkout's built CLI; `uses:` steps are not run.
@@ -23,7 +25,7 @@ import { startFakeGitHub, type FakeGitHub } from './fakes/fake-github-server.js'
 const run = promisify(execFile);
 const SPEC = 'github:acme/loop-runtime#0123456789abcdef0123456789abcdef01234567';
 const CANARY = 'CANARY-5d1e-issue-body';
-const LOOPS = '    ci-sweeper: { backend: mock, verify: [], level: L2 }\n    issue-triage: { backend: mock, verify: [], level: L2 }\n';
+const LOOPS = ['ci-sweeper', 'issue-triage', 'pr-babysitter'].map((id) => `    ${id}: { backend: mock, verify: [], level: L2 }\n`).join('');
 
 let root: string;
 let github: FakeGitHub;
@@ -44,7 +46,8 @@ async function repository(name: string): Promise<{ cwd: string; workflow: string
   await writeFile(join(cwd, 'src', 'example.ts'), 'export const answer = 42;\n');
   const init = await run(process.execPath, [join(CHECKOUT, 'bin', 'loop-runtime.js'), 'ci', 'init', '--package', SPEC, '--no-state'], { cwd, env: { ...process.env, NO_COLOR: '1' } });
   expect(init.stdout).toContain('Wrote .github/workflows/loop-runtime.yml');
-  expect(init.stdout).toContain('Events: ci-sweeper on workflow_run (failed runs of CI); issue-triage on issues; each only after `ci gate` found the actor has write access');
+  const events = /^Events: (.*); each only after `ci gate` found the actor has write access/m.exec(init.stdout)?.[1]?.split('; ');
+  expect(events?.sort()).toEqual(['ci-sweeper on workflow_run (failed runs of CI)', 'issue-triage on issues', 'pr-babysitter on pull_request_review and issue_comment']);
   await git('add', '-A');
   await git('commit', '--quiet', '-m', 'initial');
   const workflow = await readFile(join(cwd, '.github', 'workflows', 'loop-runtime.yml'), 'utf8');
@@ -76,6 +79,8 @@ beforeAll(async () => {
   github = await startFakeGitHub('acme/demo');
   github.permissions.set('maintainer', 'write');
   github.permissions.set('reader', 'read');
+  // #1 a loop's pull request, #2 a human's.
+  github.seed(['loop/pr-babysitter/fix-login', 'feature/by-a-human']);
   for (const id of [4242, 501, 502, 503, 504, 505, 601]) github.runJobs.set(id, [{ id: id * 10, name: 'test', conclusion: 'failure', log: `FAIL test/login.test.ts in run ${id}\n` }]);
   const shims = join(root, 'shims');
   await mkdir(shims);
@@ -114,7 +119,7 @@ describe("the classic workflow has the Action form's event triggers and gate", (
     expect(classic.on).toEqual(actionForm.on);
     expect(classic.on.workflow_run).toEqual({ workflows: ['CI'], types: ['completed'] });
     expect(classic.on.issues).toEqual({ types: ['opened', 'labeled'] });
-    for (const id of ['ci-sweeper', 'issue-triage']) {
+    for (const id of ['ci-sweeper', 'issue-triage', 'pr-babysitter']) {
       expect(classic.jobs[id]!.if).toBe(actionForm.jobs[id]!.if);
       expect(classic.jobs[id]!.permissions).toEqual(actionForm.jobs[id]!.permissions);
     }
@@ -165,6 +170,28 @@ describe('the classic workflow on events', () => {
       '/repos/acme/demo/actions/jobs/42420/logs',
     ]);
     expect(outcomeOf(result, 'ci-sweeper')).toMatch(/escalated/);
+  });
+});
+
+describe("a comment on a pull request, through the classic workflow's pr-babysitter job", () => {
+  const comment = (number: number) => ({ action: 'created', sender: { login: 'maintainer', type: 'User' }, issue: { number, pull_request: { url: 'x' } }, comment: { body: 'please rebase', user: { login: 'maintainer' } } });
+
+  it("on one of the loop's pull requests ticks on that pull request", async () => {
+    const repo = await repository('comments');
+    const result = await onEvent(repo.jobs['pr-babysitter']!, repo.cwd, 'issue_comment', comment(1), 'maintainer');
+    expect(result.failed, explain(result)).toBe(false);
+    expect(result.outputs.event, explain(result)).toEqual({ item: 'pr#1' });
+    expect(outcomeOf(result, 'pr-babysitter')).not.toMatch(/skipped/);
+  });
+
+  it("the twin: on a human's pull request it is skipped after the gate, before any tick", async () => {
+    const repo = await repository('comments-human');
+    const result = await onEvent(repo.jobs['pr-babysitter']!, repo.cwd, 'issue_comment', comment(2), 'maintainer');
+    expect(result.failed, explain(result)).toBe(false);
+    expect(result.outputs.gate).toMatchObject({ allowed: 'true' });
+    expect(result.outputs.event).toEqual({});
+    expect(outcomeOf(result, 'pr-babysitter')).toBe('skipped');
+    expect(result.summary).toContain("is not one of loop-runtime's");
   });
 });
 
