@@ -1,11 +1,12 @@
 /**
  * `npm test` builds only when dist/ is not built from exactly the sources on disk (scripts/build-stamp.js). Run in a
  * scratch project holding this repository's `build`, `typecheck:core`, `lint` and `test` scripts verbatim and its
- * stamp script, with stand-ins for tsc, eslint, vitest and the build's own steps that log each run: so what is proven
- * is the wiring in package.json as well as the stamp. Every "skips" case has its "builds" twin.
+ * stamp script, with a logging stand-in for every step those scripts name (the build's scripts, tsc, eslint, vitest):
+ * so what is proven is the wiring in package.json as well as the stamp, whatever the build's steps become. Every
+ * "skips" case has its "builds" twin.
  */
 import { execFile } from 'node:child_process';
-import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -16,19 +17,38 @@ const root = join(import.meta.dirname, '..');
 const realScripts = (JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
 const env = { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_'))), NO_COLOR: '1' };
 
+/** The stamp's place in the real scripts: first and last step of the build, and what decides npm test's build. */
+const BEGIN = 'node scripts/build-stamp.js begin && ';
+const END = ' && node scripts/build-stamp.js end';
+const TEST_PREFIX = '(node scripts/build-stamp.js check || npm run build) && ';
+
 /**
- * A step of the build or a tool: appends its name to log.txt; the build's steps also write their part of dist/.
- * Flag files (not build inputs) make the bundler fail, or edit a source after tsc read it, as a person saving a
- * file mid-build would.
+ * The steps a script runs, by name, in order: `node scripts/x.js` is x, `npm run y` is y's steps, a tool is its
+ * command name. Each gets a stand-in here, so the build and test scripts run verbatim whatever their steps are.
  */
-const STEP = (name: string, writes = '') => `import fs from 'node:fs';
+function stepsOf(script: string): string[] {
+  return script.split('&&').flatMap((part) => {
+    const words = part.trim().split(/\s+/);
+    if (words[0] === 'npm' && words[1] === 'run') return stepsOf(realScripts[words[2]!]!);
+    if (words[0] === 'node') return [/^scripts\/(.+)\.js$/.exec(words[1]!)![1]!];
+    return [words[0]!];
+  });
+}
+const BUILD = stepsOf(realScripts['build']!.slice(BEGIN.length, -END.length));
+const TAIL = stepsOf(realScripts['test']!.slice(TEST_PREFIX.length));
+
+/**
+ * A stand-in for a build step: logs its name and writes dist/<name>.out from src/index.ts. The last step also obeys
+ * two flag files (not build inputs): one makes it fail, one makes it edit a source after the others read it, as a
+ * person saving a file mid-build would.
+ */
+const STEP = (name: string, last: boolean) => `import fs from 'node:fs';
 fs.appendFileSync('log.txt', ${JSON.stringify(`${name}\n`)});
-${writes}
+${last ? "if (fs.existsSync('fail-build')) process.exit(1);" : ''}
+fs.mkdirSync('dist', { recursive: true });
+fs.writeFileSync(${JSON.stringify(`dist/${name}.out`)}, fs.readFileSync('src/index.ts'));
+${last ? "if (fs.existsSync('edit-during-build')) { fs.writeFileSync('src/index.ts', fs.readFileSync('edit-during-build')); fs.rmSync('edit-during-build'); }" : ''}
 `;
-const BUNDLE = STEP('build-bundle', `if (fs.existsSync('fail-build')) process.exit(1);
-fs.mkdirSync('dist/lib', { recursive: true });
-fs.writeFileSync('dist/lib/cli.js', fs.readFileSync('src/index.ts'));
-if (fs.existsSync('edit-during-build')) { fs.writeFileSync('src/index.ts', fs.readFileSync('edit-during-build')); fs.rmSync('edit-during-build'); }`);
 const INPUTS: Record<string, string> = {
   'src/index.ts': 'export const a = 1;\n',
   'src/index.test.ts': 'test\n',
@@ -56,9 +76,8 @@ async function npm(script: string): Promise<{ code: number; stdout: string; stde
   return { ...result, log: (await readFile(join(project, 'log.txt'), 'utf8')).split('\n').filter(Boolean) };
 }
 
-const BUILD = ['clean-dist', 'tsc', 'build-catalogue', 'build-bundle'];
-const BUILT = [...BUILD, 'tsc', 'eslint', 'vitest'];
-const SKIPPED = ['tsc', 'eslint', 'vitest'];
+const BUILT = [...BUILD, ...TAIL];
+const SKIPPED = TAIL;
 const edit = (path: string, text: string) => writeFile(join(project, path), text);
 
 /** The stamp script's own verdict, without npm: 0 = fresh (the build is skipped), 1 = stale, with the reason. */
@@ -79,10 +98,10 @@ beforeAll(async () => {
   await copyFile(join(root, 'scripts', 'build-stamp.js'), join(project, 'scripts', 'build-stamp.js'));
   const scripts = { build: realScripts['build'], 'typecheck:core': realScripts['typecheck:core'], lint: realScripts['lint'], test: realScripts['test'] };
   await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'stamped', version: '1.0.0', type: 'module', scripts }, null, 2));
-  await writeFile(join(project, 'scripts', 'clean-dist.js'), STEP('clean-dist', "fs.rmSync('dist/lib', { recursive: true, force: true });"));
-  await writeFile(join(project, 'scripts', 'build-catalogue.js'), STEP('build-catalogue', "fs.writeFileSync('dist/catalogue.json', fs.readFileSync('registry.yaml'));"));
-  await writeFile(join(project, 'scripts', 'build-bundle.js'), BUNDLE);
-  for (const tool of ['tsc', 'eslint', 'vitest']) {
+  for (const [index, name] of BUILD.entries()) {
+    if (name.startsWith('build-') || name === 'clean-dist') await writeFile(join(project, 'scripts', `${name}.js`), STEP(name, index === BUILD.length - 1));
+  }
+  for (const tool of new Set([...BUILD, ...TAIL].filter((name) => !name.startsWith('build-') && name !== 'clean-dist'))) {
     await writeFile(join(project, 'node_modules', '.bin', tool), `#!/bin/sh\necho ${tool} >> log.txt\n`);
     await chmod(join(project, 'node_modules', '.bin', tool), 0o755);
   }
@@ -98,6 +117,14 @@ afterAll(async () => {
 
 // The cases run in order; each leaves dist/ built from INPUTS, as the first one leaves it.
 describe('npm test and the build stamp', () => {
+  it('is wired into package.json: the build begins and ends with the stamp, and npm test builds only when check fails', () => {
+    expect(realScripts['build']!.startsWith(BEGIN) && realScripts['build']!.endsWith(END), realScripts['build']).toBe(true);
+    expect(realScripts['test']!.startsWith(TEST_PREFIX), realScripts['test']).toBe(true);
+    expect(realScripts['prepare']).toBe('npm run build');
+    expect(BUILD.length).toBeGreaterThan(1);
+    expect(BUILD).not.toContain('build-stamp');
+  });
+
   it('builds when there is no stamp (a fresh clone), then skips the build for the same sources', async () => {
     const first = await npm('test');
     expect(first.stderr).toBe('');
@@ -117,7 +144,7 @@ describe('npm test and the build stamp', () => {
     ['registry.yaml', 'registry.yaml', 'patterns: [x]\n'],
     ['a tsconfig', 'tsconfig.build.json', '{ "compilerOptions": {} }\n'],
     ['the lockfile', 'package-lock.json', '{ "lockfileVersion": 3, "packages": {} }\n'],
-    ['a build script', 'scripts/build-bundle.js', `${BUNDLE}// edited\n`],
+    ['a build script', `scripts/${BUILD.find((name) => name.startsWith('build-'))}.js`, '// edited\n'],
   ])('is stale after an edit to %s, and fresh again when the bytes are back', async (_what, path, text) => {
     const before = await readFile(join(project, path), 'utf8');
     await edit(path, text);
@@ -136,12 +163,14 @@ describe('npm test and the build stamp', () => {
   });
 
   it('is stale when dist/ changed after the build: a file edited, or one deleted; npm test then builds', async () => {
-    const cli = await readFile(join(project, 'dist', 'lib', 'cli.js'), 'utf8');
-    await edit('dist/lib/cli.js', 'tampered');
+    const [first, second] = (await readdir(join(project, 'dist'))).filter((name) => name.endsWith('.out'));
+    const output = join('dist', first!);
+    const built = await readFile(join(project, output), 'utf8');
+    await edit(output, 'tampered');
     expect(await check()).toEqual({ code: 1, stdout: 'Building: dist/ changed since the last build.\n' });
-    await edit('dist/lib/cli.js', cli);
+    await edit(output, built);
     expect((await check()).code).toBe(0);
-    await rm(join(project, 'dist', 'catalogue.json'));
+    await rm(join(project, 'dist', second!));
     expect((await check()).code).toBe(1);
     expect((await npm('test')).log).toEqual(BUILT);
   });
