@@ -23,9 +23,10 @@ export function parseFileTimes(text) {
   // eslint-disable-next-line no-control-regex
   const plain = text.replace(/\x1b\[[0-9;]*m/g, '');
   for (const line of plain.split('\n')) {
-    const match = /^\s*[✓×↓❯]\s+(\S+\.test\.[cm]?[jt]sx?)\s+\(\d+ tests?[^)]*\)\s+(\d+(?:\.\d+)?)(ms|s)\s*$/u.exec(line);
+    // A file whose tests were all skipped prints no time: it costs nothing, so 0 (not "unknown", which starts first).
+    const match = /^\s*[✓×↓❯]\s+(\S+\.test\.[cm]?[jt]sx?)\s+\(\d+ tests?[^)]*\)(?:\s+(\d+(?:\.\d+)?)(ms|s))?\s*$/u.exec(line);
     if (!match) continue;
-    const [, path, amount, unit] = match;
+    const [, path, amount = '0', unit] = match;
     times[path] = Math.round(Number(amount) * (unit === 's' ? 1000 : 1));
   }
   return times;

@@ -71,15 +71,17 @@ describe('scripts/test-durations.js', () => {
     ' ✓ test/sandbox-escape.test.ts (13 tests | 1 skipped) 3158ms',
     ' × test/broken.test.ts (2 tests | 1 failed) 2.5s',
     ' ✓ src/core/plan.test.ts (77 tests) 66ms',
+    ' ↓ test/needs-docker.test.ts (3 tests | 3 skipped)',
     'stdout | test/fleet-scale.test.ts > fleet at scale',
   ].join('\n');
 
-  it('reads each file\'s time from a default-reporter log, ANSI colours, skips, failures and seconds included, and no test lines', () => {
+  it('reads each file\'s time from a default-reporter log, ANSI colours, skips, failures and seconds included (a skipped file costs 0), and no test lines', () => {
     expect(parseFileTimes(LOG)).toEqual({
       'test/package-install.test.ts': 175_014,
       'test/sandbox-escape.test.ts': 3158,
       'test/broken.test.ts': 2500,
       'src/core/plan.test.ts': 66,
+      'test/needs-docker.test.ts': 0,
     });
   });
 
