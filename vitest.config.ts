@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SlowestFirstSequencer } from './test/sequencer.js';
 
 /**
  * Test files run in parallel forks. Most of a file's time is spent waiting on
@@ -15,6 +16,9 @@ import { defineConfig } from 'vitest/config';
  * Timeouts are ceilings for a hung test, not speed targets: the suite must pass
  * on a machine under 4× CPU load, where a file that takes 30 s idle takes
  * minutes. Waits inside tests wait on events or on progress (test/wait-for.ts).
+ *
+ * Files start longest first, by the times in test/durations.json (test/sequencer.ts): on a clean clone vitest
+ * has no duration cache of its own, and a slow file starting last sets the suite's tail.
  */
 const workers = Number(process.env['LOOP_RUNTIME_TEST_WORKERS'] ?? 4);
 
@@ -27,5 +31,6 @@ export default defineConfig({
     maxWorkers: workers,
     minWorkers: 1,
     setupFiles: ['test/setup-state-home.ts'],
+    sequence: { sequencer: SlowestFirstSequencer },
   },
 });

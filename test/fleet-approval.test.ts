@@ -55,7 +55,9 @@ interface Approval {
   executor_id: string;
 }
 
-describe('fleet: human approval is a durable wait', () => {
+// The two cases share only the cluster (a database, a repository, a scratch directory and workers each) and spend
+// most of their time in DBOS's 10 s recv polls and worker start-ups: side by side, the file takes the longer one.
+describe.concurrent('fleet: human approval is a durable wait', () => {
   it('approve three days later, after the worker that escalated died with its disk: the change is re-created, committed once, recorded; a second decision is refused', async () => {
     const url = await cluster.createDatabase('approval');
     const scratch = await tempDir('fleet-approval-');

@@ -98,26 +98,52 @@ async function expectWorkingInstall(app: string): Promise<void> {
 }
 
 let scratch: string;
+/**
+ * Both installs start at once: the tarball's (~10 s) and the git dependency's (minutes: a clone, every dev
+ * dependency, the build, a pack). One after the other they were the suite's longest file; npm's cache is safe to share.
+ */
+let fromTarball: Promise<{ app: string; files: string[] }>;
+let fromGit: Promise<string>;
+
+/** The promise, with its rejection also observed now: a failure surfaces in the describe that awaits it, not as an unhandled rejection first. */
+function started<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
+}
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'package-install-'));
+  fromTarball = started(
+    (async () => {
+      // The build is `npm test`'s first step; --ignore-scripts packs that build instead of running it again.
+      const packed = JSON.parse(await mustRun('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], root)) as Array<{ filename: string; files: Array<{ path: string }> }>;
+      const app = await makeApp(join(scratch, 'from-tarball'), join(scratch, packed[0]!.filename));
+      return { app, files: packed[0]!.files.map((file) => file.path) };
+    })(),
+  );
+  fromGit = started(
+    (async () => {
+      // A clone of this repository's committed HEAD, installed by a git URL: npm clones it, installs its dev
+      // dependencies (`prepare` is the build, which needs tsc), runs `prepare`, and packs the result.
+      const clone = join(scratch, 'clone');
+      await mustRun('git', ['clone', '--quiet', root, clone], scratch);
+      return makeApp(join(scratch, 'from-git'), `git+file://${clone}`);
+    })(),
+  );
 });
 
 afterAll(async () => {
+  // Both installs finish (or fail) before their directory goes, whichever describe ran.
+  await Promise.allSettled([fromTarball, fromGit]);
   await rm(scratch, { recursive: true, force: true });
-});
+}, INSTALL_TIMEOUT);
 
 describe('the packed package installed with production dependencies only', () => {
-  let tarball: string;
   let files: string[];
   let app: string;
 
   beforeAll(async () => {
-    // The build is `npm test`'s first step; --ignore-scripts packs that build instead of running it again.
-    const packed = JSON.parse(await mustRun('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], root)) as Array<{ filename: string; files: Array<{ path: string }> }>;
-    tarball = join(scratch, packed[0]!.filename);
-    files = packed[0]!.files.map((file) => file.path);
-    app = await makeApp(join(scratch, 'from-tarball'), tarball);
+    ({ app, files } = await fromTarball);
   }, INSTALL_TIMEOUT);
 
   it('holds one copy of the code: the bundle in dist/lib, tsc\'s declarations, and a bin that imports the bundle', async () => {
@@ -152,11 +178,7 @@ describe('the project as a git dependency (a github: install builds it with `pre
   let app: string;
 
   beforeAll(async () => {
-    // A clone of this repository's committed HEAD, installed by a git URL: npm clones it, installs its dev
-    // dependencies (`prepare` is the build, which needs tsc), runs `prepare`, and packs the result.
-    const clone = join(scratch, 'clone');
-    await mustRun('git', ['clone', '--quiet', root, clone], scratch);
-    app = await makeApp(join(scratch, 'from-git'), `git+file://${clone}`);
+    app = await fromGit;
   }, INSTALL_TIMEOUT);
 
   it('builds on install and runs --version, the dry run, and a plugin\'s LoopRuntimeError as exit 3', async () => {

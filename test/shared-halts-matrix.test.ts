@@ -97,7 +97,9 @@ const statusOf = async (cwd: string, env: Checkouts['env']) => {
   return (cliJson(status.stdout) as { store: string; loops: StatusLoop[] }).loops.find((loop) => loop.id === 'daily-triage')!;
 };
 
-describe.each(MATRIX)('halts, pauses and the circuit through the $store store ($topology)', (layout) => {
+// Every case makes its own checkouts, database, plugin log and logged-out flag (checkouts()): they run side by side.
+// Each is a chain of built-CLI processes, so one at a time left the other forks' waits as the only overlap.
+describe.concurrent.each(MATRIX)('halts, pauses and the circuit through the $store store ($topology)', (layout) => {
   it("a halt set by A's tick stops B's next tick before any model call; resume from B lets B tick", async () => {
     const { a, b, env, calls, loggedOut } = await checkouts(layout);
     const probe = (cwd: string) => runCli(cwd, ['run', 'daily-triage', '--level', 'L2', '--backend', './auth-backend.mjs', '--json'], env);
