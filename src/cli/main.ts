@@ -70,8 +70,10 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       body: '  0 ok · 1 a tick failed · 2 halted on purpose (budget, L0, kill switch) · 3 configuration, usage or precondition error (no commit, no remote, no GitHub token, agent CLI or key missing) · 4 lease held (a tick already runs) · 5 could not run, a human must act (backend logged out/out of quota, circuit open, no sandbox) · 6 replay/test: a recorded tick now ends differently (decision, verdict, gate, outcome or port calls) · 128+n stopped by a signal: 130 SIGINT (Ctrl-C), 143 SIGTERM, 129 SIGHUP (what was spent settled, the lease released, a half-done change kept in the inbox)',
     },
   ]);
-  // The version is read (package.json, its own module) only where cac can print it: `--version`/`-v` and help's header.
-  if (wantsHelp || argv.some((arg) => arg === '--version' || (/^-[^-]/.test(arg) && arg.includes('v')))) cli.version((await import('./package-version.js')).packageVersion());
+  // The version is read (package.json, its own module) only where cac can print it: `--version`/`-v`, and help's
+  // header and options — asked for, or shown because no command was named (`loop-runtime --json`).
+  const versionAsked = argv.some((arg) => arg === '--version' || (/^-[^-]/.test(arg) && arg.includes('v')));
+  if (!named || versionAsked) cli.version((await import('./package-version.js')).packageVersion());
 
   // `help <command>` is `<command> --help`.
   if (argv[0] === 'help') argv = argv.length > 1 ? [argv[1]!, '--help'] : ['--help'];
