@@ -147,6 +147,20 @@ describe('CLI golden output', () => {
     expect(summary.notes.join('\n')).toMatch(/is not a git repository with a commit, so the rehearsal used an in-memory copy/);
   });
 
+  // main.ts reads the version (package.json) only where cac can print it; each place it is printed is checked here,
+  // and the twin: a command's own output carries no version line.
+  it('the version shows wherever cac prints it: --version, -v, the help header and options, a bare global flag', async () => {
+    const { version } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { version: string };
+    for (const args of [['--version'], ['-v']]) expect((await cli(repo, args)).stdout).toMatch(new RegExp(`^loop-runtime/${version.replaceAll('.', '\\.')} `));
+    for (const args of [[], ['--help'], ['help'], ['--json']]) {
+      const shown = (await cli(repo, args)).stdout;
+      expect(shown.startsWith(`loop-runtime/${version}\n`), args.join(' ')).toBe(true);
+      expect(shown, args.join(' ')).toContain('-v, --version');
+    }
+    expect((await cli(repo, ['status', '--help'])).stdout.startsWith(`loop-runtime/${version}\n`)).toBe(true);
+    expect((await cli(repo, ['list'])).stdout).not.toContain(`loop-runtime/${version}`);
+  });
+
   it('help <command> shows the command\'s help with the exit codes; --dry-run --backend X says it rehearses with the mock', async () => {
     const help = await cli(repo, ['help', 'run']);
     expect(help.code).toBe(0);

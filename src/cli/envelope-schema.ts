@@ -1,5 +1,5 @@
 /** The zod schema of the `--json` envelope (envelope.ts), for readers of it: `ci summary` and the tests. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENVELOPE_VERSION } from './envelope.js';
 
 const ErrorSchema = z.object({ code: z.string().min(1), message: z.string().min(1), fix: z.string().min(1).optional() }).loose();

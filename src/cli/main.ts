@@ -8,8 +8,6 @@ import { cac } from 'cac';
 import { ExitCode, exitCodeFor, isLoopRuntimeError } from '../core/errors.js';
 import type { CliIO, CommandDefinition } from './command.js';
 import { commands } from './commands/index.js';
-import { envelope } from './envelope.js';
-import { packageVersion } from './package-version.js';
 import { createProgress, isCi, progressMode, type ProgressClock } from './progress.js';
 import { listenForStop } from './stop-signals.js';
 
@@ -72,7 +70,10 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       body: '  0 ok · 1 a tick failed · 2 halted on purpose (budget, L0, kill switch) · 3 configuration, usage or precondition error (no commit, no remote, no GitHub token, agent CLI or key missing) · 4 lease held (a tick already runs) · 5 could not run, a human must act (backend logged out/out of quota, circuit open, no sandbox) · 6 replay/test: a recorded tick now ends differently (decision, verdict, gate, outcome or port calls) · 128+n stopped by a signal: 130 SIGINT (Ctrl-C), 143 SIGTERM, 129 SIGHUP (what was spent settled, the lease released, a half-done change kept in the inbox)',
     },
   ]);
-  cli.version(packageVersion());
+  // The version is read (package.json, its own module) only where cac can print it: `--version`/`-v`, and help's
+  // header and options — asked for, or shown because no command was named (`loop-runtime --json`).
+  const versionAsked = argv.some((arg) => arg === '--version' || (/^-[^-]/.test(arg) && arg.includes('v')));
+  if (!named || versionAsked) cli.version((await import('./package-version.js')).packageVersion());
 
   // `help <command>` is `<command> --help`.
   if (argv[0] === 'help') argv = argv.length > 1 ? [argv[1]!, '--help'] : ['--help'];
@@ -123,6 +124,8 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     announce: (line) => stdout(paint(`${line}\n`)),
     stopSignal,
   };
+  // The envelope's module loads only for --json: every other run is one file fewer to load.
+  const { envelope } = json ? await import('./envelope.js') : { envelope: null };
   try {
     const handler = await definition.load();
     const output = await handler({ args: parsed.args.map(String), options: parsed.options, io }).finally(() => {
@@ -130,19 +133,19 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       removeInterrupt?.();
     });
     if (output.error) {
-      if (json) stdout(printJson(envelope({ command, exitCode: output.exitCode, error: output.error, data: output.json ?? undefined })));
+      if (envelope) stdout(printJson(envelope({ command, exitCode: output.exitCode, error: output.error, data: output.json ?? undefined })));
       else stderr(paint(`${output.text || output.error.message}\n`));
       return output.exitCode;
     }
     if (output.stderr) stderr(paint(output.stderr.endsWith('\n') ? output.stderr : `${output.stderr}\n`));
     // The one place --json output is written: every command's result goes out in the same envelope (envelope.ts).
-    if (json) stdout(printJson(envelope({ command, exitCode: output.exitCode, data: output.json, errorCode: output.errorCode, text: output.stderr || output.text })));
+    if (envelope) stdout(printJson(envelope({ command, exitCode: output.exitCode, data: output.json, errorCode: output.errorCode, text: output.stderr || output.text })));
     else if (output.text) stdout(paint(output.text.endsWith('\n') ? output.text : `${output.text}\n`));
     return output.exitCode;
   } catch (error) {
     const code = exitCodeFor(error);
     const message = error instanceof Error ? error.message : String(error);
-    if (json) {
+    if (envelope) {
       const fix = isLoopRuntimeError(error) ? error.fix : undefined;
       stdout(printJson(envelope({ command, exitCode: code, error: { code: isLoopRuntimeError(error) ? error.code : 'INTERNAL', message, ...(fix ? { fix } : {}) } })));
     } else {

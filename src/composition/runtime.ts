@@ -19,7 +19,9 @@ import type { Diagnostic } from '../core/config/diagnostics.js';
 import { loadProject, resolvePlan, type LoadedProject } from '../project/load-project.js';
 import { loopStatus } from '../use-cases/status.js';
 import type { OpenRuntimeOptions, RunRequest, Runtime } from './runtime-contract.js';
-import type { ProjectStores } from './stores/project-stores.js';
+// Static too: the store choice is ~3 KB and most commands that open a runtime open the stores; an `import()` cost
+// each of them a facade file that re-imports its chunks. The stores themselves still open on first use.
+import { openProjectStores, type ProjectStores } from './stores/project-stores.js';
 
 export type { OpenRuntimeOptions, Planned, RunRequest, Runtime } from './runtime-contract.js';
 
@@ -44,9 +46,9 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
   const decisions = { clock: options.clock, env: options.env };
   // Outcome lines go through the project's store (files or the fleet's Postgres), like every other shared state.
   const withOutcomes = async (writable = true) => ({ ...decisions, outcomes: (writable ? await writableStores() : await stores()).outcomes() });
-  // Opened on first use: commands that read only configuration never touch (or import) the store.
+  // Opened on first use: commands that read only configuration never touch the store (nor load its files' modules).
   let opening: Promise<ProjectStores> | null = null;
-  const stores = () => (opening ??= import('./stores/project-stores.js').then(({ openProjectStores }) => openProjectStores(project, options)));
+  const stores = () => (opening ??= openProjectStores(project, options));
   const withStores = async () => ({ clock: options.clock, env: options.env, stores: await stores() });
   // What a command writes under the checkout (.loop-runtime/: leases, journals, the console's token) stays out of the
   // user's commits, through .git/info/exclude. A dry run writes nothing there, so it excludes nothing either.

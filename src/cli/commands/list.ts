@@ -8,6 +8,8 @@ import { formatDiagnostic } from '../../core/config/diagnostics.js';
 import type { Diagnostic } from '../../core/config/diagnostics.js';
 import { ExitCode } from '../../core/errors.js';
 import type { CommandContext, CommandOutput } from '../command.js';
+// Static: this module is itself loaded by `import()` (commands/index.ts); an `import()` here cost a facade file.
+import { loadProject, resolvePlans } from '../../project/load-project.js';
 
 export interface ListedLoop {
   id: string;
@@ -47,7 +49,6 @@ function warningLines(warnings: readonly Diagnostic[]): string[] {
 
 /** Handler for `loop-runtime list`. */
 export async function listCommand({ io }: CommandContext): Promise<CommandOutput> {
-  const { loadProject, resolvePlans } = await import('../../project/load-project.js');
   const loaded = await loadProject(io.cwd);
   if (!loaded.ok) {
     return {

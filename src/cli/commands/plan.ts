@@ -9,9 +9,11 @@ import { LEVELS } from '../../core/config/constants.js';
 import type { Level } from '../../core/config/schemas.js';
 import { ExitCode, LoopRuntimeError } from '../../core/errors.js';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
-import type { BackendChoice } from '../../composition/backend-choice.js';
+import { describeBackendChoice, type BackendChoice } from '../../composition/backend-choice.js';
 import type { CommandContext, CommandOutput } from '../command.js';
-import { configErrorOutput } from '../open.js';
+// Static: this module is itself loaded by `import()` (commands/index.ts); an `import()` here cost a facade file.
+import { loadProject, resolvePlan } from '../../project/load-project.js';
+import { configErrorOutput } from '../config-error-output.js';
 import { formatCount } from '../../core/text/format-count.js';
 
 function parseLevel(value: unknown): Level | undefined {
@@ -88,7 +90,6 @@ export async function planCommand({ args, options, io }: CommandContext): Promis
   if (!id) throw new LoopRuntimeError('USAGE', 'plan needs a loop id.', { fix: 'run `loop-runtime list` to see the loops, then `loop-runtime plan <id>`.' });
   const level = parseLevel(options.level);
   const backend = typeof options.backend === 'string' && options.backend !== '' ? options.backend : undefined;
-  const { loadProject, resolvePlan } = await import('../../project/load-project.js');
   const loaded = await loadProject(io.cwd);
   if (!loaded.ok) {
     return configErrorOutput(loaded.issues);
@@ -98,7 +99,6 @@ export async function planCommand({ args, options, io }: CommandContext): Promis
     return configErrorOutput(resolved.issues);
   }
   const warnings = [...loaded.warnings, ...resolved.warnings];
-  const { describeBackendChoice } = await import('../../composition/backend-choice.js');
   const choice = describeBackendChoice(resolved.plan, loaded.project.root, io.env);
   const { describeVerifyRunners, describeVerifyRunner } = await import('../../project/detect-test-runners.js');
   const commands = resolved.plan.phases.verify.commands.map((command) => command.command);

@@ -8,6 +8,9 @@ import { formatDiagnostic, sortDiagnostics } from '../../core/config/diagnostics
 import type { Diagnostic } from '../../core/config/diagnostics.js';
 import { ExitCode } from '../../core/errors.js';
 import type { CommandContext, CommandOutput } from '../command.js';
+// Static: this module is itself loaded by `import()` (commands/index.ts); an `import()` here cost a facade file.
+import { loadProject, resolvePlan } from '../../project/load-project.js';
+import { checkPreconditions, preconditionDiagnostics, repositoryProbe } from '../../use-cases/preconditions.js';
 
 function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
@@ -15,14 +18,12 @@ function plural(count: number, word: string): string {
 
 /** Handler for `loop-runtime validate`. */
 export async function validateCommand({ io }: CommandContext): Promise<CommandOutput> {
-  const { loadProject, resolvePlan } = await import('../../project/load-project.js');
   const loaded = await loadProject(io.cwd);
   const errors: Diagnostic[] = loaded.ok ? [] : [...loaded.issues];
   const warnings: Diagnostic[] = [...loaded.warnings];
   const configuredLoops = loaded.ok ? loaded.project.configuredLoops : [];
   const files = loaded.ok ? Object.keys(loaded.project.files) : [];
   if (loaded.ok) {
-    const { checkPreconditions, preconditionDiagnostics, repositoryProbe } = await import('../../use-cases/preconditions.js');
     // One repository, many loops: git and gh are asked once, not once per loop.
     const repository = repositoryProbe(loaded.project.root, io.env);
     let needsSandbox = false;

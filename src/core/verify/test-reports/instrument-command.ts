@@ -7,7 +7,9 @@
  * (go test -json, cargo's libtest lines) are teed into that directory with
  * the command's own exit code kept.
  */
-import { REPORT_DIR_ENV } from '../../ports/index.js';
+// From its own port module, not the ports' index: `plan` loads this file, and the index re-exports every port
+// (two more bundle files for one string).
+import { REPORT_DIR_ENV } from '../../ports/command-runner.js';
 import type { DetectedRunner, TestRunnerKind } from './detect-test-runner.js';
 
 export type ReportFormat = 'junit' | 'jest-json' | 'go-test-json' | 'libtest';
