@@ -120,7 +120,16 @@ describe('model proxy metering', () => {
       const answer = await fetch(`${metered.url}/responses`, { method: 'POST', body: '{"input":"hello"}' });
       // Refused connection: a status no agent CLI retries (they retry 5xx for minutes), with the reason in the body.
       expect(answer.status).toBe(421);
-      expect(await answer.text()).toContain(upstreamServer.url);
+      expect(answer.headers.get('x-should-retry')).toBe('false');
+      const body = await answer.text();
+      expect(body).toContain('nothing answers at the configured model endpoint');
+      // opencode 1.18's retry rule (SessionRetry.retryable): a body matching any of these is retried 5 times over a
+      // minute. The port of the dead URL (any digits) and the cause must not appear.
+      const OPENCODE_RETRYABLE = [/429|500|502|503|504|524/i, /rate limit|too many requests/i, /overloaded|unavailable|internal error|server error/i,
+        /terminated|fetch failed|network[-_\s]error|upstream connect|connection error|connection refused|socket hang up|getaddrinfo|enotfound|econnrefused|econnreset|etimedout/i,
+        /try your request again|retry your request|resource exhausted/i, /\btry again (?:later|in\b)/i];
+      for (const pattern of OPENCODE_RETRYABLE) expect(body).not.toMatch(pattern);
+      expect(body).not.toContain(new URL(upstreamServer.url).port);
       expect(metered.total()).toBe(0);
       // The cause and its code, so the backend can say "could not reach <url> (<cause>)" and not retry a refused address.
       expect(metered.lastError()).toMatchObject({ status: 0, endpoint: `${upstreamServer.url}/v1`, code: 'ECONNREFUSED', message: `connect ECONNREFUSED ${new URL(upstreamServer.url).host}` });

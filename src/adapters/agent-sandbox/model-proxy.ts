@@ -68,15 +68,25 @@ export interface ModelProxy {
 /** Connection errors that mean nobody answers at that address (not a blip): not worth a retry. */
 export const DEAD_ENDPOINT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_TLS_CERT_ALTNAME_INVALID', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE']);
 
+/**
+ * What the agent CLI reads when the endpoint is dead. The backend's result names the URL and the cause from
+ * `lastError()`; this text only has to end the CLI's call. It must match none of the patterns a CLI retries on:
+ * opencode (1.18, `SessionRetry.retryable`) retries any error whose message or body matches a status-like number
+ * (`429|500|502|503|504|524` anywhere, so a port such as :45029 would do), "econnrefused", "connection refused",
+ * "unavailable", "fetch failed" and the like, 5 times over about a minute — so no URL, no port, no cause here.
+ * `x-should-retry: false` is the Stainless SDKs' (Anthropic's, OpenAI's) explicit "final".
+ */
+export const DEAD_ENDPOINT_ANSWER = 'loop-runtime: nothing answers at the configured model endpoint; this call is final.';
+
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'accept-encoding']);
 
 function hostKey(url: URL): string {
   return `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
 }
 
-function refuse(response: http.ServerResponse, status: number, message: string): void {
+function refuse(response: http.ServerResponse, status: number, message: string, headers: http.OutgoingHttpHeaders = {}): void {
   if (response.headersSent) return void response.destroy();
-  response.writeHead(status, { 'content-type': 'application/json' });
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify({ type: 'error', error: { type: 'sandbox_proxy_refused', code: 'sandbox_proxy_refused', status, message } }));
 }
 
@@ -224,7 +234,8 @@ export async function startModelProxy(settings: ModelProxySettings): Promise<Mod
           // with a status no agent CLI retries (every one retries 5xx for minutes), so the tick fails at once with the
           // reason. A reset or a timeout may be transient: 502, which the CLI retries.
           const dead = DEAD_ENDPOINT_CODES.has((cause as NodeJS.ErrnoException).code ?? '');
-          refuse(response, dead ? 421 : 502, `The model endpoint ${endpoint} could not be reached: ${cause.message}`);
+          if (dead) refuse(response, 421, DEAD_ENDPOINT_ANSWER, { 'x-should-retry': 'false' });
+          else refuse(response, 502, `The model endpoint ${endpoint} could not be reached: ${cause.message}`);
         } else response.destroy();
       });
       response.on('close', () => outgoing.destroy());
