@@ -141,6 +141,7 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
         if (event.type === 'phase-start') progress(phaseLabel(event.phase, event.detail));
         else if (event.type === 'phase-end') progress(`  ${event.phase}: ${event.note ?? ''}`);
         else if (event.type === 'tick-start') progress(`${plan.pattern.id}: tick ${event.tickId} started`);
+        else if (event.type === 'agent-retry') progress(retryLabel(event));
       },
     });
     const recovery = session.recovery;
@@ -220,6 +221,15 @@ const PHASE_VERBS: Record<string, string> = { triage: 'triaging', implement: 'im
 export function phaseLabel(phase: string, detail?: string): string {
   const verb = PHASE_VERBS[phase] ?? phase;
   return detail ? `${verb}: ${detail}` : verb;
+}
+
+/**
+ * The progress line while the agent retries its model endpoint, e.g.
+ * `triaging — retrying: 3 attempts to http://127.0.0.1:4000/v1 refused (ECONNREFUSED)`.
+ */
+export function retryLabel(event: { phase: string; attempts: number; endpoint: string; failure: string }): string {
+  const how = event.failure.startsWith('refused') ? event.failure : `failed (${event.failure})`;
+  return `${phaseLabel(event.phase)} — retrying: ${event.attempts} attempt${event.attempts === 1 ? '' : 's'} to ${event.endpoint} ${how}`;
 }
 
 async function decideBackend(project: LoadedProject, plan: ExecutionPlan, options: TickOptions): Promise<{ plan: ExecutionPlan; backendReason: string }> {

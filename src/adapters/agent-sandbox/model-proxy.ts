@@ -31,6 +31,11 @@ export interface ModelProxySettings {
   maxBodyBytes?: number;
   /** Called after every change of the counts (a delta, a usage event). */
   onUsage?: (proxy: ModelProxy) => void;
+  /**
+   * Called when a request is forwarded after failed ones (≥ 400, or the endpoint unreachable) with no success between:
+   * the agent is retrying. `attempts` counts the failures in a row; `failure` says how the last one failed.
+   */
+  onRetry?: (retry: { attempts: number; failure: string; endpoint: string }) => void;
   /** Called before each POST (a model call) is forwarded, numbered from 1; false refuses it (429, never forwarded). */
   allowCall?: (call: number) => boolean;
 }
@@ -120,6 +125,12 @@ export async function startModelProxy(settings: ModelProxySettings): Promise<Mod
   let frozen: TokenCounts | null = null;
   let error: ProviderError | null = null;
   let calls = 0;
+  let failedInARow = 0;
+  let lastFailure = '';
+  const attemptFailed = (failure: string) => {
+    failedInARow++;
+    lastFailure = failure;
+  };
 
   const counts = (): TokenCounts => frozen ?? [...responses].map((usage) => usage.counts()).reduce(sumCounts, { ...ZERO_COUNTS });
   const proxy: ModelProxy = {
@@ -194,6 +205,7 @@ export async function startModelProxy(settings: ModelProxySettings): Promise<Mod
       // Identity only: a compressed answer could not be metered.
       headers['accept-encoding'] = 'identity';
       stats.forwarded++;
+      if (failedInARow > 0) settings.onRetry?.({ attempts: failedInARow, failure: lastFailure, endpoint });
       const usage = new ResponseUsage();
       const outgoing = client.request(
         { protocol: settings.upstream.protocol, hostname: settings.upstream.hostname, port: settings.upstream.port, method: incoming.method, path: substituteCredentials(path, credentials), headers },
@@ -202,6 +214,8 @@ export async function startModelProxy(settings: ModelProxySettings): Promise<Mod
           const back: http.OutgoingHttpHeaders = {};
           for (const [name, value] of Object.entries(upstream.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) back[name] = value;
           response.writeHead(status, back);
+          if (status >= 400) attemptFailed(`HTTP ${status}`);
+          else failedInARow = 0;
           if (status >= 400) {
             // A refusal costs nothing: its body is read for the error, never for usage.
             const errorChunks: Buffer[] = [];
@@ -230,6 +244,7 @@ export async function startModelProxy(settings: ModelProxySettings): Promise<Mod
           const causeCode = (cause as NodeJS.ErrnoException).code;
           // The cause alone (e.g. "connect ECONNREFUSED 127.0.0.1:8080"): the backend's message names the endpoint.
           error = { status: 0, endpoint, message: cause.message, ...(causeCode ? { code: causeCode } : {}) };
+          attemptFailed(causeCode === 'ECONNREFUSED' ? 'refused (ECONNREFUSED)' : causeCode ?? cause.message);
           // An endpoint that refuses connections or does not resolve will not answer a retry a second later: say so
           // with a status no agent CLI retries (every one retries 5xx for minutes), so the tick fails at once with the
           // reason. A reset or a timeout may be transient: 502, which the CLI retries.
