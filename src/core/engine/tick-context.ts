@@ -103,7 +103,9 @@ export class TickContext {
       maxTurns: this.plan.attempts.maxIterations,
       instructions: this.ports.instructions ?? [],
       ...(this.ports.signal ? { signal: this.ports.signal } : {}),
-      ...(this.observer ? { onProgress: (progress: AgentProgress) => this.observer?.({ type: 'agent-retry', tickId: this.tickId, phase: request.role, at: this.clock.now(), attempts: progress.attempts, endpoint: progress.endpoint, failure: progress.failure }) } : {}),
+      // No clock read here: the backend calls this, and a replayed backend does not, so a recorded tick would replay
+      // a clock call short. The event is stamped with the call's start.
+      ...(this.observer ? { onProgress: (progress: AgentProgress) => this.observer?.({ type: 'agent-retry', tickId: this.tickId, phase: request.role, at: startedAt, attempts: progress.attempts, endpoint: progress.endpoint, failure: progress.failure }) } : {}),
     };
     let result: ResultFor<Call['role']>;
     try {
