@@ -138,6 +138,47 @@ describe('model proxy metering', () => {
     }
   });
 
+  it('tells onRetry when a request follows failed ones (the agent retrying), counting failures in a row; a success resets it', async () => {
+    const statuses = [503, 503, 200, 429, 200];
+    const upstreamServer = await startHttpFake((_request, response) => {
+      const status = statuses.shift() ?? 200;
+      if (status >= 400) return void sendJson(response, status, { error: { message: 'busy' } });
+      sendJson(response, 200, { usage: { input_tokens: 1, output_tokens: 1 } });
+    });
+    const retries: Array<{ attempts: number; failure: string; endpoint: string }> = [];
+    const metered = await startModelProxy({ upstream: new URL(`${upstreamServer.url}/v1`), redact: (text) => text, onRetry: (retry) => retries.push(retry) });
+    try {
+      for (let call = 0; call < 5; call++) await (await fetch(`${metered.url}/responses`, { method: 'POST', body: '{}' })).text();
+      // The twin: the first attempt, and the one after a success, are no retry.
+      expect(retries).toEqual([
+        { attempts: 1, failure: 'HTTP 503', endpoint: `${upstreamServer.url}/v1` },
+        { attempts: 2, failure: 'HTTP 503', endpoint: `${upstreamServer.url}/v1` },
+        { attempts: 1, failure: 'HTTP 429', endpoint: `${upstreamServer.url}/v1` },
+      ]);
+    } finally {
+      await metered.close();
+      await upstreamServer.close();
+    }
+    // A dead endpoint: the second request is the first retry, of a refused connection.
+    const dead = await startHttpFake((_request, response) => void response.end());
+    await dead.close();
+    const refused: Array<{ attempts: number; failure: string }> = [];
+    const deadProxy = await startModelProxy({ upstream: new URL(dead.url), redact: (text) => text, onRetry: (retry) => refused.push(retry) });
+    try {
+      // node:http, not fetch: fetch itself retries a 421 once on a new connection (the Fetch standard), which the
+      // proxy would rightly count as a retry.
+      const post = () => new Promise<void>((resolve, reject) => {
+        const request = http.request(`${deadProxy.url}/responses`, { method: 'POST' }, (response) => response.resume().on('end', resolve));
+        request.on('error', reject);
+        request.end('{}');
+      });
+      for (let call = 0; call < 2; call++) await post();
+      expect(refused).toEqual([{ attempts: 1, failure: 'refused (ECONNREFUSED)', endpoint: dead.url.replace(/\/+$/, '') }]);
+    } finally {
+      await deadProxy.close();
+    }
+  });
+
   it('calls onUsage as a stream grows, so the kill can land mid-stream, and cut() ends it', async () => {
     let crossed = false;
     const { metered, close } = await tcpProxy(
