@@ -120,7 +120,8 @@ const ROWS: Row[] = [
     read: (file, relative) => [{ toolCalls: [{ name: 'read', arguments: { filePath: file } }] }, { toolCalls: [{ name: 'read', arguments: { filePath: relative } }] }],
     done: (role) => ({ text: finalText(role) }),
     refusal: { error: { status: 401, message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' } },
-    overloaded: { error: { status: 503, message: 'Service Unavailable', type: 'server_error', code: null } },
+    // retry-after-ms: opencode waits what the server asks instead of its 2 s, 4 s back-off.
+    overloaded: { error: { status: 503, message: 'Service Unavailable', type: 'server_error', code: null, headers: { 'retry-after-ms': '50' } } },
     runaway: { runaway: { chunk: 400 } },
   },
   {

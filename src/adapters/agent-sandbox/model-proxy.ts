@@ -214,9 +214,9 @@ export async function startModelProxy(settings: ModelProxySettings): Promise<Mod
           const back: http.OutgoingHttpHeaders = {};
           for (const [name, value] of Object.entries(upstream.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) back[name] = value;
           response.writeHead(status, back);
-          if (status >= 400) attemptFailed(`HTTP ${status}`);
-          else failedInARow = 0;
-          if (status >= 400) {
+          if (status < 400) failedInARow = 0;
+          else {
+            attemptFailed(`HTTP ${status}`);
             // A refusal costs nothing: its body is read for the error, never for usage.
             const errorChunks: Buffer[] = [];
             upstream.on('data', (chunk: Buffer) => errorChunks.push(chunk));
