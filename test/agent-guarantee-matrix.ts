@@ -13,9 +13,11 @@
  * (d) a model streaming past the reservation is stopped near it;
  * (e) at L3 without bubblewrap the CLI is refused before any model call,
  *     and below L3 with the opt-out it runs (logged), still metered;
- * (f) a 120-character TMPDIR does not break the contained run.
+ * (f) a 120-character TMPDIR does not break the contained run;
+ * (g) a model call the agent retries (5xx answers) is on the request's progress events with the count of failed
+ *     attempts, the configured URL and the status; the healthy twin has none.
  *
- * The in-process API backends (openai, ollama) run no CLI, so only (b) and (c) apply to them.
+ * The in-process API backends (openai, ollama) run no CLI, so only (b), (c) and (g) apply to them.
  *
  * This module is the case table; one test file per row (`agent-guarantee-matrix-<backend>.test.ts`) runs it, so the
  * CLIs run in parallel forks. Each file sets up its own repository, worktree and fakes.
@@ -34,7 +36,7 @@ import { createOpenAIBackend } from '../backends/openai/index.js';
 import type { ContainmentSettings } from '../backends/shared/contained-cli.js';
 import { detectSandbox } from '../src/adapters/command-runner/bwrap-runner.js';
 import { worktreesDirFor } from '../src/adapters/workspace/worktrees-location.js';
-import { totalTokens, type AgentBackend, type AgentRole } from '../src/core/ports/index.js';
+import { totalTokens, type AgentBackend, type AgentProgress, type AgentRole } from '../src/core/ports/index.js';
 import { agentRequest, tempWorkspace } from './fakes/agent-request.js';
 import { startFakeAnthropicServer, text, toolUse } from './fakes/fake-anthropic-server.js';
 import { geminiCall, geminiErrors, geminiText, startFakeGeminiServer } from './fakes/fake-gemini-server.js';
@@ -60,12 +62,14 @@ interface Fake {
 interface Row {
   name: string;
   start(steps: Step[]): Promise<Fake>;
-  backend(url: string, extra: ContainmentSettings): AgentBackend;
+  backend(url: string, extra: ContainmentSettings & { maxRetries?: number }): AgentBackend;
   /** A tool call that reads `file` (absolute) or `relative` (from the role's directory), as this CLI's model would. */
   read(file: string, relative: string): Step[];
   done(role: AgentRole): Step;
   /** A ≥ 400 answer. */
   refusal: Step;
+  /** A 5xx answer the CLI retries. */
+  overloaded: Step;
   /** A reply that streams output without end. */
   runaway: Step;
 }
@@ -88,6 +92,7 @@ const ROWS: Row[] = [
     read: (file, relative) => [toolUse('Read', { file_path: file }), toolUse('Grep', { pattern: 'canary', path: relative })],
     done: (role) => text(finalText(role)),
     refusal: { error: { status: 401, type: 'authentication_error', message: 'invalid x-api-key' } },
+    overloaded: { error: { status: 503, type: 'api_error', message: 'Service Unavailable' } },
     runaway: { content: [], runaway: { chunk: 400 } },
   },
   {
@@ -102,6 +107,7 @@ const ROWS: Row[] = [
     read: (file, relative) => [{ call: 'exec_command', arguments: { cmd: `cat ${file} ${relative}`, yield_time_ms: 2000 } }],
     done: (role) => ({ text: finalText(role) }),
     refusal: { error: { status: 401, message: 'Incorrect API key provided.', code: 'invalid_api_key' } },
+    overloaded: { error: { status: 503, message: 'Service Unavailable', type: 'server_error' } },
     runaway: { runaway: { chunk: 400 } },
   },
   {
@@ -114,6 +120,8 @@ const ROWS: Row[] = [
     read: (file, relative) => [{ toolCalls: [{ name: 'read', arguments: { filePath: file } }] }, { toolCalls: [{ name: 'read', arguments: { filePath: relative } }] }],
     done: (role) => ({ text: finalText(role) }),
     refusal: { error: { status: 401, message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' } },
+    // retry-after-ms: opencode waits what the server asks instead of its 2 s, 4 s back-off.
+    overloaded: { error: { status: 503, message: 'Service Unavailable', type: 'server_error', code: null, headers: { 'retry-after-ms': '50' } } },
     runaway: { runaway: { chunk: 400 } },
   },
   {
@@ -127,6 +135,7 @@ const ROWS: Row[] = [
     read: (file, relative) => [geminiCall('read_file', { file_path: file }), geminiCall('read_file', { file_path: relative })],
     done: (role) => geminiText(finalText(role)),
     refusal: geminiErrors.auth(),
+    overloaded: geminiErrors.server(),
     runaway: { parts: [{ text: '…' }], usage: { input: 2000 }, runawayOutputPerChunk: 500 },
   },
 ];
@@ -270,23 +279,45 @@ export function describeAgentGuarantees(name: (typeof CLI_ROWS)[number]): void {
         else process.env['TMPDIR'] = saved;
       }
     });
+
+    it('(g) a retried model call is on the progress events with its count; the healthy twin shows none', async () => {
+      const fake = await fakeFor(row, [row.overloaded, row.overloaded, row.done('check')]);
+      const events: AgentProgress[] = [];
+      // claude and codex rows run with maxRetries 0 elsewhere (so a refusal fails fast); here the CLI may retry.
+      const result = await row.backend(fake.server.url, { maxRetries: 3 }).run(agentRequest('check', worktree, { onProgress: (event) => events.push(event) }));
+      expect(fake.calls().length).toBeGreaterThanOrEqual(3);
+      expect(Math.max(0, ...events.map((event) => event.attempts))).toBe(2);
+      for (const event of events) {
+        expect(event).toMatchObject({ type: 'retry', failure: expect.stringMatching(/^HTTP 5\d\d$/) });
+        expect(event.endpoint).toContain(new URL(fake.server.url).host);
+      }
+      expect(result.ok).toBe(true);
+
+      const healthy = await fakeFor(row, [row.done('check')]);
+      const quiet: AgentProgress[] = [];
+      const twin = await row.backend(healthy.server.url, {}).run(agentRequest('check', worktree, { onProgress: (event) => quiet.push(event) }));
+      expect(twin.ok).toBe(true);
+      expect(quiet).toEqual([]);
+    });
   });
 
 }
 
 /** The in-process API backends: no CLI to contain, but an outage and a refusal must cost 0 there too. */
-const API_ROWS: { name: string; start(steps: Step[]): Promise<FakeServer>; backend(url: string): AgentBackend; refusal: Step }[] = [
+const API_ROWS: { name: string; start(steps: Step[]): Promise<FakeServer>; backend(url: string, maxAttempts?: number): AgentBackend; refusal: Step; overloaded: Step }[] = [
   {
     name: 'openai',
     start: (steps) => startFakeOpenAIServer(steps as never),
-    backend: (url) => createOpenAIBackend({ model: 'gpt-4o-mini', apiKey: 'k', baseURL: `${url}/v1`, projectRoot: repo, sleep: async () => {}, random: () => 0.5, maxAttempts: 1 }),
+    backend: (url, maxAttempts = 1) => createOpenAIBackend({ model: 'gpt-4o-mini', apiKey: 'k', baseURL: `${url}/v1`, projectRoot: repo, sleep: async () => {}, random: () => 0.5, maxAttempts }),
     refusal: { error: { status: 401, message: 'Incorrect API key provided: k.', type: 'invalid_request_error', code: 'invalid_api_key' } },
+    overloaded: { error: { status: 503, message: 'Service Unavailable', type: 'server_error', code: null } },
   },
   {
     name: 'ollama',
     start: (steps) => startFakeOllamaServer(steps as never),
-    backend: (url) => createOllamaBackend({ host: url, model: 'qwen2.5-coder:7b', projectRoot: repo, sleep: async () => {}, random: () => 0.5, maxAttempts: 1 }),
+    backend: (url, maxAttempts = 1) => createOllamaBackend({ host: url, model: 'qwen2.5-coder:7b', projectRoot: repo, sleep: async () => {}, random: () => 0.5, maxAttempts }),
     refusal: { error: { status: 401, message: 'unauthorized' } },
+    overloaded: { error: { status: 503, message: 'Service Unavailable' } },
   },
 ];
 
@@ -311,6 +342,29 @@ export function describeApiGuarantees(): void {
       expect(result.ok).toBe(false);
       expect(server.requests.length).toBeGreaterThan(0);
       expect(totalTokens(result.usage)).toBe(0);
+    });
+
+    it('(g) a retried call is on the progress events with its count, a refused connection named so; a healthy call shows none', async () => {
+      const server = await row.start([row.overloaded, row.overloaded, row.refusal]);
+      closers.push(() => server.close());
+      const events: AgentProgress[] = [];
+      await row.backend(server.url, 4).run(agentRequest('check', worktree, { onProgress: (event) => events.push(event) }));
+      expect(events.map(({ attempts, failure }) => [attempts, failure])).toEqual([[1, 'HTTP 503'], [2, 'HTTP 503']]);
+      for (const event of events) expect(event.endpoint).toContain(new URL(server.url).host);
+
+      const dead = await row.start([]);
+      await dead.close();
+      const refused: AgentProgress[] = [];
+      await row.backend(dead.url, 2).run(agentRequest('check', worktree, { onProgress: (event) => refused.push(event) }));
+      expect(refused).toMatchObject([{ type: 'retry', attempts: 1, failure: 'refused (ECONNREFUSED)' }]);
+
+      // The twin: an answer on the first attempt (a refusal is not retried) reports nothing.
+      const healthy = await row.start([row.refusal]);
+      closers.push(() => healthy.close());
+      const quiet: AgentProgress[] = [];
+      await row.backend(healthy.url, 4).run(agentRequest('check', worktree, { onProgress: (event) => quiet.push(event) }));
+      expect(healthy.requests.length).toBeGreaterThan(0);
+      expect(quiet).toEqual([]);
     });
   });
 }

@@ -120,12 +120,62 @@ describe('model proxy metering', () => {
       const answer = await fetch(`${metered.url}/responses`, { method: 'POST', body: '{"input":"hello"}' });
       // Refused connection: a status no agent CLI retries (they retry 5xx for minutes), with the reason in the body.
       expect(answer.status).toBe(421);
-      expect(await answer.text()).toContain(upstreamServer.url);
+      expect(answer.headers.get('x-should-retry')).toBe('false');
+      const body = await answer.text();
+      expect(body).toContain('nothing answers at the configured model endpoint');
+      // opencode 1.18's retry rule (SessionRetry.retryable): a body matching any of these is retried 5 times over a
+      // minute. The port of the dead URL (any digits) and the cause must not appear.
+      const OPENCODE_RETRYABLE = [/429|500|502|503|504|524/i, /rate limit|too many requests/i, /overloaded|unavailable|internal error|server error/i,
+        /terminated|fetch failed|network[-_\s]error|upstream connect|connection error|connection refused|socket hang up|getaddrinfo|enotfound|econnrefused|econnreset|etimedout/i,
+        /try your request again|retry your request|resource exhausted/i, /\btry again (?:later|in\b)/i];
+      for (const pattern of OPENCODE_RETRYABLE) expect(body).not.toMatch(pattern);
+      expect(body).not.toContain(new URL(upstreamServer.url).port);
       expect(metered.total()).toBe(0);
       // The cause and its code, so the backend can say "could not reach <url> (<cause>)" and not retry a refused address.
       expect(metered.lastError()).toMatchObject({ status: 0, endpoint: `${upstreamServer.url}/v1`, code: 'ECONNREFUSED', message: `connect ECONNREFUSED ${new URL(upstreamServer.url).host}` });
     } finally {
       await close();
+    }
+  });
+
+  it('tells onRetry when a request follows failed ones (the agent retrying), counting failures in a row; a success resets it', async () => {
+    const statuses = [503, 503, 200, 429, 200];
+    const upstreamServer = await startHttpFake((_request, response) => {
+      const status = statuses.shift() ?? 200;
+      if (status >= 400) return void sendJson(response, status, { error: { message: 'busy' } });
+      sendJson(response, 200, { usage: { input_tokens: 1, output_tokens: 1 } });
+    });
+    const retries: Array<{ attempts: number; failure: string; endpoint: string }> = [];
+    const metered = await startModelProxy({ upstream: new URL(`${upstreamServer.url}/v1`), redact: (text) => text, onRetry: (retry) => retries.push(retry) });
+    try {
+      for (let call = 0; call < 5; call++) await (await fetch(`${metered.url}/responses`, { method: 'POST', body: '{}' })).text();
+      // The twin: the first attempt, and the one after a success, are no retry.
+      expect(retries).toEqual([
+        { attempts: 1, failure: 'HTTP 503', endpoint: `${upstreamServer.url}/v1` },
+        { attempts: 2, failure: 'HTTP 503', endpoint: `${upstreamServer.url}/v1` },
+        { attempts: 1, failure: 'HTTP 429', endpoint: `${upstreamServer.url}/v1` },
+      ]);
+    } finally {
+      await metered.close();
+      await upstreamServer.close();
+    }
+    // A dead endpoint: the second request is the first retry, of a refused connection.
+    const dead = await startHttpFake((_request, response) => void response.end());
+    await dead.close();
+    const refused: Array<{ attempts: number; failure: string }> = [];
+    const deadProxy = await startModelProxy({ upstream: new URL(dead.url), redact: (text) => text, onRetry: (retry) => refused.push(retry) });
+    try {
+      // node:http, not fetch: fetch itself retries a 421 once on a new connection (the Fetch standard), which the
+      // proxy would rightly count as a retry.
+      const post = () => new Promise<void>((resolve, reject) => {
+        const request = http.request(`${deadProxy.url}/responses`, { method: 'POST' }, (response) => response.resume().on('end', resolve));
+        request.on('error', reject);
+        request.end('{}');
+      });
+      for (let call = 0; call < 2; call++) await post();
+      expect(refused).toEqual([{ attempts: 1, failure: 'refused (ECONNREFUSED)', endpoint: dead.url.replace(/\/+$/, '') }]);
+    } finally {
+      await deadProxy.close();
     }
   });
 

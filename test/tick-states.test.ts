@@ -1,9 +1,12 @@
 /**
  * One vocabulary, through the built CLI: a rejected tick reads `rejected` in `run`, `status`, `history` and
- * `status --json` (the run log keeps the methodology's `report-only`), and a rehearsal's tokens read
+ * `status --json` (the run log keeps the methodology's `report-only`, with our `state` beside it, which the real
+ * `loop status --json` passes through), and a rehearsal's tokens read
  * "rehearsal: N tokens, not counted" in both `run` and `status`, while a loop whose own backend is the mock has
  * its spend counted in both.
  */
+import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliJson } from './cli-json.js';
 import { runCli } from './e2e-fixtures.js';
@@ -34,6 +37,11 @@ describe('one vocabulary of tick states', () => {
     expect(json.loops[0]!.lastRuns[0]).toMatchObject({ outcome: runLogOutcome, state });
     const records = cliJson((await runCli(root, ['history', '--json'])).stdout) as Array<{ outcome: string; state: string }>;
     expect(records[0]).toMatchObject({ outcome: runLogOutcome, state });
+    // The real peer: loop-init's `loop status --json` passes our run-log line through — the methodology's outcome word
+    // (its format knows only four) and, beside it, the state our CLI prints.
+    const peer = await execa(join('node_modules', '.bin', 'loop'), ['status', root, '--json'], { reject: false });
+    const recentRuns = (JSON.parse(peer.stdout) as { recentRuns: Array<Record<string, unknown>> }).recentRuns;
+    expect(recentRuns[0]).toMatchObject({ pattern: 'daily-triage', outcome: runLogOutcome, state, tokens_estimate: tick.tokens });
   }, 120_000);
 
   it('a rehearsal (--backend mock for a loop of another agent): run and status say "rehearsal: N tokens, not counted"', async () => {

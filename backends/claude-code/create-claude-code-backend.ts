@@ -110,7 +110,7 @@ export function createClaudeCodeBackend(settings: ClaudeCodeBackendSettings = {}
     let assistantError: string | undefined;
     let model = settings.model;
     const outcome = await cli.run({
-      role: request.role, workDir: cwd, binary, upstream, env, configHome: home ?? env['HOME'] ?? projectRoot,
+      role: request.role, ...(request.onProgress ? { onProgress: request.onProgress } : {}), workDir: cwd, binary, upstream, env, configHome: home ?? env['HOME'] ?? projectRoot,
       configure: (baseUrl) => ({ args, env: { ...env, ANTHROPIC_BASE_URL: baseUrl } }),
       input: prompt.user, timeoutMs: settings.timeoutMs ?? 30 * 60_000, killGraceMs: settings.killGraceMs ?? 2000,
       ...(request.signal ? { signal: request.signal } : {}),

@@ -87,7 +87,7 @@ export function createCodexBackend(settings: CodexBackendSettings = {}): AgentBa
       const errors: string[] = [];
       const transcript: string[] = [];
       const outcome = await cli.run({
-        role: request.role, workDir: cwd, binary, upstream: settings.baseUrl ?? 'https://api.openai.com/v1', env, credentialVariables: [apiKeyEnv],
+        role: request.role, ...(request.onProgress ? { onProgress: request.onProgress } : {}), workDir: cwd, binary, upstream: settings.baseUrl ?? 'https://api.openai.com/v1', env, credentialVariables: [apiKeyEnv],
         configHome: home.path,
         configure: async (baseUrl, contained) => {
           await writeFile(path.join(home.path, 'config.toml'), toCodexConfigToml({

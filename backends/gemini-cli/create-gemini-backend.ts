@@ -82,7 +82,7 @@ export function createGeminiCliBackend(settings: GeminiCliBackendSettings = {}):
     let lastError: string | undefined;
     let turns = 0;
     const outcome = await cli.run({
-      role: request.role, workDir: workspaceOf(request)?.path ?? projectRoot, binary, upstream, env, configHome: home,
+      role: request.role, ...(request.onProgress ? { onProgress: request.onProgress } : {}), workDir: workspaceOf(request)?.path ?? projectRoot, binary, upstream, env, configHome: home,
       configure: (baseUrl) => ({
         args: toGeminiArgs({ ...gemini, model, ...(settings.extraArgs ? { extraArgs: settings.extraArgs } : {}) }),
         env: { ...env, GOOGLE_GEMINI_BASE_URL: baseUrl },

@@ -46,6 +46,7 @@ export function createOllamaModel(settings: OllamaModelSettings): ChatModel {
   return {
     model: settings.model,
     contextWindow: settings.contextWindow,
+    endpoint: base,
     async call(request: ModelTurnRequest): Promise<ModelTurn> {
       turn++;
       const body = {

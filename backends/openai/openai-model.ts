@@ -117,6 +117,7 @@ export async function createOpenAIModel(settings: OpenAIModelSettings): Promise<
   return {
     model: settings.model,
     contextWindow: settings.contextWindow,
+    endpoint: settings.baseURL ?? 'https://api.openai.com/v1',
     async call(request) {
       try {
         return settings.api === 'responses' ? await callResponses(request) : await callChat(request);

@@ -95,7 +95,7 @@ export function createOpenCodeBackend(settings: OpenCodeBackendSettings = {}): A
     const transcript: string[] = [];
     let error: ReturnType<typeof errorOf> | undefined;
     const outcome = await cli.run({
-      role: request.role, workDir: workspaceOf(request)?.path ?? projectRoot, binary, upstream: endpoint.url, env, configHome: home,
+      role: request.role, ...(request.onProgress ? { onProgress: request.onProgress } : {}), workDir: workspaceOf(request)?.path ?? projectRoot, binary, upstream: endpoint.url, env, configHome: home,
       configure: async (baseUrl) => {
         const config = toOpenCodeConfig({
           role: request.role,

@@ -8,7 +8,7 @@ import { StallDetector, compactMessages, needsCompaction, planNextCall } from '.
 import { estimateTokens, type ChatModel, type LoopMessage, type ModelTurn } from './model.js';
 import { parseCheckOutput, parseImplementOutput, parseTriageOutput } from './parse-output.js';
 import { buildRolePrompt } from './prompt.js';
-import { ModelCallError, withRetry } from './retry.js';
+import { attemptFailure, ModelCallError, withRetry } from './retry.js';
 import { toAbortSignal } from './to-abort-signal.js';
 import { toolsForRole } from './tool-set.js';
 import type { ToolOutcome, WorkspaceTool } from './tool-types.js';
@@ -156,7 +156,10 @@ export async function runToolLoop(request: AgentRequest, options: ToolLoopOption
         ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
         ...(options.baseDelayMs !== undefined ? { baseDelayMs: options.baseDelayMs } : {}),
         ...(request.signal ? { signal: toAbortSignal(request.signal) } : {}),
-        onRetry: ({ attempt, delayMs, error }) => log(`turn ${turn}: attempt ${attempt} failed (${describeError(error)['error']}); retrying in ${delayMs} ms`),
+        onRetry: ({ attempt, delayMs, error }) => {
+          log(`turn ${turn}: attempt ${attempt} failed (${describeError(error)['error']}); retrying in ${delayMs} ms`);
+          request.onProgress?.({ type: 'retry', attempts: attempt, endpoint: model.endpoint ?? model.model, failure: attemptFailure(error) });
+        },
       },
     );
     if (!outcome.ok) {

@@ -9,7 +9,7 @@
  * (written in `configure`, once the model URL is known) and its event mapping.
  */
 import { access, constants } from 'node:fs/promises';
-import { ZERO_USAGE, type AgentResult, type AgentRole } from '../../src/core/ports/index.js';
+import { ZERO_USAGE, type AgentRequest, type AgentResult, type AgentRole } from '../../src/core/ports/index.js';
 import type { Level } from '../../src/core/config/schemas.js';
 import { isLoopRuntimeError } from '../../src/core/errors.js';
 import { createAgentSandbox, type AgentSandbox } from '../../src/adapters/agent-sandbox/agent-sandbox.js';
@@ -65,6 +65,8 @@ export interface ContainedRun {
   onLine?: (line: string, stop: (why: StopReason) => void) => void;
   /** Model calls (POSTs) allowed; later ones are refused by the proxy and `turnLimitReached` is set. */
   maxModelCalls?: number;
+  /** The request's `onProgress`: told when the CLI retries its model endpoint, as the proxy sees it. */
+  onProgress?: AgentRequest['onProgress'];
 }
 
 export interface ContainedOutcome {
@@ -164,6 +166,7 @@ export function createContainedCli(settings: ContainedCliSettings, cli: { name: 
       session = await sandboxFor(containment).open({
         role: request.role, workDir: request.workDir, upstream, env: request.env,
         ...(request.credentialVariables ? { credentialVariables: request.credentialVariables } : {}),
+        ...(request.onProgress ? { onRetry: (retry: { attempts: number; failure: string; endpoint: string }) => request.onProgress?.({ type: 'retry', ...retry }) } : {}),
         ...(maxCalls !== undefined ? { allowCall: (call: number) => call <= maxCalls || !(turnLimitReached = true) } : {}),
         onUsage: (proxy) => {
           if (stoppedForBudget || proxy.total() < request.maxTokens) return;

@@ -51,6 +51,8 @@ export interface ChatModel {
   readonly model: string;
   /** Context window in tokens, used for compaction. */
   readonly contextWindow: number;
+  /** The endpoint the user configured, named on the progress line while a call is retried. */
+  readonly endpoint?: string;
   call(request: ModelTurnRequest): Promise<ModelTurn>;
 }
 

@@ -123,3 +123,19 @@ export function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', done, { once: true });
   });
 }
+
+/**
+ * How a failed attempt failed, in the words of the progress line: `HTTP 503`, `refused (ECONNREFUSED)`, `ETIMEDOUT`.
+ *
+ * @example
+ * ```ts
+ * attemptFailure(new ModelCallError('overloaded', { status: 529 })); // → 'HTTP 529'
+ * ```
+ */
+export function attemptFailure(error: unknown): string {
+  if (error instanceof ModelCallError && error.status !== undefined) return `HTTP ${error.status}`;
+  const text = error instanceof Error ? `${error.message} ${error.cause instanceof Error ? error.cause.message : ''}` : String(error);
+  const code = /\b(E[A-Z]{3,}[A-Z_]*)\b/.exec(text)?.[1];
+  if (code === 'ECONNREFUSED') return 'refused (ECONNREFUSED)';
+  return code ?? 'failed';
+}

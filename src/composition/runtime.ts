@@ -165,10 +165,13 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       return (await import('../use-cases/console-queries.js')).runHistory(project, filter, options);
     },
     async runs(query = {}) {
-      const fleet = await (await stores()).runs({ ...(query.loop ? { patternId: query.loop } : {}), ...(query.since !== undefined ? { since: query.since } : {}), limit: query.limit ?? 50 });
+      const opened = await stores();
+      const fleet = await opened.runs({ ...(query.loop ? { patternId: query.loop } : {}), ...(query.since !== undefined ? { since: query.since } : {}), limit: query.limit ?? 50 });
       const { fromRunHistory, recordPricing, selectRunLogRecords } = await import('../use-cases/run-records.js');
-      if (fleet) return fleet.map(fromRunHistory);
-      return selectRunLogRecords(await (await import('../use-cases/console-queries.js')).runLogOf(project), query, await recordPricing(project));
+      // A fleet's page of rows is priced from those ticks' spend rows only.
+      const pricing = await recordPricing(project, () => opened.spendByTick(fleet ? { tickIds: fleet.map((entry) => entry.tickId) } : {}));
+      if (fleet) return fleet.map((entry) => fromRunHistory(entry, pricing));
+      return selectRunLogRecords(await (await import('../use-cases/console-queries.js')).runLogOf(project), query, pricing);
     },
     async tick(tickId) {
       return (await import('../use-cases/console-queries.js')).tickDetail(project, tickId, options);

@@ -42,12 +42,10 @@ export interface RecordPricing {
   basisOf(loop: string, backend: string | undefined): PriceBasis | null;
 }
 
-/** A fleet's run history keeps tokens, and its spend lives in Postgres: no dollars are read from there yet. */
-const FLEET_PRICE_SOURCE = "cost not read: the fleet's run history keeps tokens only";
-
-function priceOf(entry: RunLogEntry, tokens: number, pricing: RecordPricing | undefined): { costUsd: number | null; priceSource: string } {
+function priceOf(entry: Pick<RunLogEntry, 'tick_id' | 'pattern' | 'backend'>, tokens: number, pricing: RecordPricing | undefined): { costUsd: number | null; priceSource: string } {
   if (!pricing) return { costUsd: null, priceSource: 'cost not read: no spend journal given' };
-  const rehearsal = entry.backend === REHEARSAL_BACKEND;
+  // A fleet row names no backend: the spend rows say whether only the mock spent (a rehearsal).
+  const rehearsal = entry.backend === REHEARSAL_BACKEND || (entry.backend === undefined && entry.tick_id ? pricing.spend.get(entry.tick_id)?.rehearsal === true : false);
   const costUsd = tickCost({ tickId: entry.tick_id ?? null, tokens, rehearsal }, pricing.spend);
   const configured = pricing.basisOf(entry.pattern ?? '', entry.backend);
   // A mock tick of a loop whose agent is another is a rehearsal; of a loop whose own backend is the mock, it is not.
@@ -89,8 +87,8 @@ export function fromRunLog(entry: RunLogEntry, pricing?: RecordPricing): RunReco
   };
 }
 
-/** A fleet run-history row in the same shape. */
-export function fromRunHistory(entry: RunHistoryEntry): RunRecord {
+/** A fleet run-history row in the same shape, priced from the store's spend rows like a run-log line. */
+export function fromRunHistory(entry: RunHistoryEntry, pricing?: RecordPricing): RunRecord {
   return {
     loop: entry.patternId,
     tickId: entry.tickId,
@@ -101,8 +99,7 @@ export function fromRunHistory(entry: RunHistoryEntry): RunRecord {
     state: tickState({ kind: entry.kind }),
     kind: entry.kind,
     tokens: entry.tokens,
-    costUsd: null,
-    priceSource: FLEET_PRICE_SOURCE,
+    ...priceOf({ tick_id: entry.tickId, pattern: entry.patternId, ...(pricing?.spend.get(entry.tickId)?.rehearsal ? { backend: REHEARSAL_BACKEND } : {}) }, entry.tokens, pricing),
     verdict: entry.verdict,
     commit: entry.commit,
     pullRequest: entry.pullRequest,
@@ -121,15 +118,18 @@ export function selectRunLogRecords(entries: readonly RunLogEntry[], query: RunQ
     .slice(0, query.limit ?? 50);
 }
 
-/** The pricing of a project's run log: its spend journal, and each configured loop's model and `prices:`. */
-export async function recordPricing(project: LoadedProject): Promise<RecordPricing> {
-  const [{ spendByTick }, { resolvePlan }, { priceBasisOf }] = await Promise.all([import('./outcomes/spend-by-tick.js'), import('../project/load-project.js'), import('./outcomes/tick-cost.js')]);
+/**
+ * The pricing of a project's records: the store's spend (`ProjectStores.spendByTick`: the file journal or the
+ * Postgres rows), and each configured loop's model and `prices:`.
+ */
+export async function recordPricing(project: LoadedProject, spendOf: () => Promise<SpendByTick>): Promise<RecordPricing> {
+  const [{ resolvePlan }, { priceBasisOf }] = await Promise.all([import('../project/load-project.js'), import('./outcomes/tick-cost.js')]);
   const backends = new Map<string, ExecutionPlan['backend']>();
   for (const id of project.configuredLoops) {
     const resolved = await resolvePlan(project, id);
     if (resolved.ok) backends.set(id, resolved.plan.backend);
   }
-  const spend = await spendByTick(project.root);
+  const spend = await spendOf();
   return {
     spend,
     basisOf: (loop, backend) => {

@@ -52,8 +52,12 @@ export interface DueLoopReport {
   nextAt: string;
   action: DueAction;
   exitCode: number;
-  /** The tick, when one ran. */
-  tick?: TickResult;
+  /** The tick, when one ran, priced like `run <id>`'s (tick-cost.ts): `costUsd` null when its price is unknown. */
+  tick?: TickResult & { costUsd?: number | null };
+  /** What priced the tick (tick-cost.ts `priceSource`). */
+  priceSource?: string;
+  /** The tick ran on the mock (a rehearsal): its tokens never count. */
+  rehearsal?: boolean;
   /** Why no tick ran although the loop was due (lease held, error). */
   message?: string;
 }
@@ -63,6 +67,8 @@ export interface DueRunSummary {
   at: string;
   dryRun: boolean;
   decisions: DueLoopReport[];
+  /** The ticked loops' dollars together (null: a price nobody knows); absent when nothing ticked. */
+  costUsd?: number | null;
   exitCode: number;
 }
 
@@ -141,6 +147,7 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
         if (event.type === 'phase-start') progress(phaseLabel(event.phase, event.detail));
         else if (event.type === 'phase-end') progress(`  ${event.phase}: ${event.note ?? ''}`);
         else if (event.type === 'tick-start') progress(`${plan.pattern.id}: tick ${event.tickId} started`);
+        else if (event.type === 'agent-retry') progress(retryLabel(event));
       },
     });
     const recovery = session.recovery;
@@ -180,7 +187,7 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
     // The recovered ticks' note, the delivered changes for outcome tracking, the tick-result lines `serve` reads.
     await session.finish(ticks);
     const last = ticks[ticks.length - 1]!;
-    const priced = await priceTicks(project.root, plan, runtime.ports.backend.name, ticks, options.dryRun, !stores.description.startsWith('postgres'));
+    const priced = await priceTicks(stores, plan, runtime.ports.backend.name, ticks, options.dryRun);
     const summary: RunSummary = {
       pattern: { id: plan.pattern.id, name: plan.pattern.name },
       level: plan.level,
@@ -201,14 +208,16 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
   }
 }
 
-/** The ticks priced from the spend journal they were just settled in (a dry run writes none: it is a rehearsal, $0). */
-async function priceTicks(root: string, plan: ExecutionPlan, backend: string, ticks: readonly TickResult[], dryRun: boolean, onFiles: boolean) {
-  const [{ tickCost, totalCost, priceBasisOf, priceSource }, { spendByTick }] = await Promise.all([import('./outcomes/tick-cost.js'), import('./outcomes/spend-by-tick.js')]);
+/**
+ * The ticks priced from the store's spend they were just settled in — the file journal or the Postgres rows, the same
+ * pricing (a dry run writes none: it is a rehearsal, $0).
+ */
+async function priceTicks(stores: ProjectStores, plan: ExecutionPlan, backend: string, ticks: readonly TickResult[], dryRun: boolean) {
+  const { tickCost, totalCost, priceBasisOf, priceSource } = await import('./outcomes/tick-cost.js');
   // The mock's tokens are priced at nothing, whether it rehearses for another agent or is the loop's own backend.
   const rehearsal = dryRun || backend === 'mock';
-  // A fleet journals spend in Postgres: no cost is read from there yet, and none is guessed.
-  if (!onFiles && !rehearsal) return { ticks: [...ticks], costUsd: null, priceSource: "cost not read: the fleet's spend is in Postgres" };
-  const spend = rehearsal ? new Map() : await spendByTick(root).catch(() => new Map());
+  // An unreadable spend prices nothing: every tick that spent tokens is then unknown (null), never a guess.
+  const spend = rehearsal ? new Map() : await stores.spendByTick({ tickIds: ticks.map((tick) => tick.tickId) }).catch(() => new Map());
   const priced = ticks.map((tick) => ({ ...tick, costUsd: tickCost({ ...tick, rehearsal }, spend) }));
   const costs = priced.map((tick) => tick.costUsd);
   return { ticks: priced, costUsd: totalCost(costs), priceSource: priceSource({ ...priceBasisOf(plan.backend, backend), rehearsal: dryRun }, costs) };
@@ -220,6 +229,15 @@ const PHASE_VERBS: Record<string, string> = { triage: 'triaging', implement: 'im
 export function phaseLabel(phase: string, detail?: string): string {
   const verb = PHASE_VERBS[phase] ?? phase;
   return detail ? `${verb}: ${detail}` : verb;
+}
+
+/**
+ * The progress line while the agent retries its model endpoint, e.g.
+ * `triaging — retrying: 3 attempts to http://127.0.0.1:4000/v1 refused (ECONNREFUSED)`.
+ */
+export function retryLabel(event: { phase: string; attempts: number; endpoint: string; failure: string }): string {
+  const how = event.failure.startsWith('refused') ? event.failure : `failed (${event.failure})`;
+  return `${phaseLabel(event.phase)} — retrying: ${event.attempts} attempt${event.attempts === 1 ? '' : 's'} to ${event.endpoint} ${how}`;
 }
 
 async function decideBackend(project: LoadedProject, plan: ExecutionPlan, options: TickOptions): Promise<{ plan: ExecutionPlan; backendReason: string }> {
@@ -267,7 +285,10 @@ export async function tickDueLoops(project: LoadedProject, selection: DueSelecti
     const plan = evaluation.plans.get(decision.id)!;
     try {
       const summary = await tickUnderLease(project, plan, 1, options);
-      reports.push({ ...base, action: 'ticked', exitCode: summary.exitCode, tick: summary.ticks[0]! });
+      reports.push({
+        ...base, action: 'ticked', exitCode: summary.exitCode, tick: summary.ticks[0]!,
+        ...(summary.priceSource !== undefined ? { priceSource: summary.priceSource } : {}), ...(summary.rehearsal ? { rehearsal: true } : {}),
+      });
     } catch (error) {
       const message = redact(error instanceof Error ? error.message : String(error));
       const held = isLoopRuntimeError(error) && error.code === 'LEASE_HELD';
@@ -275,6 +296,8 @@ export async function tickDueLoops(project: LoadedProject, selection: DueSelecti
       reports.push({ ...base, action: held ? 'lease-held' : 'error', exitCode: held ? ExitCode.leaseHeld : exitCodeFor(error), message });
     }
   }
-  const summary: DueRunSummary = { mode: 'due', at: new Date(now).toISOString(), dryRun: options.dryRun, decisions: reports, exitCode: exitCodeForDue(reports) };
+  const priced = reports.filter((report) => report.priceSource !== undefined);
+  const costUsd = priced.length > 0 ? (await import('./outcomes/tick-cost.js')).totalCost(priced.map((report) => report.tick?.costUsd ?? null)) : undefined;
+  const summary: DueRunSummary = { mode: 'due', at: new Date(now).toISOString(), dryRun: options.dryRun, decisions: reports, ...(costUsd !== undefined ? { costUsd } : {}), exitCode: exitCodeForDue(reports) };
   return { ok: true, summary, issues: evaluation.issues };
 }

@@ -14,7 +14,6 @@ import { describeBackendChoice, type BackendChoice } from '../composition/backen
 import { RECOVERY_LOG, recoveriesIn, type RecoveryRecord } from '../adapters/recovery/recovery-log.js';
 import { fileSnapshot } from '../adapters/fs/file-snapshot.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
-import { spendByTick } from './outcomes/spend-by-tick.js';
 import { priceBasisOf, priceSource, tickCost, totalCost, type SpendByTick } from './outcomes/tick-cost.js';
 
 export interface LoopStatus {
@@ -77,9 +76,8 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
   const sharedLedger = stores.deliveryLedger();
   const stranded = sharedLedger || deliveries.includes('"failed"') ? await (await import('./deliver.js')).listStranded(project.root, undefined, sharedLedger) : [];
   const circuits = circuitReader(stores);
-  // Dollars from the file spend journal, priced once by tick-cost.ts; a fleet keeps its spend in Postgres instead.
-  const onFiles = !stores.description.startsWith('postgres');
-  const spend = onFiles ? await spendByTick(project.root).catch(() => null) : null;
+  // Dollars from the store's spend (the file journal or the Postgres rows), priced once by tick-cost.ts.
+  const spend = await stores.spendByTick({ day }).catch(() => null);
   const loops: LoopStatus[] = [];
   for (const id of project.configuredLoops) {
     const resolved = await resolvePlan(project, id);
@@ -127,7 +125,7 @@ export async function loopStatus(project: LoadedProject, options: { clock: Clock
 
 /** Today's priced spend of one loop's real (not rehearsal) ticks, and what priced it. */
 function costToday(spend: SpendByTick | null, plan: ExecutionPlan, backend: string | null, day: string): { costUsd: number | null; priceSource: string } {
-  if (!spend) return { costUsd: null, priceSource: 'cost not read: the spend journal is not a file here' };
+  if (!spend) return { costUsd: null, priceSource: 'cost not read: the spend could not be read' };
   const today = [...spend].filter(([, tick]) => tick.day === day && tick.patternId === plan.pattern.id && !tick.rehearsal);
   const costs = today.map(([tickId, tick]) => tickCost({ tickId, tokens: tick.tokens }, spend));
   return { costUsd: totalCost(costs), priceSource: priceSource(priceBasisOf(plan.backend, backend ?? plan.backend.name), costs) };

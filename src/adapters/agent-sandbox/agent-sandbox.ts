@@ -21,7 +21,7 @@ import { agentProfile, SYSTEM_READABLE_PATHS } from './agent-profile.js';
 import { BRIDGE_PORT, BRIDGE_SCRIPT } from './bridge-script.js';
 import { cliReadablePaths } from './cli-package.js';
 import { findSecretFiles, type SecretFiles } from './find-secret-files.js';
-import { startModelProxy, type ModelProxy, type ModelProxyStats } from './model-proxy.js';
+import { startModelProxy, type ModelProxy, type ModelProxySettings, type ModelProxyStats } from './model-proxy.js';
 
 /** Variables that carry a model credential: the agent gets a placeholder, the proxy adds the real value. */
 export const CREDENTIAL_VARIABLES: readonly string[] = [
@@ -58,6 +58,8 @@ export interface AgentOpenRequest {
   credentialVariables?: readonly string[];
   onUsage?: (proxy: ModelProxy) => void;
   allowCall?: (call: number) => boolean;
+  /** The agent is retrying the model endpoint (the proxy's `onRetry`). */
+  onRetry?: ModelProxySettings['onRetry'];
 }
 
 export interface AgentCommandRequest {
@@ -152,7 +154,7 @@ export function createAgentSandbox(settings: AgentSandboxSettings) {
     const credentialVariables = [...CREDENTIAL_VARIABLES, ...(request.credentialVariables ?? [])];
     const nonce = randomBytes(8).toString('hex');
     const { credentials } = sandboxEnv(request.env, credentialVariables, nonce);
-    const proxySettings = { upstream: request.upstream, redact: createRedactor(secrets), credentials, ...(request.onUsage ? { onUsage: request.onUsage } : {}), ...(request.allowCall ? { allowCall: request.allowCall } : {}) };
+    const proxySettings = { upstream: request.upstream, redact: createRedactor(secrets), credentials, ...(request.onUsage ? { onUsage: request.onUsage } : {}), ...(request.allowCall ? { allowCall: request.allowCall } : {}), ...(request.onRetry ? { onRetry: request.onRetry } : {}) };
     const basePath = request.upstream.pathname.replace(/\/+$/, '');
 
     if (!contained) {

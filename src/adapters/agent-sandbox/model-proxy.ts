@@ -31,6 +31,11 @@ export interface ModelProxySettings {
   maxBodyBytes?: number;
   /** Called after every change of the counts (a delta, a usage event). */
   onUsage?: (proxy: ModelProxy) => void;
+  /**
+   * Called when a request is forwarded after failed ones (≥ 400, or the endpoint unreachable) with no success between:
+   * the agent is retrying. `attempts` counts the failures in a row; `failure` says how the last one failed.
+   */
+  onRetry?: (retry: { attempts: number; failure: string; endpoint: string }) => void;
   /** Called before each POST (a model call) is forwarded, numbered from 1; false refuses it (429, never forwarded). */
   allowCall?: (call: number) => boolean;
 }
@@ -68,15 +73,25 @@ export interface ModelProxy {
 /** Connection errors that mean nobody answers at that address (not a blip): not worth a retry. */
 export const DEAD_ENDPOINT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_TLS_CERT_ALTNAME_INVALID', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE']);
 
+/**
+ * What the agent CLI reads when the endpoint is dead. The backend's result names the URL and the cause from
+ * `lastError()`; this text only has to end the CLI's call. It must match none of the patterns a CLI retries on:
+ * opencode (1.18, `SessionRetry.retryable`) retries any error whose message or body matches a status-like number
+ * (`429|500|502|503|504|524` anywhere, so a port such as :45029 would do), "econnrefused", "connection refused",
+ * "unavailable", "fetch failed" and the like, 5 times over about a minute — so no URL, no port, no cause here.
+ * `x-should-retry: false` is the Stainless SDKs' (Anthropic's, OpenAI's) explicit "final".
+ */
+export const DEAD_ENDPOINT_ANSWER = 'loop-runtime: nothing answers at the configured model endpoint; this call is final.';
+
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'accept-encoding']);
 
 function hostKey(url: URL): string {
   return `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
 }
 
-function refuse(response: http.ServerResponse, status: number, message: string): void {
+function refuse(response: http.ServerResponse, status: number, message: string, headers: http.OutgoingHttpHeaders = {}): void {
   if (response.headersSent) return void response.destroy();
-  response.writeHead(status, { 'content-type': 'application/json' });
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify({ type: 'error', error: { type: 'sandbox_proxy_refused', code: 'sandbox_proxy_refused', status, message } }));
 }
 
@@ -110,6 +125,12 @@ export async function startModelProxy(settings: ModelProxySettings): Promise<Mod
   let frozen: TokenCounts | null = null;
   let error: ProviderError | null = null;
   let calls = 0;
+  let failedInARow = 0;
+  let lastFailure = '';
+  const attemptFailed = (failure: string) => {
+    failedInARow++;
+    lastFailure = failure;
+  };
 
   const counts = (): TokenCounts => frozen ?? [...responses].map((usage) => usage.counts()).reduce(sumCounts, { ...ZERO_COUNTS });
   const proxy: ModelProxy = {
@@ -184,6 +205,7 @@ export async function startModelProxy(settings: ModelProxySettings): Promise<Mod
       // Identity only: a compressed answer could not be metered.
       headers['accept-encoding'] = 'identity';
       stats.forwarded++;
+      if (failedInARow > 0) settings.onRetry?.({ attempts: failedInARow, failure: lastFailure, endpoint });
       const usage = new ResponseUsage();
       const outgoing = client.request(
         { protocol: settings.upstream.protocol, hostname: settings.upstream.hostname, port: settings.upstream.port, method: incoming.method, path: substituteCredentials(path, credentials), headers },
@@ -192,7 +214,9 @@ export async function startModelProxy(settings: ModelProxySettings): Promise<Mod
           const back: http.OutgoingHttpHeaders = {};
           for (const [name, value] of Object.entries(upstream.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) back[name] = value;
           response.writeHead(status, back);
-          if (status >= 400) {
+          if (status < 400) failedInARow = 0;
+          else {
+            attemptFailed(`HTTP ${status}`);
             // A refusal costs nothing: its body is read for the error, never for usage.
             const errorChunks: Buffer[] = [];
             upstream.on('data', (chunk: Buffer) => errorChunks.push(chunk));
@@ -220,11 +244,13 @@ export async function startModelProxy(settings: ModelProxySettings): Promise<Mod
           const causeCode = (cause as NodeJS.ErrnoException).code;
           // The cause alone (e.g. "connect ECONNREFUSED 127.0.0.1:8080"): the backend's message names the endpoint.
           error = { status: 0, endpoint, message: cause.message, ...(causeCode ? { code: causeCode } : {}) };
+          attemptFailed(causeCode === 'ECONNREFUSED' ? 'refused (ECONNREFUSED)' : causeCode ?? cause.message);
           // An endpoint that refuses connections or does not resolve will not answer a retry a second later: say so
           // with a status no agent CLI retries (every one retries 5xx for minutes), so the tick fails at once with the
           // reason. A reset or a timeout may be transient: 502, which the CLI retries.
           const dead = DEAD_ENDPOINT_CODES.has((cause as NodeJS.ErrnoException).code ?? '');
-          refuse(response, dead ? 421 : 502, `The model endpoint ${endpoint} could not be reached: ${cause.message}`);
+          if (dead) refuse(response, 421, DEAD_ENDPOINT_ANSWER, { 'x-should-retry': 'false' });
+          else refuse(response, 502, `The model endpoint ${endpoint} could not be reached: ${cause.message}`);
         } else response.destroy();
       });
       response.on('close', () => outgoing.destroy());

@@ -111,6 +111,27 @@ export class PostgresBudgetLedger implements BudgetLedger {
     return Number(rows[0]?.spent ?? 0);
   }
 
+  /**
+   * Tokens and dollars per tick as settled, recorded and reconciled here — what the file journal's `spendByTick`
+   * reads from `spend.jsonl`, for the one pricing (`tick-cost.ts`). A tick with tokens at no known price costs null,
+   * never the sum of its priced part; a tick journalled only by the mock is a rehearsal. Every backend's rows.
+   */
+  async spendByTick(query: { day?: string; tickIds?: readonly string[] } = {}): Promise<Map<string, { tokens: number; costUsd: number | null; patternId: string; day: string; rehearsal: boolean }>> {
+    const rows = await this.database.query<{ tick_id: string; pattern_id: string; day: string; tokens: string; cost: number | null; unpriced: boolean; rehearsal: boolean }>(
+      CODE,
+      'read the spend per tick',
+      `SELECT tick_id, min(pattern_id) AS pattern_id, min(day) AS day, sum(spent) AS tokens, sum(cost_usd) AS cost,
+              bool_or(cost_usd IS NULL AND spent > 0) AS unpriced, bool_and(backend = 'mock') AS rehearsal
+         FROM loop_runtime_budget_entries
+        WHERE scope = $1 AND state <> 'open' AND ($2::text IS NULL OR day = $2) AND ($3::text[] IS NULL OR tick_id = ANY($3))
+        GROUP BY tick_id`,
+      [this.scope, query.day ?? null, query.tickIds ? [...query.tickIds] : null],
+    );
+    return new Map(
+      rows.map((row) => [row.tick_id, { tokens: Number(row.tokens), costUsd: row.unpriced || row.cost === null ? null : Number(row.cost), patternId: row.pattern_id, day: row.day, rehearsal: row.rehearsal === true }]),
+    );
+  }
+
   async record(entry: SpendEntry): Promise<void> {
     await this.database.query(
       CODE,

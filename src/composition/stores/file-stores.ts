@@ -101,6 +101,7 @@ export function fileStores(project: LoadedProject, _clock: Clock): ProjectStores
     outcomes: () => outcomeStoreFor(root),
     recordTicks: async () => undefined,
     pastTicks: async () => [],
+    spendByTick: async () => (await import('../../use-cases/outcomes/spend-by-tick.js')).spendByTick(root),
     runs: async () => null,
     close: async () => undefined,
   };

@@ -14,6 +14,7 @@ import type { DeliveryLedgerStore } from '../../adapters/delivery/delivery-flow.
 import type { OutcomeStore } from '../../adapters/outcomes/outcome-store.js';
 import type { RunHistoryEntry } from '../../adapters/postgres/postgres-run-history.js';
 import type { LoadedProject } from '../../project/load-project.js';
+import type { SpendByTick } from '../../use-cases/outcomes/tick-cost.js';
 import { chooseStore, type StoreChoice } from './store-choice.js';
 
 /** A held loop lease (one tick per loop). */
@@ -84,6 +85,11 @@ export interface ProjectStores {
   recordTicks(ticks: readonly TickResult[]): Promise<void>;
   /** Past ticks of these loops since `since` that only this store knows (files: none beyond the run log). */
   pastTicks(loops: readonly string[], since: number): Promise<PastTick[]>;
+  /**
+   * Tokens and dollars per tick as the budget ledger settled them, for the one pricing (`tick-cost.ts`):
+   * files: `.loop-runtime/spend.jsonl`; Postgres: its rows (optionally one day's, or some ticks').
+   */
+  spendByTick(query?: { day?: string; tickIds?: readonly string[] }): Promise<SpendByTick>;
   /** The run history, newest first; null for files (the run log is the history). */
   runs(query: RunQuery): Promise<RunHistoryEntry[] | null>;
   close(): Promise<void>;

@@ -5,7 +5,7 @@
 import type { BudgetBreaker } from '../budget/budget-breaker.js';
 import type { ExecutionPlan } from '../plan/execution-plan.js';
 import type { EnginePorts } from './engine-ports.js';
-import { resultForRole, type AgentRequest, type AgentRole, type Clock, type EngineObserver, type RequestFor, type ResultFor } from '../ports/index.js';
+import { resultForRole, type AgentProgress, type AgentRequest, type AgentRole, type Clock, type EngineObserver, type RequestFor, type ResultFor } from '../ports/index.js';
 import { INTERRUPT_SOURCE, type TickBase, type TickStep } from './tick-result.js';
 import { formatCount } from '../text/format-count.js';
 
@@ -103,6 +103,9 @@ export class TickContext {
       maxTurns: this.plan.attempts.maxIterations,
       instructions: this.ports.instructions ?? [],
       ...(this.ports.signal ? { signal: this.ports.signal } : {}),
+      // No clock read here: the backend calls this, and a replayed backend does not, so a recorded tick would replay
+      // a clock call short. The event is stamped with the call's start.
+      ...(this.observer ? { onProgress: (progress: AgentProgress) => this.observer?.({ type: 'agent-retry', tickId: this.tickId, phase: request.role, at: startedAt, attempts: progress.attempts, endpoint: progress.endpoint, failure: progress.failure }) } : {}),
     };
     let result: ResultFor<Call['role']>;
     try {

@@ -82,6 +82,28 @@ export interface AgentRequestBase {
   /** The most model turns (tool-use round trips) this call may take; past it the backend stops with `max-turns`. */
   maxTurns: number;
   signal?: AbortSignalLike;
+  /** Told while the call runs, e.g. that the agent is retrying its model endpoint; optional for backends to call. */
+  onProgress?: (progress: AgentProgress) => void;
+}
+
+/**
+ * What a running call tells a watching human before its result. `retry`: the agent is trying the model endpoint
+ * again after `attempts` failed attempts in a row (seen by loop-runtime itself: at the metering proxy for an agent
+ * CLI, in the shared retry policy for an HTTP backend).
+ *
+ * @example
+ * ```ts
+ * request.onProgress?.({ type: 'retry', attempts: 2, endpoint: 'https://api.openai.com/v1', failure: 'HTTP 503' });
+ * ```
+ */
+export interface AgentProgress {
+  type: 'retry';
+  /** Failed attempts so far, in a row (≥ 1); the retry now starting is attempt `attempts + 1`. */
+  attempts: number;
+  /** The endpoint the user configured (never loop-runtime's own proxy). */
+  endpoint: string;
+  /** How the last attempt failed: `refused (ECONNREFUSED)`, `HTTP 503`, `ETIMEDOUT`. */
+  failure: string;
 }
 
 /** Triage: read-only, no workspace; decides whether anything needs doing. */

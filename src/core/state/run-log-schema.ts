@@ -14,6 +14,7 @@ export const RunLogEntrySchema = z.looseObject({
   escalations: z.number().optional(),
   tokens_estimate: z.number().optional(),
   outcome: z.string().optional(),
+  state: z.string().optional(),
   tick_id: z.string().optional(),
   level: z.string().optional(),
   kind: z.string().optional(),

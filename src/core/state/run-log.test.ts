@@ -47,7 +47,7 @@ function line(runId: string, extra: Partial<RunLogLine> = {}): RunLogLine {
 describe('run log lines', () => {
   it('writes the canonical keys in order, then our extras', () => {
     expect(formatRunLogLine(runLogLineFromTick(record))).toBe(
-      '{"run_id":"2026-09-15T08:00:39Z","pattern":"daily-triage","duration_s":10,"items_found":9,"actions_taken":1,"escalations":2,"tokens_estimate":52000,"outcome":"report-only","tick_id":"tick-7","level":"L1","kind":"reported"}',
+      '{"run_id":"2026-09-15T08:00:39Z","pattern":"daily-triage","duration_s":10,"items_found":9,"actions_taken":1,"escalations":2,"tokens_estimate":52000,"outcome":"report-only","state":"reported","tick_id":"tick-7","level":"L1","kind":"reported"}',
     );
   });
 

@@ -8,6 +8,7 @@ import type { TickRecord } from '../ports/index.js';
 import { isoSecond } from './state-blocks.js';
 import { parseTimestamp } from '../time/utc-time.js';
 import type { RunLogEntry } from './run-log-schema.js';
+import { tickState } from '../text/tick-state.js';
 
 export type { RunLogEntry } from './run-log-schema.js';
 
@@ -26,6 +27,12 @@ export interface RunLogLine {
   tokens_estimate: number;
   /** One of the methodology's RUN_LOG_OUTCOMES, or `failed` / `interrupted` (no methodology word; never logged as a no-op). */
   outcome: (typeof RUN_LOG_OUTCOMES)[number] | 'failed' | 'interrupted';
+  /**
+   * The state our CLI prints for the line (tick-state.ts: `rejected`, `proposed`, `halted`…), written by
+   * `formatRunLogLine` beside the methodology's `outcome`: that key keeps its four words (other tools and the budget
+   * skill read them), and a peer such as `loop status --json` passes this key through with the line.
+   */
+  state?: string;
   tick_id?: string;
   level?: string;
   kind?: string;
@@ -55,6 +62,7 @@ const ENTRY_FIELD_TYPES: Readonly<Record<string, 'string' | 'number'>> = {
   escalations: 'number',
   tokens_estimate: 'number',
   outcome: 'string',
+  state: 'string',
   tick_id: 'string',
   level: 'string',
   kind: 'string',
@@ -81,6 +89,7 @@ const CANONICAL_KEYS = [
   'escalations',
   'tokens_estimate',
   'outcome',
+  'state',
   'tick_id',
   'level',
   'kind',
@@ -113,10 +122,11 @@ export function runLogLineFromTick(record: TickRecord): RunLogLine {
   };
 }
 
-/** Serializes a line with the canonical keys first, in order, on one line. */
+/** Serializes a line with the canonical keys first, in order, on one line; every line says its state (one vocabulary). */
 export function formatRunLogLine(line: RunLogLine): string {
   const ordered: Record<string, unknown> = {};
-  for (const key of CANONICAL_KEYS) if (line[key] !== undefined) ordered[key] = line[key];
+  const stated: RunLogLine = { ...line, state: tickState(line) };
+  for (const key of CANONICAL_KEYS) if (stated[key] !== undefined) ordered[key] = stated[key];
   return JSON.stringify(ordered);
 }
 
