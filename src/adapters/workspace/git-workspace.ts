@@ -297,7 +297,7 @@ export class GitWorkspace implements Workspace {
       await this.store.update(async (manifest) => {
         const entry = manifest.worktrees.find((candidate) => candidate.id === id);
         let next = manifest;
-        if (entry) next = await this.store.recycle(next, this.store.absolutePath(entry.path), this.poolSize);
+        if (entry) next = await this.store.recycle(next, this.store.absolutePath(entry.path), this.poolSize, entry.baseCommit);
         if (deleteBranch) await this.store.deleteBranch(branch);
         next = updateEntry(next, id, { status, released: true, updatedAt: this.stamp(), ...(reason ? { reason } : {}) });
         return { manifest: next, result: undefined };
