@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -216,6 +217,35 @@ describe('GitWorkspace', () => {
     // The twin: the committed work itself is kept on its branch; the crashed attempt's branch is gone.
     expect(sh(root, ['show', `${committed.handle.branch}:src/example.ts`])).toBe('export const answer = 43;\n');
     expect(sh(root, ['branch', '--list', crashed.handle.branch]).trim()).toBe('');
+  });
+
+  it("commits the reviewed tree with the message as written (cleaned like --cleanup=whitespace): the repository's commit hooks neither rewrite it nor run", async () => {
+    const root = await makeRepo();
+    const marker = join(root, 'post-commit-ran');
+    // A prepare-commit-msg hook that replaces the message, and a post-commit hook that leaves a mark.
+    await writeFiles(join(root, '.git', 'hooks'), {
+      'prepare-commit-msg': '#!/bin/sh\necho "rewritten by a hook" > "$1"\n',
+      'post-commit': `#!/bin/sh\ntouch ${JSON.stringify(marker)}\n`,
+    });
+    sh(root, ['config', 'core.hooksPath', join(root, '.git', 'hooks')]);
+    execFileSync('chmod', ['+x', join(root, '.git', 'hooks', 'prepare-commit-msg'), join(root, '.git', 'hooks', 'post-commit')]);
+    const workspace = new GitWorkspace({ root, patternId: 'p', clock: new FixedClock() });
+    const prepared = await workspace.prepare(request());
+    if (!prepared.ok) throw new Error(prepared.message);
+    await writeFiles(prepared.handle.path, { 'src/example.ts': 'export const answer = 43;\n' });
+    const changes = await workspace.changes(prepared.handle);
+    if (!changes.ok) throw new Error(changes.message);
+    const committed = await workspace.commit(prepared.handle, { message: '\nfix: the answer  \n\n\n\nWhy: it was off by one\t\n', trailers: { 'Loop-Pattern': 'p' }, author: { name: 'Loop Bot', email: 'bot@example.test' } });
+    if (!committed.ok) throw new Error(committed.message);
+    expect(sh(root, ['rev-parse', prepared.handle.branch]).trim()).toBe(committed.commit.sha);
+    expect(sh(root, ['log', '-1', '--format=%B%an <%ae> / %cn', committed.commit.sha])).toBe('fix: the answer\n\nWhy: it was off by one\n\nLoop-Pattern: p\nLoop Bot <bot@example.test> / Loop Bot\n');
+    expect(sh(root, ['rev-parse', `${committed.commit.sha}^`]).trim()).toBe(prepared.handle.baseCommit);
+    expect(sh(prepared.handle.path, ['status', '--porcelain'])).toBe('');
+    expect(existsSync(marker)).toBe(false);
+    // The twin: the same hooks are live for a commit made by hand.
+    sh(root, ['commit', '--quiet', '--allow-empty', '-m', 'by hand']);
+    expect(sh(root, ['log', '-1', '--format=%s']).trim()).toBe('rewritten by a hook');
+    expect(existsSync(marker)).toBe(true);
   });
 
   it('keep marks the worktree escalated and leaves it in place; a configured base branch is used', async () => {
