@@ -122,7 +122,8 @@ export class WorktreeStore {
       const worktree = git(worktreePath);
       await worktree.raw(['checkout', '--quiet', '--force', '--detach', ...(baseCommit ? [baseCommit] : [])]);
       await worktree.raw(['clean', '-fdxq']);
-      const head = (await worktree.raw(['rev-parse', 'HEAD'])).trim();
+      // A full commit id checked out is the head; anything else is asked.
+      const head = baseCommit && /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(baseCommit) ? baseCommit : (await worktree.raw(['rev-parse', 'HEAD'])).trim();
       await mkdir(this.poolDirectory, { recursive: true });
       const slotPath = await freePath(join(this.poolDirectory, basename(worktreePath)));
       await this.rootGit.raw(['worktree', 'move', worktreePath, slotPath]);
