@@ -15,21 +15,26 @@ interface Tick {
   git: number;
   sandbox: number;
   other: number;
+  cpuMs: number;
   commandRuns: number;
 }
 
 describe.runIf((await detectSandbox()).kind === 'bwrap')('the tick split', () => {
   it('splits a first and a second tick into parts that add up, the second reusing the base results', async () => {
-    const rows = (await benchTickSplit({ bigFiles: 50, checkMs: 0, referenceRunCount: 1 })) as Array<{ name: string; verifyMs: number; first: Tick; second: Tick; ratio: number }>;
+    const rows = (await benchTickSplit({ bigFiles: 50, checkMs: 0, referenceRunCount: 1, repeat: 2 })) as Array<{ name: string; verifyMs: number; first: Tick; second: Tick; secondRange: [number, number]; ratio: number }>;
     expect(rows.map((row) => row.name)).toEqual(['small', '50 files']);
     for (const row of rows) {
       expect(row.first.commandRuns).toBe(2);
       expect(row.second.commandRuns).toBe(1);
+      // The second tick is the median of the repeated ones on the unchanged base.
+      expect(row.secondRange[0]).toBeLessThanOrEqual(row.second.wallMs);
+      expect(row.second.wallMs).toBeLessThanOrEqual(row.secondRange[1]);
       for (const tick of [row.first, row.second]) {
         expect(tick.model + tick.test + tick.git + tick.sandbox + tick.other).toBeCloseTo(tick.wallMs, 3);
         expect(tick.git).toBeGreaterThan(0);
         expect(tick.test + tick.sandbox).toBeGreaterThan(0);
         expect(tick.other).toBeGreaterThanOrEqual(-1);
+        expect(tick.cpuMs).toBeGreaterThanOrEqual(0);
       }
     }
     expect((formatTickSplit(rows) as string[]).join('\n')).toMatch(/second tick \/ one verification run: \d+\.\d\d×/);

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { git, GitCommandError, gitFailure, identityEnv } from '../src/adapters/git/git-run.js';
 import { cleanupTempDirs, makeRepo, sh, tempDir } from './git-fixtures.js';
 
@@ -6,6 +6,7 @@ afterAll(cleanupTempDirs);
 
 const saved = { GIT_DIR: process.env.GIT_DIR, GIT_WORK_TREE: process.env.GIT_WORK_TREE };
 afterEach(() => {
+  vi.useRealTimers();
   for (const [key, value] of Object.entries(saved)) {
     if (value === undefined) delete process.env[key];
     else process.env[key] = value;
@@ -50,6 +51,19 @@ describe('git runner (simple-git)', () => {
     const root = await makeRepo();
     // The empty blob's id: git read end-of-input at once (a stdin pipe left open would hang here).
     expect((await git(root).raw(['hash-object', '--stdin'])).trim()).toBe('e69de29bb2d1d6434b8b29ae775ad8c2e48c5391');
+  });
+
+  it('ends a command that prints nothing when git exits, with no timed wait after it (simple-git waits 50 ms for silence)', async () => {
+    const root = await makeRepo();
+    const head = sh(root, ['rev-parse', 'HEAD']).trim();
+    // With setTimeout faked and never advanced, a runner that still waited on a timer after a silent command would
+    // never settle, and this test would fail on its timeout. The last lines show the clock is really frozen.
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    expect(await git(root).raw(['update-ref', 'refs/heads/silent', head])).toBe('');
+    expect(await git(root).raw(['diff', '--quiet', 'HEAD', 'refs/heads/silent'])).toBe('');
+    expect(await git(root).raw(['rev-parse', 'refs/heads/silent'])).toBe(`${head}\n`);
+    const waited = new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await Promise.race([waited.then(() => 'timer fired'), git(root).raw(['rev-parse', 'HEAD']).then(() => 'git done')])).toBe('git done');
   });
 
   it('fails as data outside a repository and for a missing directory', async () => {

@@ -1,9 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { changedPaths, type WorkItem } from '../src/core/ports/index.js';
 import { GitWorkspace } from '../src/adapters/workspace/git-workspace.js';
+import { liveWorktrees } from '../src/adapters/workspace/git-worktree-store.js';
 import { worktreesDirFor } from '../src/adapters/workspace/worktrees-location.js';
 import { FixedClock } from '../src/testing/fixed-clock.js';
 import { parseManifest } from '../src/core/workspace/worktree-manifest.js';
@@ -177,6 +179,73 @@ describe('GitWorkspace', () => {
     expect(await readFile(join(second.handle.path, 'src/later.ts'), 'utf8')).toBe('export const later = 1;\n');
     const changes = await workspace.changes(second.handle);
     expect(changes.ok && changes.changes.files).toEqual([]);
+  });
+
+  it("a committed attempt's worktree and a crashed one's come back for the next attempts at the base, nothing of theirs left", async () => {
+    const root = await makeRepo({ 'src/example.ts': 'export const answer = 42;\n', '.gitignore': 'build/\n' });
+    const base = sh(root, ['rev-parse', 'HEAD']).trim();
+    const workspace = new GitWorkspace({ root, patternId: 'p', clock: new FixedClock('2026-05-01T10:00:00Z', 1000) });
+    const leaveJunk = (path: string) => writeFiles(path, { 'src/example.ts': 'export const answer = 43;\n', 'junk.txt': 'junk\n', 'build/out.js': 'stale build\n' });
+    const committed = await workspace.prepare(request('tick-1'));
+    if (!committed.ok) throw new Error(committed.message);
+    await leaveJunk(committed.handle.path);
+    await workspace.changes(committed.handle);
+    const commit = await workspace.commit(committed.handle, { message: 'fix', trailers: {}, author: { name: 'T', email: 't@example.com' } });
+    if (!commit.ok) throw new Error(commit.message);
+    await writeFiles(committed.handle.path, { 'build/after.js': 'written after the commit\n', 'more-junk.txt': 'junk\n' });
+    // A tick that crashed after its agent committed inside the worktree and left files of every kind.
+    const crashed = await workspace.prepare(request('tick-2'));
+    if (!crashed.ok) throw new Error(crashed.message);
+    await leaveJunk(crashed.handle.path);
+    sh(crashed.handle.path, ['add', '--all']);
+    sh(crashed.handle.path, ['commit', '--quiet', '-m', 'the agent committed']);
+    await writeFiles(crashed.handle.path, { 'junk.txt': 'junk again\n', 'build/out.js': 'stale build\n' });
+    liveWorktrees.delete(crashed.handle.id);
+
+    await workspace.recover();
+    // Parked at the base: the next attempts only switch a branch, so the reset must have happened here.
+    expect((await manifestOf(root)).pool.map((slot) => [slot.head, slot.clean])).toEqual([[base, true], [base, true]]);
+    for (const tickId of ['tick-3', 'tick-4']) {
+      const next = await workspace.prepare(request(tickId));
+      if (!next.ok) throw new Error(next.message);
+      expect([committed.handle.path, crashed.handle.path]).not.toContain(next.handle.path);
+      expect(sh(next.handle.path, ['rev-parse', 'HEAD']).trim()).toBe(base);
+      expect(sh(next.handle.path, ['symbolic-ref', '--short', 'HEAD']).trim()).toBe(next.handle.branch);
+      expect(sh(next.handle.path, ['status', '--porcelain', '--ignored', '--untracked-files=all'])).toBe('');
+      expect(await readFile(join(next.handle.path, 'src/example.ts'), 'utf8')).toBe('export const answer = 42;\n');
+    }
+    // The twin: the committed work itself is kept on its branch; the crashed attempt's branch is gone.
+    expect(sh(root, ['show', `${committed.handle.branch}:src/example.ts`])).toBe('export const answer = 43;\n');
+    expect(sh(root, ['branch', '--list', crashed.handle.branch]).trim()).toBe('');
+  });
+
+  it("commits the reviewed tree with the message as written (cleaned like --cleanup=whitespace): the repository's commit hooks neither rewrite it nor run", async () => {
+    const root = await makeRepo();
+    const marker = join(root, 'post-commit-ran');
+    // A prepare-commit-msg hook that replaces the message, and a post-commit hook that leaves a mark.
+    await writeFiles(join(root, '.git', 'hooks'), {
+      'prepare-commit-msg': '#!/bin/sh\necho "rewritten by a hook" > "$1"\n',
+      'post-commit': `#!/bin/sh\ntouch ${JSON.stringify(marker)}\n`,
+    });
+    sh(root, ['config', 'core.hooksPath', join(root, '.git', 'hooks')]);
+    execFileSync('chmod', ['+x', join(root, '.git', 'hooks', 'prepare-commit-msg'), join(root, '.git', 'hooks', 'post-commit')]);
+    const workspace = new GitWorkspace({ root, patternId: 'p', clock: new FixedClock() });
+    const prepared = await workspace.prepare(request());
+    if (!prepared.ok) throw new Error(prepared.message);
+    await writeFiles(prepared.handle.path, { 'src/example.ts': 'export const answer = 43;\n' });
+    const changes = await workspace.changes(prepared.handle);
+    if (!changes.ok) throw new Error(changes.message);
+    const committed = await workspace.commit(prepared.handle, { message: '\nfix: the answer  \n\n\n\nWhy: it was off by one\t\n', trailers: { 'Loop-Pattern': 'p' }, author: { name: 'Loop Bot', email: 'bot@example.test' } });
+    if (!committed.ok) throw new Error(committed.message);
+    expect(sh(root, ['rev-parse', prepared.handle.branch]).trim()).toBe(committed.commit.sha);
+    expect(sh(root, ['log', '-1', '--format=%B%an <%ae> / %cn', committed.commit.sha])).toBe('fix: the answer\n\nWhy: it was off by one\n\nLoop-Pattern: p\nLoop Bot <bot@example.test> / Loop Bot\n');
+    expect(sh(root, ['rev-parse', `${committed.commit.sha}^`]).trim()).toBe(prepared.handle.baseCommit);
+    expect(sh(prepared.handle.path, ['status', '--porcelain'])).toBe('');
+    expect(existsSync(marker)).toBe(false);
+    // The twin: the same hooks are live for a commit made by hand.
+    sh(root, ['commit', '--quiet', '--allow-empty', '-m', 'by hand']);
+    expect(sh(root, ['log', '-1', '--format=%s']).trim()).toBe('rewritten by a hook');
+    expect(existsSync(marker)).toBe(true);
   });
 
   it('keep marks the worktree escalated and leaves it in place; a configured base branch is used', async () => {

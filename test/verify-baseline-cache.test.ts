@@ -68,4 +68,38 @@ describe('base results cached across ticks', () => {
     expect(second.steps.some((step) => step.phase === 'implement')).toBe(true);
     expect(await runs()).toBe(2);
   });
+
+  it('a tick whose base results come from the cache resets nothing (nothing ran), and still verifies the gated tree: an ignored file the implementer left is gone before the run', async () => {
+    const log = join(await tempDir('loop-baseline-cache-'), 'runs.log');
+    const root = await makeRepo({
+      // Fails at the base (41) and whenever it can see the file the implementer plants in an ignored cache directory.
+      'check.js': `const fs = require('node:fs');\nfs.appendFileSync(${JSON.stringify(log)}, 'run\\n');\nif (fs.existsSync('.pytest_cache/planted')) { console.log('saw the planted file'); process.exit(1); }\nprocess.exit(require('./src/answer.js') === 42 ? 0 : 1);\n`,
+      '.gitignore': '.pytest_cache/\n',
+      'src/answer.js': 'module.exports = 41;\n',
+    });
+    const plan = buildPlan(dailyTriagePattern, { level: 'L2', overrides: { verify: ['node check.js'], maxAttempts: 5 } });
+    const memory = createMemoryPorts({ plan });
+    const resets: string[] = [];
+    const tick = (edit: ConstructorParameters<typeof ScriptedEditBackend>[0]['edit']) => {
+      const real = new GitWorkspace({ root, patternId: plan.pattern.id, clock: memory.clock });
+      // The real adapter, its resetToBase calls recorded.
+      const workspace = Object.assign(Object.create(real) as GitWorkspace, { resetToBase: (handle: Parameters<GitWorkspace['resetToBase']>[0]) => (resets.push(handle.id), real.resetToBase(handle)) });
+      return new LoopEngine(plan, { ...memory, workspace, backend: new ScriptedEditBackend({ edit }), commands: createProcessRunner() }).tick();
+    };
+    const runs = async () => (await readFile(log, 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
+
+    await tick(async () => undefined);
+    expect({ runs: await runs(), resets: resets.length }).toEqual({ runs: 1, resets: 1 });
+    const second = await tick(async (files) => {
+      await files.write('src/answer.js', 'module.exports = 42;\n');
+      await files.write('.pytest_cache/planted', 'left by the implementer\n');
+    });
+    expect(second.steps.map((step) => step.note).join('\n')).toContain('results from the cache');
+    expect(resets).toHaveLength(1);
+    // Only the verification ran, on a tree without the planted file: it passed, and the change is the fix alone.
+    expect(await runs()).toBe(2);
+    expect(second.kind).toBe('proposed');
+    if (second.kind === 'proposed') expect(second.changes.map((file) => file.path)).toEqual(['src/answer.js']);
+  });
 });
+

@@ -14,7 +14,7 @@ import { denyInetSeccompProgram, seccompArchFor } from '../../core/sandbox/secco
 import { toBwrapArgs } from '../../core/sandbox/to-bwrap-args.js';
 import { scrubEnv } from '../../core/security/scrub-env.js';
 import { withDependencyBinds } from './dependency-binds.js';
-import { createRepositorySecrets, type RepositorySecrets } from './repository-secrets.js';
+import { createRepositorySecrets, handledLater, type RepositorySecrets } from './repository-secrets.js';
 import { withReportDir } from './report-dir.js';
 import { goBuildCacheDir, withGoBuildCache } from './go-build-cache.js';
 import { createProcessRunner, effectiveTimeout, runProcess, secretsFor, toEvidence } from './process-runner.js';
@@ -87,6 +87,11 @@ export class BwrapRunner implements CommandRunner {
     const bwrap = this.settings.bwrapPath ?? (await findExecutable('bwrap', hostEnv)) ?? 'bwrap';
     const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 
+    // The secret-file walk (the checkout once per runner, the worktree per command: 20,000 files take a few hundred
+    // ms) runs while the command does. It sees at least every file there before the command started, and those
+    // (with the environment, redacted apart) are where a command can take a secret value from: one it writes itself
+    // holds nothing it did not read there.
+    const repositorySecrets = handledLater(this.repositorySecrets.valuesFor(profile.writableRoots[0] ?? options.cwd));
     const arch = seccompArchFor(process.arch);
     let seccompDir: string | null = null;
     let seccompFile: Awaited<ReturnType<typeof open>> | null = null;
@@ -113,7 +118,7 @@ export class BwrapRunner implements CommandRunner {
         ...(options.signal ? { signal: options.signal } : {}),
         ...(seccompFile ? { extraFds: [seccompFile.fd] } : {}),
       });
-      const secrets = [...secretsFor(hostEnv, options.env), ...(await this.repositorySecrets.valuesFor(profile.writableRoots[0] ?? options.cwd))];
+      const secrets = [...secretsFor(hostEnv, options.env), ...(await repositorySecrets)];
       return toEvidence(command.command, result, { startedAt, finishedAt: clock.now() }, profile.outputLimitBytes, secrets);
     } finally {
       await seccompFile?.close();

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -96,6 +96,17 @@ describe('createProcessRunner', () => {
     const evidence = await run('echo "$DEPLOY_TOKEN"', 20_000, { env: { DEPLOY_TOKEN: 'extra-secret-value-42' } });
     expect(evidence.exitCode).toBe(0);
     expect(evidence.output).not.toContain('extra-secret-value-42');
+  });
+
+  it("redacts the values of the worktree's secret files (walked while the command runs), not of its other files", async () => {
+    // A worktree of nothing (no .git): its own files are all there is to walk.
+    // Harmless names and shapes: only the file they are in makes one a secret.
+    await writeFile(join(dir, '.env.local'), 'COLOUR=file-green-4b7e91\n');
+    await writeFile(join(dir, 'notes.txt'), 'COLOUR=plain-blue-4b7e91\n');
+    const evidence = await run('sleep 0.2; cat .env.local notes.txt');
+    expect(evidence.exitCode).toBe(0);
+    expect(evidence.output).not.toContain('file-green-4b7e91');
+    expect(evidence.output).toContain('plain-blue-4b7e91');
   });
 
   it('stops on abort', async () => {

@@ -16,7 +16,7 @@ import type { AbortSignalLike, Clock, CommandEvidence, CommandRunner, CommandRun
 import { createRedactor } from '../../core/security/redact-secrets.js';
 import { DEFAULT_ENV_ALLOWLIST, scrubEnv, secretValuesFromEnv } from '../../core/security/scrub-env.js';
 import { withDependencyBinds } from './dependency-binds.js';
-import { createRepositorySecrets, type RepositorySettings } from './repository-secrets.js';
+import { createRepositorySecrets, handledLater, type RepositorySettings } from './repository-secrets.js';
 import { withReportDir } from './report-dir.js';
 
 export const DEFAULT_OUTPUT_LIMIT = 64 * 1024;
@@ -228,6 +228,8 @@ export function createProcessRunner(settings: ProcessRunnerSettings = {}): Comma
         : scrubEnv(hostEnv, settings.envAllowlist ?? DEFAULT_ENV_ALLOWLIST);
       const limit = options.outputLimitBytes ?? settings.outputLimitBytes ?? DEFAULT_OUTPUT_LIMIT;
       const startedAt = clock.now();
+      // Walked while the command runs (see bwrap-runner.ts).
+      const secretValues = handledLater(repositorySecrets.valuesFor(options.cwd));
       // No sandbox to mount into: the checkout's dependencies appear as a link for this command only.
       const result = await withDependencyBinds(options.readOnlyBinds ?? [], 'symlink', () => runProcess({
         file: 'sh',
@@ -239,7 +241,7 @@ export function createProcessRunner(settings: ProcessRunnerSettings = {}): Comma
         ...(settings.killGraceMs !== undefined ? { killGraceMs: settings.killGraceMs } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       }));
-      const secrets = [...secretsFor(hostEnv, options.env), ...(await repositorySecrets.valuesFor(options.cwd))];
+      const secrets = [...secretsFor(hostEnv, options.env), ...(await secretValues)];
       return toEvidence(command.command, result, { startedAt, finishedAt: clock.now() }, limit, secrets);
     },
   };

@@ -91,3 +91,12 @@ export function createRepositorySecrets(settings?: RepositorySettings) {
 }
 
 export type RepositorySecrets = ReturnType<typeof createRepositorySecrets>;
+
+/**
+ * A promise started before the command it serves and awaited after it: marked handled now, so a failure while the
+ * command runs is not an unhandled rejection, and still thrown where it is awaited.
+ */
+export function handledLater<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
+}

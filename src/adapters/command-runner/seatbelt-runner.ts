@@ -11,7 +11,7 @@ import type { CommandSpec } from '../../core/plan/execution-plan.js';
 import { toSeatbeltProfile } from '../../core/sandbox/to-seatbelt-profile.js';
 import { scrubEnv } from '../../core/security/scrub-env.js';
 import { effectiveTimeout, runProcess, secretsFor, toEvidence } from './process-runner.js';
-import { createRepositorySecrets, type RepositorySecrets } from './repository-secrets.js';
+import { createRepositorySecrets, handledLater, type RepositorySecrets } from './repository-secrets.js';
 import { withReportDir } from './report-dir.js';
 import { profileFor, systemClock, type SandboxRunnerSettings } from './sandbox-host.js';
 
@@ -33,6 +33,8 @@ export class SeatbeltRunner implements CommandRunner {
     // Seatbelt cannot compile a read allowlist yet: the host stays readable, the checkout's secrets hidden.
     const profile = await profileFor(options, this.settings, timeoutMs, 'host', hostEnv);
     // Seatbelt matches real paths; a private per-command temp dir stands in for /tmp.
+    // Walked while the command runs (see bwrap-runner.ts).
+    const repositorySecrets = handledLater(this.repositorySecrets.valuesFor(profile.writableRoots[0] ?? options.cwd));
     const tmp = profile.privateTmp ? await realpath(await mkdtemp(join(tmpdir(), 'loop-runtime-tmp-'))) : null;
     try {
       const text = toSeatbeltProfile(profile, tmp ? { tmpDir: tmp } : {});
@@ -47,7 +49,7 @@ export class SeatbeltRunner implements CommandRunner {
         ...(this.settings.killGraceMs !== undefined ? { killGraceMs: this.settings.killGraceMs } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       });
-      const secrets = [...secretsFor(hostEnv, options.env), ...(await this.repositorySecrets.valuesFor(profile.writableRoots[0] ?? options.cwd))];
+      const secrets = [...secretsFor(hostEnv, options.env), ...(await repositorySecrets)];
       return toEvidence(command.command, result, { startedAt, finishedAt: clock.now() }, profile.outputLimitBytes, secrets);
     } finally {
       if (tmp) await rm(tmp, { recursive: true, force: true });

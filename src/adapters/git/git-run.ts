@@ -129,7 +129,15 @@ async function runGit(directory: string, args: readonly string[], env: Record<st
         if (result.exitCode === 0) return undefined;
         return error ?? Buffer.from(exit.stderr || exit.stdout || `exit code ${result.exitCode}`);
       },
-    }).env(env);
+    })
+      .env(env)
+      .outputHandler((_command, stdout) => {
+        // simple-git waits 50 ms more after a process that printed nothing (its completion plugin's rule for
+        // "no data seen"), which most of a tick's git commands are (`reset --hard --quiet`, `worktree move`,
+        // `add --all`, an empty `status`): ~20 such waits made a second of every tick. The output has all
+        // arrived once stdout ends, so an empty chunk then tells it so; nothing is added to the output.
+        stdout.once('end', () => stdout.emit('data', Buffer.alloc(0)));
+      });
     const stdout = await client.raw([...args]);
     return { stdout, stderr: seen.exit?.stderr ?? '', failure: null };
   } catch (error) {

@@ -31,11 +31,14 @@ async function ignoredFiles(directory: string): Promise<string[]> {
 
 /** The ignored files present now, with their stamps. */
 export async function snapshotIgnored(directory: string): Promise<IgnoredSnapshot> {
+  const paths = await ignoredFiles(directory);
+  // Side by side: a warm build directory (`target/`, `.venv/`) holds thousands of files.
+  const stamps = await Promise.all(paths.map((path) => stampOf(join(directory, path))));
   const snapshot = new Map<string, string>();
-  for (const path of await ignoredFiles(directory)) {
-    const stamp = await stampOf(join(directory, path));
-    if (stamp !== null) snapshot.set(path, stamp);
-  }
+  paths.forEach((path, index) => {
+    const stamp = stamps[index];
+    if (stamp !== null && stamp !== undefined) snapshot.set(path, stamp);
+  });
   return snapshot;
 }
 
@@ -49,15 +52,34 @@ async function pruneEmptyParents(directory: string, path: string): Promise<void>
   }
 }
 
-/** Removes the ignored files not in `snapshot` or changed since; returns them (sorted). */
-export async function removeIgnoredWrites(directory: string, snapshot: IgnoredSnapshot): Promise<string[]> {
-  const removed: string[] = [];
-  for (const path of await ignoredFiles(directory)) {
-    const absolute = join(directory, path);
-    if (snapshot.get(path) === (await stampOf(absolute))) continue;
-    await rm(absolute, { force: true });
-    removed.push(path);
+/** The worktree against the index, from one `git status` (one walk of the tree for the three lists). */
+interface WorktreeStatus {
+  /** Tracked files modified or deleted in the worktree. */
+  modified: string[];
+  /** New files git does not ignore. */
+  untracked: string[];
+  /** Ignored files, one by one (`--untracked-files=all` lists those inside an ignored directory too). */
+  ignored: string[];
+}
+
+async function worktreeStatus(directory: string): Promise<WorktreeStatus> {
+  const entries = splitNul(await git(directory).raw(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignored', '--no-renames', '--ignore-submodules=all']));
+  const status: WorktreeStatus = { modified: [], untracked: [], ignored: [] };
+  for (const entry of entries) {
+    const code = entry.slice(0, 2);
+    const path = entry.slice(3);
+    if (code === '??') status.untracked.push(path);
+    else if (code === '!!') status.ignored.push(path);
+    else if (code[1] !== ' ') status.modified.push(path);
   }
+  return status;
+}
+
+/** Removes the `ignored` files not in `snapshot` or changed since; returns them (sorted). */
+async function removeIgnoredWrites(directory: string, ignored: readonly string[], snapshot: IgnoredSnapshot): Promise<string[]> {
+  const stamps = await Promise.all(ignored.map((path) => stampOf(join(directory, path))));
+  const removed = ignored.filter((path, index) => snapshot.get(path) !== stamps[index]);
+  for (const path of removed) await rm(join(directory, path), { force: true });
   for (const path of removed) await pruneEmptyParents(directory, path);
   return removed.sort();
 }
@@ -66,18 +88,8 @@ export async function removeIgnoredWrites(directory: string, snapshot: IgnoredSn
  * What differs from the index (the reviewed tree) in the worktree: tracked files modified or deleted, new files
  * git does not ignore. Each is put back (restored from the index, or removed); returns them (sorted).
  */
-export async function restoreReviewedSources(directory: string): Promise<string[]> {
-  const worktree = git(directory);
-  const status = splitNul(await worktree.raw(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all']));
-  const modified: string[] = [];
-  const untracked: string[] = [];
-  for (const entry of status) {
-    const code = entry.slice(0, 2);
-    const path = entry.slice(3);
-    if (code === '??') untracked.push(path);
-    else if (code[1] !== ' ') modified.push(path);
-  }
-  if (modified.length > 0) await worktree.raw(['checkout-index', '--force', '--', ...modified], LITERAL);
+async function restoreReviewedSources(directory: string, { modified, untracked }: WorktreeStatus): Promise<string[]> {
+  if (modified.length > 0) await git(directory).raw(['checkout-index', '--force', '--', ...modified], LITERAL);
   for (const path of untracked) {
     await rm(join(directory, path), { force: true });
     await pruneEmptyParents(directory, path);
@@ -98,7 +110,8 @@ export async function resetToBase(directory: string, baseCommit: string): Promis
 
 /** The reviewed tree for verification: source writes put back, ignored writes since the base's snapshot removed. */
 export async function restoreGatedTree(directory: string, snapshot: IgnoredSnapshot): Promise<{ removedIgnored: string[]; written: string[] }> {
-  const written = await restoreReviewedSources(directory);
-  const removedIgnored = await removeIgnoredWrites(directory, snapshot);
+  const status = await worktreeStatus(directory);
+  const written = await restoreReviewedSources(directory, status);
+  const removedIgnored = await removeIgnoredWrites(directory, status.ignored, snapshot);
   return { removedIgnored, written };
 }

@@ -48,12 +48,12 @@ export async function recoverWorktrees(store: WorktreeStore, options: RecoverOpt
         manifest = withEntry(manifest, entry.id, { status: 'stale', released: true, updatedAt: stamp, reason: 'not a worktree of this repository (it was created again at this path)' });
         report.stale.push(entry.id);
       } else if (abandoned || (entry.status === 'escalated' && !exists)) {
-        if (exists) manifest = await store.recycle(manifest, path, options.poolSize);
+        if (exists) manifest = await store.recycle(manifest, path, options.poolSize, entry.baseCommit);
         await store.deleteBranch(entry.branch);
         manifest = withEntry(manifest, entry.id, { status: 'stale', released: true, updatedAt: stamp, reason: abandoned ? 'abandoned by a crashed or stopped tick' : 'worktree directory missing' });
         report.stale.push(entry.id);
       } else if (entry.status === 'merged') {
-        if (exists) manifest = await store.recycle(manifest, path, options.poolSize);
+        if (exists) manifest = await store.recycle(manifest, path, options.poolSize, entry.baseCommit);
         manifest = withEntry(manifest, entry.id, { released: true, updatedAt: stamp });
         report.recycled.push(entry.id);
       } else if (!exists) {

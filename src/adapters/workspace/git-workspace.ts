@@ -14,6 +14,7 @@ import { buildChangedFiles, capPatch, parseBinaryPaths, parseNameStatus, splitNu
 import { makeWorktreeId, updateEntry, type PoolSlot, type WorktreeEntry } from '../../core/workspace/worktree-manifest.js';
 import { isBuildOutput } from '../../core/verify/ignored-files.js';
 import { confinedFiles } from './git-confined-files.js';
+import { stripspace } from './git-commit-message.js';
 import { dependencyDirs, readAtCommit, withBaseFiles } from './git-base-files.js';
 import { recoverWorktrees } from './git-recover.js';
 import { fileBaselineCache } from './git-baseline-cache.js';
@@ -248,9 +249,12 @@ export class GitWorkspace implements Workspace {
         const moved = splitNul(await worktree.raw(['diff-tree', '-r', '-z', '--name-only', '--no-renames', reviewed, tree]));
         return refuseCommit(handle, `${moved.join(', ') || 'its files'} changed after changes() was read (by a verification command or a still-running agent?), so the commit would hold files nobody checked`);
       }
-      const message = withTrailers(request.message, request.trailers);
-      await worktree.raw(['-c', 'commit.gpgsign=false', 'commit', '--quiet', '--no-verify', '--cleanup=whitespace', '--message', message], identityEnv(request.author));
-      const sha = (await worktree.raw(['rev-parse', 'HEAD'])).trim();
+      // The reviewed tree itself, committed with plumbing: `git commit` would refresh the index over every file a
+      // second time, and run the repository's prepare-commit-msg and post-commit hooks in the attempt's worktree
+      // (--no-verify skips neither), which may rewrite the message and its trailers.
+      const message = stripspace(withTrailers(request.message, request.trailers));
+      const sha = (await worktree.raw(['commit-tree', '--no-gpg-sign', reviewed, '-p', 'HEAD', '-m', message], identityEnv(request.author))).trim();
+      await worktree.raw(['update-ref', '-m', `commit: ${message.split('\n')[0] ?? ''}`, 'HEAD', sha]);
       this.reviewed.delete(handle.id);
       this.baseIgnored.delete(handle.id);
       await this.store.update(async (manifest) => ({
@@ -297,7 +301,7 @@ export class GitWorkspace implements Workspace {
       await this.store.update(async (manifest) => {
         const entry = manifest.worktrees.find((candidate) => candidate.id === id);
         let next = manifest;
-        if (entry) next = await this.store.recycle(next, this.store.absolutePath(entry.path), this.poolSize);
+        if (entry) next = await this.store.recycle(next, this.store.absolutePath(entry.path), this.poolSize, entry.baseCommit);
         if (deleteBranch) await this.store.deleteBranch(branch);
         next = updateEntry(next, id, { status, released: true, updatedAt: this.stamp(), ...(reason ? { reason } : {}) });
         return { manifest: next, result: undefined };

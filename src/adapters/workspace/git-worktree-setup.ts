@@ -21,8 +21,8 @@ import type { WorktreeStore } from './git-worktree-store.js';
 export async function switchPooled(path: string, slot: PoolSlot, branch: string, baseCommit: string): Promise<void> {
   const worktree = git(path);
   if (slot.clean && slot.head === baseCommit) {
-    await worktree.raw(['update-ref', `refs/heads/${branch}`, baseCommit, '']);
-    await worktree.raw(['symbolic-ref', 'HEAD', `refs/heads/${branch}`]);
+    // Two different files (the new branch's ref, the worktree's HEAD), written side by side.
+    await Promise.all([worktree.raw(['update-ref', `refs/heads/${branch}`, baseCommit, '']), worktree.raw(['symbolic-ref', 'HEAD', `refs/heads/${branch}`])]);
     return;
   }
   await worktree.raw(['checkout', '--quiet', '--force', '-B', branch, baseCommit]);

@@ -107,12 +107,12 @@ export class WorktreeStore {
   }
 
   /**
-   * Resets a finished worktree (detached, no local changes, no untracked or
-   * ignored files) and parks it in the pool for the next tick, or removes it
-   * when the pool is full. Never throws: a worktree that cannot be recycled is
-   * removed instead.
+   * Resets a finished worktree (detached at `baseCommit` when given, else at its HEAD; no local changes, no
+   * untracked or ignored files) and parks it in the pool for the next tick, or removes it when the pool is full.
+   * Detached at the base its attempt started from, the next attempt on the same base only switches its branch.
+   * Never throws: a worktree that cannot be recycled is removed instead.
    */
-  async recycle(manifest: WorktreeManifest, worktreePath: string, poolSize: number): Promise<WorktreeManifest> {
+  async recycle(manifest: WorktreeManifest, worktreePath: string, poolSize: number, baseCommit?: string): Promise<WorktreeManifest> {
     if (!(await isDirectory(worktreePath))) return manifest;
     if (manifest.pool.length >= poolSize) {
       await this.remove(worktreePath);
@@ -120,9 +120,10 @@ export class WorktreeStore {
     }
     try {
       const worktree = git(worktreePath);
-      await worktree.raw(['checkout', '--quiet', '--force', '--detach']);
+      await worktree.raw(['checkout', '--quiet', '--force', '--detach', ...(baseCommit ? [baseCommit] : [])]);
       await worktree.raw(['clean', '-fdxq']);
-      const head = (await worktree.raw(['rev-parse', 'HEAD'])).trim();
+      // A full commit id checked out is the head; anything else is asked.
+      const head = baseCommit && /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(baseCommit) ? baseCommit : (await worktree.raw(['rev-parse', 'HEAD'])).trim();
       await mkdir(this.poolDirectory, { recursive: true });
       const slotPath = await freePath(join(this.poolDirectory, basename(worktreePath)));
       await this.rootGit.raw(['worktree', 'move', worktreePath, slotPath]);

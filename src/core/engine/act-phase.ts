@@ -93,8 +93,9 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
     context.step('verify', message);
     return { kind: 'failed', phase: 'verify', message, retryable: false, cause: 'verification-cannot-run', cannotRun };
   }
-  if (baseline && ports.workspace.resetToBase) {
+  if (baseline && !baseline.fromCache && ports.workspace.resetToBase) {
     // The baseline's commands ran in this worktree: whatever they wrote must not become the implementer's change.
+    // (From the cache, nothing ran: the worktree is as prepare() left it.)
     const reset = await ports.workspace.resetToBase(handle);
     if (!reset.ok) {
       await ports.workspace.discard(handle);

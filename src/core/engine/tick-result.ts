@@ -53,6 +53,8 @@ export interface BaselineSummary {
   commit: string;
   evidence: CommandEvidence[];
   failing: string[];
+  /** The results came from the baseline cache: nothing ran in the workspace. */
+  fromCache?: true;
 }
 
 /**

@@ -92,7 +92,7 @@ export async function runBaseline(context: TickContext, ports: EnginePorts, hand
   );
   const perTest = evidence.map(testSummary).filter((line): line is string => line !== null);
   if (perTest.length) context.step('verify', `base ${base} per test: ${perTest.join('; ')} — where a report shows which tests fail, those must pass and every passing test must keep passing`);
-  return { commit: handle.baseCommit, evidence, failing };
+  return { commit: handle.baseCommit, evidence, failing, ...(cached ? { fromCache: true as const } : {}) };
 }
 
 /**

@@ -112,8 +112,8 @@ export interface Workspace {
   /**
    * Optional capability: puts the workspace back exactly at the base commit — tracked files restored, untracked
    * files that are not ignored removed (ignored build outputs and caches may stay). The engine calls it after the
-   * baseline verification run, so a file a command wrote at the base never becomes part of the implementer's
-   * change. Fails with `git`/`io` when the workspace could not be reset (then the tick must not go on).
+   * baseline verification run (not when its results came from the cache: then nothing ran), so a file a command
+   * wrote at the base never becomes part of the implementer's change. Fails with `git`/`io` when the workspace could not be reset (then the tick must not go on).
    */
   resetToBase?(handle: WorkspaceHandle): Promise<WorkspaceResult<{}>>;
   /**
