@@ -43,6 +43,11 @@ export class MemoryJournalIndex {
     this.catchUp();
     const buckets = this.days.get(day);
     if (!buckets) return [];
+    if (patternId !== undefined) {
+      // The question every tick asks at its start (reconciling abandoned reservations): usually none are open.
+      const open = buckets.get(patternId)?.open;
+      return open && open.size > 0 ? [...open.values()].sort((a, b) => a.at - b.at) : [];
+    }
     const chosen = patternId === undefined ? [...buckets.values()] : [buckets.get(patternId)].filter((bucket): bucket is Bucket => bucket !== undefined);
     return chosen.flatMap((bucket) => [...bucket.open.values()]).sort((a, b) => a.at - b.at);
   }

@@ -223,7 +223,7 @@ export class MemoryWorkspace implements Workspace {
     const sha = fnv1a(`${handle.id}\n${request.message}\n${JSON.stringify(files)}`);
     const commit = { sha, branch: handle.branch };
     attempt.status = 'committed';
-    attempt.commit = { ...commit, ...request, files };
+    attempt.commit = Object.assign({}, commit, request, { files });
     return { ok: true, commit };
   }
 

@@ -95,15 +95,16 @@ export class TickContext {
     // The clock is read for events only when someone observes: a recorded tick replays call for call without one.
     const startedAt = this.observer ? this.clock.now() : 0;
     this.observer?.({ type: 'phase-start', tickId: this.tickId, phase: request.role, at: startedAt });
-    const full: AgentRequest = {
-      ...request,
+    // Object.assign, not `{ ...request, … }`: Node 20's V8 adds each key after a leading spread through a slow path.
+    const call: RoleCall = request;
+    const full: AgentRequest = Object.assign({}, call, {
       tickId: this.tickId,
       plan: this.plan,
       maxTokens: grant.reservation.tokens,
       maxTurns: this.plan.attempts.maxIterations,
       instructions: this.ports.instructions ?? [],
       ...(this.ports.signal ? { signal: this.ports.signal } : {}),
-    };
+    });
     let result: ResultFor<Call['role']>;
     try {
       const role: Call['role'] = request.role;

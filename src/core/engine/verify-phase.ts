@@ -57,9 +57,9 @@ async function runAll(
     context.phaseStart('verify', command.command);
     const options = { cwd: handle.path, timeoutMs: command.timeoutMs, buildCache, ...(binds.length ? { readOnlyBinds: binds } : {}), ...(ports.signal ? { signal: ports.signal } : {}) };
     const result = await runWithReport(ports.commands!, command, options, reports.get(command.command) ?? { detected: null, instrumentation: null, collects: false });
-    // Identity is the plan's command: a runner may redact the text it reports, and two commands that redact
-    // alike must not merge into one (a passing one would hide a failing one) or go missing as "no evidence".
-    evidence.push({ ...result, command: command.command });
+    // Identity is the plan's command (runWithReport sets it): a runner may redact the text it reports, and two
+    // commands that redact alike must not merge into one (a passing one would hide a failing one) or go missing.
+    evidence.push(result);
   }
   return evidence;
 }
@@ -173,7 +173,7 @@ export async function verifyChange(
   );
 
   const itemText = [item.title, item.untrustedDetail ?? ''].join('\n');
-  const perTestInput = { ...(baseline ? { baseline: baseline.evidence } : {}), itemText };
+  const perTestInput = { itemText, ...(baseline ? { baseline: baseline.evidence } : {}) };
   // Whether the evidence alone already rejects (per test where there are reports, else by exit code).
   const commandFailed =
     combineVerdict({ evidence, integrity: [], checker: null, lastWriteAt, checkerConfigured: false, requireEvidence: false, ...(baseTests ? { baseTests } : {}), ...perTestInput }).verdict === 'REJECT';

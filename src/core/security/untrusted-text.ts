@@ -22,6 +22,8 @@ export const QUOTED_MAX = 120;
 const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 function cap(text: string, max: number): string {
+  // No more UTF-16 units than the cap means no more characters either: nothing to cut, no array of characters.
+  if (text.length <= max) return text;
   const characters = [...text];
   return characters.length <= max ? text : `${characters.slice(0, Math.max(0, max - 1)).join('').trimEnd()}…`;
 }
