@@ -214,8 +214,8 @@ export class MemoryWorkspace implements Workspace {
     if (!reviewed) return conflict(`Refused to commit ${handle.id}: changes() was never called, so nothing was checked.`);
     // Unwritten since changes() over a base that cannot move (no readBase from disk): exactly what was reviewed.
     const unwritten = attempt.reviewedAt === attempt.revision && !this.readBaseOption;
-    const now = unwritten ? reviewed : new Map((await this.versions(attempt)).map((version) => [version.path, version.after]));
-    const moved = [...new Set([...reviewed.keys(), ...now.keys()])].filter((path) => reviewed.get(path) !== now.get(path)).sort();
+    const now = unwritten ? null : new Map((await this.versions(attempt)).map((version) => [version.path, version.after]));
+    const moved = now ? [...new Set([...reviewed.keys(), ...now.keys()])].filter((path) => reviewed.get(path) !== now.get(path)).sort() : [];
     if (moved.length > 0) {
       return conflict(`Refused to commit ${handle.id}: ${moved.join(', ')} changed after changes() was read, so the commit would hold files nobody checked.`);
     }
