@@ -45,7 +45,10 @@ const INDEX = /^(?:0|[1-9][0-9]*)$/;
 
 /** Is `key` an array index at or past `length` (a record appended after the view was taken)? */
 function beyond(key: string | symbol, length: number): boolean {
-  return typeof key === 'string' && INDEX.test(key) && Number(key) >= length;
+  if (typeof key !== 'string') return false;
+  // Most keys the engine reads are indices: the regex only for a key that starts with a digit.
+  const first = key.charCodeAt(0);
+  return first >= 48 && first <= 57 && INDEX.test(key) && Number(key) >= length;
 }
 
 /**

@@ -80,5 +80,8 @@ export class MemoryJournalIndex {
       bucket.open.delete(entry.id);
     }
     bucket.spent += contribution(slot) - before;
+    // A settle is final: the ledger refuses any later close of that reservation (decideClose), and ids are never
+    // reused, so its slot has nothing left to count — dropped, or a long run keeps one per reservation ever opened.
+    if (entry.kind === 'settle') bucket.slots.delete(entry.id);
   }
 }

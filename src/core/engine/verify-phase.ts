@@ -131,7 +131,7 @@ export async function verifyChange(
 ): Promise<VerifyOutcome> {
   const planned = context.plan.phases.verify;
   // Verify off: nothing runs, nothing checks, and (below) nothing is approved.
-  const verify = planned.enabled ? planned : { ...planned, commands: [], checker: false };
+  const verify = planned.enabled ? planned : Object.assign({}, planned, { commands: [], checker: false });
   if (verify.commands.length > 0 && !ports.commands) {
     return { kind: 'verdict', verdict: 'REJECT', reasons: ['verification commands are configured but no command runner was given to the engine'], evidence: [] };
   }
