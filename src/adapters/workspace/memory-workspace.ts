@@ -18,7 +18,11 @@ import type {
 } from '../../core/ports/index.js';
 import { comparePaths } from '../../core/workspace/git-diff-parse.js';
 import { buildChangeSet, type FileVersions } from './memory-change-set.js';
-import { normalizeWorkspacePath } from './workspace-path.js';
+import { memoByString } from '../../core/text/memo-by-string.js';
+import { normalizeWorkspacePath as checkedPath } from './workspace-path.js';
+
+/** The shape check, remembered per path (a tick reads and writes the same few); a refused path throws every time, never cached. */
+const normalizeWorkspacePath = memoByString(checkedPath);
 
 export interface MemoryWorkspaceOptions {
   /** Files of the base snapshot, by repository-relative path. */
