@@ -111,4 +111,23 @@ export default [
       'no-implied-eval': 'error',
     },
   },
+  {
+    // The code every tick runs. Node 20's V8 adds each key that follows a leading spread (`{ ...object, key }`,
+    // `{ ...a, ...b }`) through a slow path, ~0.5 µs a key: spread over a tick's records, requests and copies it
+    // was half the engine's time (docs/design/build.md, "The engine's own cost").
+    files: ['src/core/engine/**/*.ts', 'src/core/budget/**/*.ts', 'src/core/verify/**/*.ts', 'src/core/gate/**/*.ts', 'backends/mock/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ImportExpression', message: 'No dynamic import() in the core: what it loads cannot be checked. To fix: import statically.' },
+        {
+          selector: 'ObjectExpression > SpreadElement:first-child ~ *',
+          message:
+            'A key after a leading spread is slow on Node 20 (~0.5 µs a key, every tick). To fix: Object.assign({}, object, { key }) — ' +
+            'or Object.assign(fresh, { key }) on an object built here — or put the keys first when no key can collide.',
+        },
+      ],
+    },
+  },
 ];

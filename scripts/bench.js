@@ -35,7 +35,7 @@ async function benchTicks() {
     const engine = new LoopEngine(plan, {
       backend: new MockBackend({ recordCalls: false }),
       state: new MemoryStateWriter(),
-      budget: new BudgetBreaker(plan.dailyTokenCap, { ledger: new MemoryBudgetLedger({ keepEntries: false }) }),
+      budget: new BudgetBreaker(plan.dailyTokenCap, { ledger: new MemoryBudgetLedger() }),
       workspace: new MemoryWorkspace({ files: { 'src/example.ts': 'export const answer = 42;\n' } }),
       attempts: new MemoryAttemptLedger(),
       killSwitch: new MemoryKillSwitch(),

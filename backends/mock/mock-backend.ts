@@ -73,7 +73,7 @@ export class MockBackend implements AgentBackend {
     this.scenarios = options.scenarios?.length ? options.scenarios : ['act-accept'];
     this.targetPath = options.targetPath ?? 'src/example.ts';
     this.itemKey = options.itemKey ?? 'mock#1';
-    this.usage = { ...DEFAULT_USAGE, ...options.usage };
+    this.usage = Object.assign({}, DEFAULT_USAGE, options.usage);
     this.recordCalls = options.recordCalls ?? true;
   }
 
@@ -93,7 +93,7 @@ export class MockBackend implements AgentBackend {
       this.calls.push({ role: request.role, tickId: request.tickId, maxTokens: request.maxTokens, scenario, ...(request.role !== 'triage' ? { itemKey: request.item.key } : {}) });
     }
     const usage = this.usageFor(request.role);
-    if (request.signal?.aborted) return failure('aborted', 'mock backend: the run was aborted before it started.', true, { ...usage, inputTokens: 0, outputTokens: 0 });
+    if (request.signal?.aborted) return failure('aborted', 'mock backend: the run was aborted before it started.', true, Object.assign({}, usage, { inputTokens: 0, outputTokens: 0 }));
     if (scenario === 'runaway') return this.runaway(request, usage);
     if (scenario === 'error' && request.role === 'implement') {
       return failure('error', 'mock backend: scripted implementer error', false, usage);
@@ -102,7 +102,7 @@ export class MockBackend implements AgentBackend {
     if (scenario !== 'over-budget' && scripted > request.maxTokens) {
       // Like a real agent stopped at its reservation: the spend is the reservation, the answer is a budget failure.
       const message = `mock backend: the ${request.role} call needs ${scripted} tokens but its reservation is ${request.maxTokens}; stopped at the reservation.`;
-      return failure('budget', message, false, { ...usage, inputTokens: request.maxTokens, outputTokens: 0 });
+      return failure('budget', message, false, Object.assign({}, usage, { inputTokens: request.maxTokens, outputTokens: 0 }));
     }
     switch (request.role) {
       case 'triage':
@@ -110,7 +110,7 @@ export class MockBackend implements AgentBackend {
       case 'implement': {
         const output = await this.implement(request);
         // over-budget: a backend that ignores its reservation; the engine must record the real spend and stop the loop.
-        const spent = scenario === 'over-budget' ? { ...usage, inputTokens: request.maxTokens, outputTokens: 1 } : usage;
+        const spent = scenario === 'over-budget' ? Object.assign({}, usage, { inputTokens: request.maxTokens, outputTokens: 1 }) : usage;
         return { ok: true, role: 'implement', output, usage: spent };
       }
       case 'check':
@@ -177,7 +177,7 @@ function failure(reason: BackendFailure['reason'], message: string, retryable: b
 }
 
 function times(usage: Usage, turns: number): Usage {
-  return { ...usage, inputTokens: usage.inputTokens * turns, outputTokens: usage.outputTokens * turns };
+  return Object.assign({}, usage, { inputTokens: usage.inputTokens * turns, outputTokens: usage.outputTokens * turns });
 }
 
 /** Factory form, as every backend plugin has one. */

@@ -41,11 +41,18 @@ export class MemoryAttemptLedger implements AttemptLedger {
   }
 }
 
-const INDEX = /^(?:0|[1-9][0-9]*)$/;
-
 /** Is `key` an array index at or past `length` (a record appended after the view was taken)? */
 function beyond(key: string | symbol, length: number): boolean {
-  return typeof key === 'string' && INDEX.test(key) && Number(key) >= length;
+  if (typeof key !== 'string') return false;
+  // Asked on every index the engine reads: a canonical index (digits, no leading zero) read in place, no regex.
+  if (key.length === 0 || (key.length > 1 && key.charCodeAt(0) === 48)) return false;
+  let value = 0;
+  for (let position = 0; position < key.length; position++) {
+    const digit = key.charCodeAt(position) - 48;
+    if (digit < 0 || digit > 9) return false;
+    value = value * 10 + digit;
+  }
+  return value >= length;
 }
 
 /**

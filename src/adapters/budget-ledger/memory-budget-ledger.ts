@@ -51,7 +51,7 @@ export class MemoryBudgetLedger implements BudgetLedger {
   }
 
   async open(request: ReservationRequest): Promise<OpenReservation> {
-    const reservation: OpenReservation = { ...copyRequest(request), id: `r-${this.journal.nextId++}` };
+    const reservation: OpenReservation = Object.assign(copyRequest(request), { id: `r-${this.journal.nextId++}` });
     this.journal.entries.push({ kind: 'open', ...reservation });
     return reservation;
   }

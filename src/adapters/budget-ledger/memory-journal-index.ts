@@ -43,6 +43,11 @@ export class MemoryJournalIndex {
     this.catchUp();
     const buckets = this.days.get(day);
     if (!buckets) return [];
+    if (patternId !== undefined) {
+      // The question every tick asks at its start (reconciling abandoned reservations): usually none are open.
+      const open = buckets.get(patternId)?.open;
+      return open && open.size > 0 ? [...open.values()].sort((a, b) => a.at - b.at) : [];
+    }
     const chosen = patternId === undefined ? [...buckets.values()] : [buckets.get(patternId)].filter((bucket): bucket is Bucket => bucket !== undefined);
     return chosen.flatMap((bucket) => [...bucket.open.values()]).sort((a, b) => a.at - b.at);
   }
@@ -75,5 +80,8 @@ export class MemoryJournalIndex {
       bucket.open.delete(entry.id);
     }
     bucket.spent += contribution(slot) - before;
+    // A settle is final: the ledger refuses any later close of that reservation (decideClose), and ids are never
+    // reused, so its slot has nothing left to count — dropped, or a long run keeps one per reservation ever opened.
+    if (entry.kind === 'settle') bucket.slots.delete(entry.id);
   }
 }

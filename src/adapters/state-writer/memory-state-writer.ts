@@ -84,11 +84,10 @@ export class MemoryStateWriter implements StateWriter {
   async recordTick(record: TickRecord): Promise<void> {
     this.checkSeed();
     // A copy, so a caller mutating its record later cannot rewrite history.
-    const copy: TickRecord = {
-      ...record,
+    const copy: TickRecord = Object.assign({}, record, {
       findings: record.findings.map((finding) => ({ ...finding })),
       waiting: record.waiting.map((item) => ({ ...item })),
-    };
+    });
     this.records.push(copy);
     this.pending.push({ kind: 'tick', record: copy });
   }

@@ -19,7 +19,7 @@ export interface FileVersions {
 const CONTEXT_LINES = 3;
 
 function gitPatch(oldName: string, newName: string, before: string, after: string, extra: Partial<StructuredPatch>): StructuredPatch {
-  return { ...structuredPatch(oldName, newName, before, after, undefined, undefined, { context: CONTEXT_LINES }), isGit: true, ...extra };
+  return Object.assign(structuredPatch(oldName, newName, before, after, undefined, undefined, { context: CONTEXT_LINES }), { isGit: true }, extra);
 }
 
 interface Entry {

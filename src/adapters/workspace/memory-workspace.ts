@@ -18,7 +18,11 @@ import type {
 } from '../../core/ports/index.js';
 import { comparePaths } from '../../core/workspace/git-diff-parse.js';
 import { buildChangeSet, type FileVersions } from './memory-change-set.js';
-import { normalizeWorkspacePath } from './workspace-path.js';
+import { memoByString } from '../../core/text/memo-by-string.js';
+import { normalizeWorkspacePath as checkedPath } from './workspace-path.js';
+
+/** The shape check, remembered per path (a tick reads and writes the same few); a refused path throws every time, never cached. */
+const normalizeWorkspacePath = memoByString(checkedPath);
 
 export interface MemoryWorkspaceOptions {
   /** Files of the base snapshot, by repository-relative path. */
@@ -214,8 +218,8 @@ export class MemoryWorkspace implements Workspace {
     if (!reviewed) return conflict(`Refused to commit ${handle.id}: changes() was never called, so nothing was checked.`);
     // Unwritten since changes() over a base that cannot move (no readBase from disk): exactly what was reviewed.
     const unwritten = attempt.reviewedAt === attempt.revision && !this.readBaseOption;
-    const now = unwritten ? reviewed : new Map((await this.versions(attempt)).map((version) => [version.path, version.after]));
-    const moved = [...new Set([...reviewed.keys(), ...now.keys()])].filter((path) => reviewed.get(path) !== now.get(path)).sort();
+    const now = unwritten ? null : new Map((await this.versions(attempt)).map((version) => [version.path, version.after]));
+    const moved = now ? [...new Set([...reviewed.keys(), ...now.keys()])].filter((path) => reviewed.get(path) !== now.get(path)).sort() : [];
     if (moved.length > 0) {
       return conflict(`Refused to commit ${handle.id}: ${moved.join(', ')} changed after changes() was read, so the commit would hold files nobody checked.`);
     }
@@ -223,7 +227,7 @@ export class MemoryWorkspace implements Workspace {
     const sha = fnv1a(`${handle.id}\n${request.message}\n${JSON.stringify(files)}`);
     const commit = { sha, branch: handle.branch };
     attempt.status = 'committed';
-    attempt.commit = { ...commit, ...request, files };
+    attempt.commit = Object.assign({}, commit, request, { files });
     return { ok: true, commit };
   }
 

@@ -105,7 +105,8 @@ export class BudgetBreaker {
 
   /** Today's status for a loop. `refresh` re-reads the ledger (another process may have spent). */
   async status(patternId: string, now: number, options: { refresh?: boolean } = {}): Promise<BudgetStatus> {
-    const totals = await this.totalsFor(patternId, utcDay(now), options.refresh ?? false);
+    const day = utcDay(now);
+    const totals = (options.refresh ? null : this.cachedTotals(patternId, day)) ?? (await this.totalsFor(patternId, day, options.refresh ?? false));
     return this.describe(totals);
   }
 
@@ -116,7 +117,8 @@ export class BudgetBreaker {
    * every process writing to it.
    */
   async reserve(request: { patternId: string; tickId: string; phase: AgentRole; tokens: number; now: number }): Promise<ReserveResult> {
-    const totals = await this.totalsFor(request.patternId, utcDay(request.now), false);
+    const day = utcDay(request.now);
+    const totals = this.cachedTotals(request.patternId, day) ?? (await this.totalsFor(request.patternId, day, false));
     const tokens = Math.max(0, Math.ceil(request.tokens));
     if (totals.spent + totals.reserved + tokens > this.dailyTokenCap) return this.refusal(request.phase, tokens, totals);
     // Held before the await, so a concurrent reserve in this process sees it.
@@ -211,6 +213,12 @@ export class BudgetBreaker {
     if (!totals || totals.day !== reservation.day) return null;
     totals.reserved = Math.max(0, totals.reserved - reservation.tokens);
     return totals;
+  }
+
+  /** Today's totals when this breaker already holds them: no ledger read, so no await (three per backend call). */
+  private cachedTotals(patternId: string, day: string): DayTotals | null {
+    const totals = this.totals.get(patternId);
+    return totals && totals.day === day ? totals : null;
   }
 
   private async totalsFor(patternId: string, day: string, refresh: boolean): Promise<DayTotals> {

@@ -188,7 +188,7 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
     return { kind: 'escalated', item, reason, changes: changes.files, verification, gate: null, attempt };
   }
 
-  const commitGate = { ...checkGate(plan.gate, 'commit', paths), action: 'commit' as GateAction };
+  const commitGate = Object.assign(checkGate(plan.gate, 'commit', paths), { action: 'commit' as GateAction });
   if (!commitGate.allowed) {
     await ports.workspace.keep(handle, commitGate.reason);
     await recordAttempt('noop', `gate: ${commitGate.trigger}`);
@@ -205,7 +205,7 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
   let gate = commitGate;
   let merge = false;
   if (plan.phases.merge.enabled && plan.delivery.autoMerge) {
-    const mergeGate = { ...checkGate(plan.gate, 'auto-merge', paths), action: 'auto-merge' as GateAction };
+    const mergeGate = Object.assign(checkGate(plan.gate, 'auto-merge', paths), { action: 'auto-merge' as GateAction });
     // Defence in depth: an approval reaches here only with fresh evidence; a merge without any is never asked for.
     merge = mergeGate.allowed && verification.verdict === 'APPROVE' && verification.evidence.length > 0;
     gate = mergeGate.allowed ? mergeGate : commitGate;

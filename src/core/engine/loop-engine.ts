@@ -60,7 +60,7 @@ export class LoopEngine {
       await this.recordThrow(context, error);
       throw error;
     }
-    const result = { ...(await context.base()), ...outcome } as TickResult;
+    const result = Object.assign(await context.base(), outcome) as TickResult;
     try {
       await this.record(result);
     } catch (error) {
@@ -90,7 +90,7 @@ export class LoopEngine {
       // per tick — unless its halt line is already that line (a sticky halt, persisted above). Not `halted`: that
       // kind is the persisted halt a human must clear.
       if (result.kind === 'halted' && !(isStickyHalt(result.reason) && this.ports.killSwitch.halt)) {
-        await this.ports.state.recordTick({ ...toTickRecord(result), kind: 'halted-tick', reason: result.reason });
+        await this.ports.state.recordTick(Object.assign(toTickRecord(result), { kind: 'halted-tick' as const, reason: result.reason }));
       }
       await this.ports.state.note(this.plan.pattern.id, result.finishedAt, haltNote(result));
     } else {
@@ -101,7 +101,7 @@ export class LoopEngine {
   /** Another process holds the loop now: the tick's outcome is returned, and nothing more is written here. */
   private async leaseLost(context: TickContext, error: LeaseLostError): Promise<TickResult> {
     context.step('kill-switch', error.message);
-    const lost = { ...(await context.base()), kind: 'halted', reason: 'lease-lost', message: error.message } as TickResult;
+    const lost = Object.assign(await context.base(), { kind: 'halted', reason: 'lease-lost', message: error.message }) as TickResult;
     this.ports.observer?.({ type: 'tick-end', tickId: context.tickId, at: lost.finishedAt, kind: lost.kind });
     return lost;
   }
@@ -245,7 +245,7 @@ export class LoopEngine {
     try {
       const base = await context.base().catch(() => null);
       if (!base) return;
-      const result: TickResult = { ...base, kind: 'failed', phase: last?.phase ?? 'triage', message, retryable: false };
+      const result: TickResult = Object.assign(base, { kind: 'failed' as const, phase: last?.phase ?? 'triage', message, retryable: false });
       await this.ports.state.recordTick(toTickRecord(result));
     } catch {
       // The state writer may be what threw; the attempt above is what the circuit breaker needs.

@@ -3,8 +3,18 @@ import { quoteUntrusted } from '../security/untrusted-text.js';
 import type { TickRecord } from '../ports/index.js';
 import { isInterrupted, runLogOutcome, type TickResult } from './tick-result.js';
 
+type RecordBase = Pick<TickRecord, 'tickId' | 'patternId' | 'startedAt' | 'finishedAt' | 'outcome' | 'kind' | 'level' | 'tokens'>;
+
+/**
+ * The case's fields added to the (fresh) common part. Not `{ ...base, … }`: Node 20's V8 adds each key after a
+ * leading spread through a slow path (~0.5 µs a key), and a record is built every tick.
+ */
+function withFields(base: RecordBase, fields: Omit<TickRecord, keyof RecordBase> & Partial<Pick<TickRecord, 'kind'>>): TickRecord {
+  return Object.assign(base, fields);
+}
+
 export function toTickRecord(result: TickResult): TickRecord {
-  const base = {
+  const base: RecordBase = {
     tickId: result.tickId,
     patternId: result.patternId,
     startedAt: result.startedAt,
@@ -16,20 +26,18 @@ export function toTickRecord(result: TickResult): TickRecord {
   };
   switch (result.kind) {
     case 'noop':
-      return { ...base, itemsFound: 0, actionsTaken: 0, escalations: 0, summary: result.summary, findings: [], waiting: [] };
+      return withFields(base, { itemsFound: 0, actionsTaken: 0, escalations: 0, summary: result.summary, findings: [], waiting: [] });
     case 'report':
-      return {
-        ...base,
+      return withFields(base, {
         itemsFound: Math.max(result.items.length, result.findings.length),
         actionsTaken: 0,
         escalations: 0,
         summary: result.degradedReason ? `${result.summary} (report-only: ${result.degradedReason})` : result.summary,
         findings: result.findings,
         waiting: [],
-      };
+      });
     case 'proposed':
-      return {
-        ...base,
+      return withFields(base, {
         itemsFound: 1,
         actionsTaken: 1,
         escalations: 0,
@@ -37,10 +45,9 @@ export function toTickRecord(result: TickResult): TickRecord {
         // Notes name the item and the change; its title (an outsider's words) only ever appears quoted.
         findings: [{ severity: 'info', summary: `Fix proposed on ${result.commit.branch} for ${quoteUntrusted(result.item.key, 80)} (${result.changes.length} file(s))`, itemKey: result.item.key }],
         waiting: [],
-      };
+      });
     case 'escalated':
-      return {
-        ...base,
+      return withFields(base, {
         itemsFound: 1,
         actionsTaken: 0,
         escalations: 1,
@@ -54,22 +61,20 @@ export function toTickRecord(result: TickResult): TickRecord {
             humanDecision: `Review the kept change, then run \`loop-runtime approve ${result.item.key}\` or \`loop-runtime reject ${result.item.key}\`.`,
           },
         ],
-      };
+      });
     case 'rejected':
-      return {
-        ...base,
+      return withFields(base, {
         itemsFound: 1,
         actionsTaken: 0,
         escalations: 0,
         summary: `Attempt ${result.attempt} on ${result.item.key} rejected: ${result.reasons.join('; ')} (${result.attemptsLeft} attempt(s) left).`,
         findings: [{ severity: 'watch', summary: `Rejected attempt on ${quoteUntrusted(result.item.key, 80)}`, itemKey: result.item.key }],
         waiting: [],
-      };
+      });
     case 'failed':
       if (result.stranded) {
         const { stranded } = result;
-        return {
-          ...base,
+        return withFields(base, {
           kind: 'delivery-failed',
           itemsFound: 1,
           actionsTaken: 0,
@@ -84,14 +89,13 @@ export function toTickRecord(result: TickResult): TickRecord {
               humanDecision: `Fix the cause, then run \`loop-runtime deliver ${stranded.worktree}\` (the loop's next tick also retries it).`,
             },
           ],
-        };
+        });
       }
-      return { ...base, itemsFound: 0, actionsTaken: 0, escalations: 0, summary: `Tick failed in ${result.phase}: ${result.message}`, findings: [], waiting: [] };
+      return withFields(base, { itemsFound: 0, actionsTaken: 0, escalations: 0, summary: `Tick failed in ${result.phase}: ${result.message}`, findings: [], waiting: [] });
     case 'paused':
       if (isInterrupted(result)) {
         const kept = result.kept;
-        return {
-          ...base,
+        return withFields(base, {
           kind: 'interrupted',
           itemsFound: kept ? 1 : 0,
           actionsTaken: 0,
@@ -108,10 +112,10 @@ export function toTickRecord(result: TickResult): TickRecord {
                 },
               ]
             : [],
-        };
+        });
       }
-      return { ...base, itemsFound: 0, actionsTaken: 0, escalations: 0, summary: `paused by ${result.source}`, findings: [], waiting: [] };
+      return withFields(base, { itemsFound: 0, actionsTaken: 0, escalations: 0, summary: `paused by ${result.source}`, findings: [], waiting: [] });
     case 'halted':
-      return { ...base, itemsFound: 0, actionsTaken: 0, escalations: 0, summary: result.message, findings: [], waiting: [] };
+      return withFields(base, { itemsFound: 0, actionsTaken: 0, escalations: 0, summary: result.message, findings: [], waiting: [] });
   }
 }

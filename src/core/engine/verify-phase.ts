@@ -15,6 +15,7 @@
 import { checkDiffIntegrity } from '../verify/check-diff-integrity.js';
 import { combineVerdict } from '../verify/combine-verdict.js';
 import { planReports, runWithReport, testSummary } from '../verify/test-reports/run-with-report.js';
+import type { ReportPlan } from '../verify/test-reports/test-evidence.js';
 import { verificationEdits, type VerificationEdit } from '../verify/verification-paths.js';
 import { implementerBrief } from '../verify/implementer-brief.js';
 import { baselineCacheKey, cacheableBaseline, cachedBaseline } from '../verify/baseline-cache.js';
@@ -39,6 +40,18 @@ export type VerifyOutcome =
 
 const failed = (entry: CommandEvidence) => entry.exitCode !== 0 || entry.timedOut || entry.signal !== null;
 
+/** Report plans per attempt: the base they are read from does not move, so the base's run and the change's share one. */
+const PLANNED = new WeakMap<WorkspaceHandle, { commands: unknown; plans: Promise<Map<string, ReportPlan>> }>();
+
+function reportPlans(ports: EnginePorts, handle: WorkspaceHandle, commands: TickContext['plan']['phases']['verify']['commands']): Promise<Map<string, ReportPlan>> {
+  const known = PLANNED.get(handle);
+  if (known?.commands === commands) return known.plans;
+  // The reporter is chosen from the base's package.json scripts: the agent's edits to them never choose it.
+  const plans = planReports(commands, ports.commands!, async (path) => (ports.workspace.readBase ? ports.workspace.readBase(handle, path) : ((await ports.workspace.files?.(handle).read(path)) ?? null)));
+  PLANNED.set(handle, { commands, plans });
+  return plans;
+}
+
 async function runAll(
   context: TickContext,
   ports: EnginePorts,
@@ -49,17 +62,16 @@ async function runAll(
   buildCache: 'warm' | 'copy',
 ): Promise<CommandEvidence[]> {
   const evidence: CommandEvidence[] = [];
-  // The reporter is chosen from the base's package.json scripts: the agent's edits to them never choose it.
-  const reports = await planReports(commands, ports.commands!, async (path) => (ports.workspace.readBase ? ports.workspace.readBase(handle, path) : ((await ports.workspace.files?.(handle).read(path)) ?? null)));
+  const reports = await reportPlans(ports, handle, commands);
   for (const command of commands) {
     // Stopped by a signal: no further command starts (the one it killed is not evidence; see `interruptedVerification`).
     if (context.interrupted) break;
     context.phaseStart('verify', command.command);
     const options = { cwd: handle.path, timeoutMs: command.timeoutMs, buildCache, ...(binds.length ? { readOnlyBinds: binds } : {}), ...(ports.signal ? { signal: ports.signal } : {}) };
     const result = await runWithReport(ports.commands!, command, options, reports.get(command.command) ?? { detected: null, instrumentation: null, collects: false });
-    // Identity is the plan's command: a runner may redact the text it reports, and two commands that redact
-    // alike must not merge into one (a passing one would hide a failing one) or go missing as "no evidence".
-    evidence.push({ ...result, command: command.command });
+    // Identity is the plan's command (runWithReport sets it): a runner may redact the text it reports, and two
+    // commands that redact alike must not merge into one (a passing one would hide a failing one) or go missing.
+    evidence.push(result);
   }
   return evidence;
 }
@@ -73,7 +85,7 @@ export async function runBaseline(context: TickContext, ports: EnginePorts, hand
   const planned = context.plan.phases.verify;
   if (!planned.enabled || planned.commands.length === 0 || !ports.commands) return null;
   const cache = ports.workspace.baselineCache?.(handle);
-  const key = baselineCacheKey(handle.baseCommit, planned.commands, ports.commands);
+  const key = cache ? baselineCacheKey(handle.baseCommit, planned.commands, ports.commands) : '';
   const cached = cache ? cachedBaseline(await cache.read(key).catch(() => null), planned.commands) : null;
   const evidence = cached ?? (await runAll(context, ports, handle, planned.commands, (await ports.workspace.dependencyDirs?.(handle)) ?? [], 'warm'));
   if (cached) context.step('verify', `base ${handle.baseCommit.slice(0, 12)}: results from the cache (same commit, commands and environment); nothing ran`);
@@ -119,7 +131,7 @@ export async function verifyChange(
 ): Promise<VerifyOutcome> {
   const planned = context.plan.phases.verify;
   // Verify off: nothing runs, nothing checks, and (below) nothing is approved.
-  const verify = planned.enabled ? planned : { ...planned, commands: [], checker: false };
+  const verify = planned.enabled ? planned : Object.assign({}, planned, { commands: [], checker: false });
   if (verify.commands.length > 0 && !ports.commands) {
     return { kind: 'verdict', verdict: 'REJECT', reasons: ['verification commands are configured but no command runner was given to the engine'], evidence: [] };
   }
@@ -173,7 +185,7 @@ export async function verifyChange(
   );
 
   const itemText = [item.title, item.untrustedDetail ?? ''].join('\n');
-  const perTestInput = { ...(baseline ? { baseline: baseline.evidence } : {}), itemText };
+  const perTestInput = { itemText, ...(baseline ? { baseline: baseline.evidence } : {}) };
   // Whether the evidence alone already rejects (per test where there are reports, else by exit code).
   const commandFailed =
     combineVerdict({ evidence, integrity: [], checker: null, lastWriteAt, checkerConfigured: false, requireEvidence: false, ...(baseTests ? { baseTests } : {}), ...perTestInput }).verdict === 'REJECT';
@@ -231,8 +243,9 @@ export async function verifyChange(
       ...(checker?.reasons ?? []),
     );
   }
-  delete combined.notes;
-  return { kind: 'verdict', ...combined, evidence, ...(baseTests ? { baseTests } : {}), ...(edits.length ? { verificationEdits: edits } : {}) };
+  // Notes went into the reasons above; leaving them out here rather than `delete` keeps the object a fast one.
+  const { notes: _notes, ...verdict } = combined;
+  return { kind: 'verdict', ...verdict, evidence, ...(baseTests ? { baseTests } : {}), ...(edits.length ? { verificationEdits: edits } : {}) };
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import { minimatch } from 'minimatch';
 import type { GatePolicy } from '../plan/execution-plan.js';
+import { memoByString } from '../text/memo-by-string.js';
 
 export { DEFAULT_GATE_POLICY } from './default-policy.js';
 
@@ -22,8 +23,21 @@ export interface GateDecision {
   matchedPaths: string[];
 }
 
-const matchesAny = (path: string, globs: readonly string[]): boolean =>
-  globs.some((glob) => minimatch(path, glob, { dot: true }));
+/**
+ * Per glob list (a plan's denylist, its allowlist), whether a path matches any: each tick asks about the same
+ * paths. Remembered with a copy of the globs, so a list changed in place is matched afresh, never by stale answers.
+ */
+const MATCHERS = new WeakMap<readonly string[], { globs: readonly string[]; matches: (path: string) => boolean }>();
+
+function matchesAny(path: string, globs: readonly string[]): boolean {
+  let known = MATCHERS.get(globs);
+  if (!known || known.globs.length !== globs.length || known.globs.some((glob, index) => glob !== globs[index])) {
+    const copy = [...globs];
+    known = { globs: copy, matches: memoByString((candidate) => copy.some((glob) => minimatch(candidate, glob, { dot: true }))) };
+    MATCHERS.set(globs, known);
+  }
+  return known.matches(path);
+}
 
 /**
  * @example

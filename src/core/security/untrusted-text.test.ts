@@ -27,3 +27,37 @@ describe('quoteUntrusted', () => {
     expect(quoteUntrusted('\n\u200b\n')).toBe('(empty)');
   });
 });
+
+describe('plainLine fast paths', () => {
+  /** The replacements as written before the fast paths (no plain-text test, the cap always by characters). */
+  function reference(text: string, max: number): string {
+    const flat = text
+      .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g, ' ')
+      .replace(/\s+/g, ' ')
+      .replace(/\[/g, '(')
+      .replace(/\]/g, ')')
+      .replace(/`/g, "'")
+      .trim();
+    const characters = [...flat];
+    return characters.length <= max ? flat : `${characters.slice(0, Math.max(0, max - 1)).join('').trimEnd()}…`;
+  }
+
+  it('agrees with the replacements on 20,000 seeded strings, plain and not', () => {
+    // Plain letters and single spaces often (the fast path), and every class the replacements touch.
+    const alphabet = ['a', 'b', 'Z', '1', ' ', ' ', '-', '.', '\t', '\n', '\u00a0', '\u3000', '\u200b', '\u202e', '\u0007', '[', ']', '`', 'é', '😀'];
+    let seed = 28;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648);
+    let plain = 0;
+    for (let run = 0; run < 20_000; run++) {
+      const length = next() % 24;
+      const pool = next() % 3 === 0 ? alphabet : alphabet.slice(0, 7);
+      const text = Array.from({ length }, () => pool[next() % pool.length]).join('');
+      const max = 1 + (next() % 20);
+      if (reference(text, Number.MAX_SAFE_INTEGER) === text) plain++;
+      expect(plainLine(text, max), JSON.stringify({ text, max })).toBe(reference(text, max));
+    }
+    // Both sides of the shortcut ran many times.
+    expect(plain).toBeGreaterThan(2_000);
+    expect(plain).toBeLessThan(18_000);
+  });
+});

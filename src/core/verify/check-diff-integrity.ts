@@ -52,6 +52,14 @@ export interface IntegrityOptions {
   baselineOutput?: string;
 }
 
+/** The global (counting) twin of each loosening rule's pattern, compiled once rather than per file per check. */
+const COUNTING = new Map<RegExp, RegExp>();
+function counting(pattern: RegExp): RegExp {
+  let global = COUNTING.get(pattern);
+  if (!global) COUNTING.set(pattern, (global = new RegExp(pattern.source, 'g')));
+  return global;
+}
+
 function thresholds(lines: readonly string[]): Map<string, number> {
   const values = new Map<string, number>();
   for (const line of lines) {
@@ -109,8 +117,8 @@ function contentFindings(file: FilePatch, baselineOutput: string): IntegrityFind
   for (const rule of LOOSENING_RULES) {
     const applies = (kind !== null && rule.kinds.includes(kind)) || (isJsSource && rule.kinds.includes('any-js'));
     if (!applies) continue;
-    const added = rule.added ? countMatches(file.added, new RegExp(rule.added.source, 'g')) - countMatches(file.removed, new RegExp(rule.added.source, 'g')) : 0;
-    const removed = rule.removed ? countMatches(file.removed, new RegExp(rule.removed.source, 'g')) - countMatches(file.added, new RegExp(rule.removed.source, 'g')) : 0;
+    const added = rule.added ? countMatches(file.added, counting(rule.added)) - countMatches(file.removed, counting(rule.added)) : 0;
+    const removed = rule.removed ? countMatches(file.removed, counting(rule.removed)) - countMatches(file.added, counting(rule.removed)) : 0;
     if (added > 0 || removed > 0) findings.push({ kind: 'config-loosened', path, detail: rule.detail, action: 'reject' });
   }
   if (kind !== null && kind !== 'tsconfig' && kind !== 'eslint') {

@@ -2,6 +2,7 @@
  * Path conventions: which files are tests, lint/type/coverage configuration,
  * or CI definitions, across JS/TS, Python, Go, Rust, Java/Kotlin, Ruby, C#.
  */
+import { memoByString } from '../text/memo-by-string.js';
 
 const TEST_FILE_PATTERNS: readonly RegExp[] = [
   /\.(test|spec)\.[cm]?[jt]sx?$/, // JS/TS
@@ -26,9 +27,14 @@ const TEST_FILE_PATTERNS: readonly RegExp[] = [
   /(^|\/)tests\.py$/,
 ];
 
+// Each tick asks about the same paths again (the diff check, verification edits): answers are remembered (memo-by-string.ts).
+const testFile = memoByString((path) => TEST_FILE_PATTERNS.some((pattern) => pattern.test(path)));
+const ciFile = memoByString((path) => CI_PATTERNS.some((pattern) => pattern.test(path)));
+const configKind = memoByString(classifyConfig);
+
 /** True when the path is a test by common conventions. */
 export function isTestFile(path: string): boolean {
-  return TEST_FILE_PATTERNS.some((pattern) => pattern.test(path));
+  return testFile(path);
 }
 
 const CI_PATTERNS: readonly RegExp[] = [
@@ -49,13 +55,17 @@ const CI_PATTERNS: readonly RegExp[] = [
 
 /** True for CI definitions (GitHub Actions, GitLab, CircleCI, Buildkite, Jenkins, Travis…). */
 export function isCiFile(path: string): boolean {
-  return CI_PATTERNS.some((pattern) => pattern.test(path));
+  return ciFile(path);
 }
 
 export type ConfigKind = 'eslint' | 'tsconfig' | 'test-runner' | 'python' | 'coverage' | 'package-json' | 'build';
 
 /** What kind of quality configuration a path is, or null. */
 export function configKindOf(path: string): ConfigKind | null {
+  return configKind(path);
+}
+
+function classifyConfig(path: string): ConfigKind | null {
   const name = path.split('/').pop() ?? path;
   if (/^\.eslintrc(\.[a-z]+)?$/.test(name) || /^eslint\.config\.[cm]?[jt]s$/.test(name)) return 'eslint';
   if (/^tsconfig(\..+)?\.json$/.test(name) || name === 'jsconfig.json') return 'tsconfig';

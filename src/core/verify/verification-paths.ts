@@ -8,6 +8,7 @@
 import type { ChangeSet } from '../ports/index.js';
 import { cargoTestConfigChange, pythonTestCodeChanged, rustTestCodeChanged } from './test-code.js';
 import { configKindOf, isCiFile, isTestFile } from './test-conventions.js';
+import { memoByString } from '../text/memo-by-string.js';
 
 const TEST_DIRECTORY = /(^|\/)(tests?|__tests__|spec)\//;
 const RUNNER_CONFIG =
@@ -29,6 +30,12 @@ const BUILD_SCRIPTS = new Set(['Makefile', 'makefile', 'GNUmakefile', 'justfile'
  * ```
  */
 export function isVerificationPath(path: string): boolean {
+  return verificationPath(path);
+}
+
+const verificationPath = memoByString(classifyVerificationPath);
+
+function classifyVerificationPath(path: string): boolean {
   const name = path.split('/').pop() ?? path;
   if (name === 'package.json') return false;
   if (isTestFile(path) || TEST_DIRECTORY.test(path) || isCiFile(path)) return true;

@@ -31,10 +31,13 @@ export async function planReports(commands: readonly CommandSpec[], runner: Comm
  */
 export async function runWithReport(runner: CommandRunner, command: CommandSpec, options: CommandRunOptions, plan: ReportPlan): Promise<CommandEvidence> {
   const instrumented = plan.instrumentation?.ok ? plan.instrumentation.value : null;
-  const result = instrumented ? await runner.run({ ...command, command: instrumented.shell }, { ...options, reportDir: true }) : await runner.run(command, options);
+  const result = instrumented ? await runner.run(Object.assign({}, command, { command: instrumented.shell }), Object.assign({}, options, { reportDir: true })) : await runner.run(command, options);
   const { reports, ...evidence } = result;
   const tests = testEvidenceFrom(reports, plan, options.cwd);
-  return { ...evidence, command: command.command, ...(tests ? { tests } : {}) };
+  // Identity is the plan's command, whatever text the runner reports (it may redact or wrap it).
+  evidence.command = command.command;
+  if (tests) evidence.tests = tests;
+  return evidence;
 }
 
 /**
