@@ -16,9 +16,10 @@ import type { BudgetLedger, CloseResult, OpenReservation, ReconcileRequest, Rese
 import { decideClose, isBeforeDay, JournalTally, ReservationLookup, type JournalEntry } from '../../core/budget/budget-journal.js';
 import { LoopRuntimeError } from '../../core/errors.js';
 import { RUN_LOG_MARKER, parseRunLogLine } from '../../core/state/run-log.js';
-import { fsyncDirectory, withFileLock } from '../fs/atomic-file.js';
+import { fsyncDirectory, readTextOrNull, withFileLock, writeTextAtomically } from '../fs/atomic-file.js';
 import { formatJournalLine, parseJournalLine } from './journal-line.js';
 import { readLinesBackward, type LedgerReadStats } from './read-lines-backward.js';
+import { withoutRehearsalSpend } from './rehearsal-spend.js';
 
 export { readLinesBackward, type LedgerReadStats } from './read-lines-backward.js';
 
@@ -147,6 +148,21 @@ export class FileBudgetLedger implements BudgetLedger {
   /** Appends spend that had no reservation (a v1 line); durable when the promise resolves. */
   async record(entry: SpendEntry): Promise<void> {
     await this.locked(() => this.append({ kind: 'spend', ...entry }, this.backend));
+  }
+
+  /**
+   * Removes one loop's rehearsal spend (every line the mock backend journalled for it), for `reset <id> --mock`.
+   * Returns how many lines went; an absent journal has none.
+   */
+  async removeRehearsal(patternId: string): Promise<number> {
+    if ((await readTextOrNull(this.journalPath)) === null) return 0;
+    return this.locked(async () => {
+      const old = await readTextOrNull(this.journalPath);
+      if (old === null) return 0;
+      const { text, removed } = withoutRehearsalSpend(old, patternId);
+      if (removed > 0) await writeTextAtomically(this.journalPath, text);
+      return removed;
+    });
   }
 
   private async close(reservationId: string, close: Parameters<typeof decideClose>[1]): Promise<CloseResult> {
