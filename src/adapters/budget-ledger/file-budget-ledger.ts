@@ -125,7 +125,9 @@ export class FileBudgetLedger implements BudgetLedger {
    */
   async spentByLoopOn(day: string, patternIds: readonly string[]): Promise<Map<string, number>> {
     const tallies = new Map(patternIds.map((id) => [id, new JournalTally(day, id)] as const));
-    await this.scan((entry) => (isBeforeDay(entry, day) ? 'stop' : (tallies.get(entry.patternId)?.visit(entry), 'continue')));
+    // The backend rule of `spentOn`: a rehearsal's spend counts only for the mock's own ledger.
+    const counts = (backend: string | undefined) => this.backend === MOCK_BACKEND || backend !== MOCK_BACKEND;
+    await this.scan((entry, backend) => (isBeforeDay(entry, day) ? 'stop' : (counts(backend) && tallies.get(entry.patternId)?.visit(entry), 'continue')));
     const totals = new Map([...tallies].map(([id, tally]) => [id, tally.spent()] as const));
     await readLinesBackward(
       this.runLogPath,
