@@ -33,7 +33,7 @@ export interface LoopMetricsReport extends LoopMetrics {
   promotion: PromotionRecommendation;
 }
 
-// The one pricing of a tick's spend (tick-cost.ts), re-exported where `ci` and the console found it.
+// The one pricing of a tick's spend (tick-cost.ts), re-exported where `ci` finds the file journal's (its Action reads files).
 export { spendByTick } from './spend-by-tick.js';
 
 /** The run log's entries that are results: a mock tick's line is a rehearsal. */
