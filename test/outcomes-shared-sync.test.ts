@@ -16,7 +16,7 @@ afterAll(cleanupTempDirs);
 /** The outcomes file of `root`, seen as a store every checkout shares (as `PostgresOutcomeStore` is). */
 function shared(root: string): OutcomeStore {
   const file = new FileOutcomeStore(root);
-  return { reach: 'repository', lines: () => file.lines(), history: () => file.history(), append: (lines, options) => file.append(lines, options) };
+  return { reach: 'repository', lines: () => file.lines(), history: () => file.history(), append: (lines, options) => file.append(lines, options), removeRehearsal: (patternId) => file.removeRehearsal(patternId) };
 }
 
 const clock = new FixedClock('2026-11-27T12:00:00Z');

@@ -45,7 +45,11 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
   const backendOverride = (request: RunRequest) => (request.dryRun ? 'mock' : request.backendName);
   const decisions = { clock: options.clock, env: options.env };
   // Outcome lines go through the project's store (files or the fleet's Postgres), like every other shared state.
-  const withOutcomes = async (writable = true) => ({ ...decisions, outcomes: (writable ? await writableStores() : await stores()).outcomes() });
+  // Spend per tick from the same store: `metrics` and `promote` price what the ticks journalled there.
+  const withOutcomes = async (writable = true) => {
+    const opened = writable ? await writableStores() : await stores();
+    return { ...decisions, outcomes: opened.outcomes(), spendByTick: (query: { tickIds: readonly string[] }) => opened.spendByTick(query) };
+  };
   // Opened on first use: commands that read only configuration never touch the store (nor load its files' modules).
   let opening: Promise<ProjectStores> | null = null;
   const stores = () => (opening ??= openProjectStores(project, options));
@@ -156,7 +160,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       const resolved = await resolvePlan(project, id);
       if (!resolved.ok) return resolved;
       const { resetMock } = await import('../use-cases/reset-mock.js');
-      return { ok: true, value: await resetMock(project.root, resolved.plan, project.settings?.worktreesDir ?? null), warnings: [] };
+      return { ok: true, value: await resetMock(project.root, resolved.plan, await writableStores(), project.settings?.worktreesDir ?? null), warnings: [] };
     },
     async loops() {
       return (await import('../use-cases/console-queries.js')).consoleLoops(project, await withStores());

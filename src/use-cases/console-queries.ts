@@ -20,7 +20,6 @@ import { resolvePlan, type LoadedProject } from '../project/load-project.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import { readTickEvents } from '../adapters/tick-events/tick-events.js';
 import type { ProjectStores } from '../composition/stores/project-stores.js';
-import type { OutcomeStore } from '../adapters/outcomes/outcome-store.js';
 import { redactorFor } from '../composition/wiring.js';
 import { fileSnapshot } from '../adapters/fs/file-snapshot.js';
 import { describeBackendChoice } from '../composition/backend-choice.js';
@@ -77,11 +76,11 @@ export interface PerMergedChange {
 const COST_WINDOW_DAYS = 30;
 
 /** Each loop's spend per merged change over the last 30 days; an unreadable outcomes file is reported, never a 500. */
-async function perMergedChanges(project: LoadedProject, plans: readonly ExecutionPlan[], now: number, outcomes: OutcomeStore): Promise<Map<string, PerMergedChange>> {
+async function perMergedChanges(project: LoadedProject, plans: readonly ExecutionPlan[], now: number, stores: Pick<ProjectStores, 'outcomes' | 'spendByTick'>): Promise<Map<string, PerMergedChange>> {
   const { gatherMetrics } = await import('./outcomes/gather-metrics.js');
   const result = new Map<string, PerMergedChange>();
   try {
-    const reports = await gatherMetrics(project.root, plans, { now, since: now - COST_WINDOW_DAYS * 86_400_000, audit: async () => ({ ok: false, note: 'not run by the console' }), outcomes });
+    const reports = await gatherMetrics(project.root, plans, { now, since: now - COST_WINDOW_DAYS * 86_400_000, audit: async () => ({ ok: false, note: 'not run by the console' }), outcomes: stores.outcomes(), spendByTick: (query) => stores.spendByTick(query) });
     for (const report of reports) {
       result.set(report.pattern, { days: COST_WINDOW_DAYS, merged: report.changes.merged, tokens: report.tokens.perMerged, usd: report.costUsd.perMerged, complete: report.costUsd.complete });
     }
@@ -112,7 +111,7 @@ export interface SpendReportLoop {
   spentToday: number;
   perDay: number[];
   /**
-   * Dollars per day, beside `perDay`: the `costUsd` the spend journal settled (what `metrics` sums); null on a day
+   * Dollars per day, beside `perDay`: the `costUsd` the store settled per tick (what `metrics` sums); null on a day
    * with spend and no known price. `costCompletePerDay[i]` is false when some of that day's spend had no price
    * (the dollars are then a lower bound).
    */
@@ -152,7 +151,7 @@ export async function consoleLoops(project: LoadedProject, options: QueryOptions
   const lastEntries = new Map<string, RunLogEntry>();
   for (const entry of entries) if (entry.pattern) lastEntries.set(entry.pattern, entry);
   const spent = await stores.spentByLoopOn(day, plans);
-  const costs = await perMergedChanges(project, plans, now, stores.outcomes());
+  const costs = await perMergedChanges(project, plans, now, stores);
   // One read and one parse of each state file and run log for the whole list: every loop's kill switch reads its
   // run log for halts, and 50 loops sharing one run log parsed it 50 times (~80 ms of a request).
   const files = fileSnapshot();
@@ -228,7 +227,7 @@ export async function spendByDay(project: LoadedProject, days: number, options: 
   const perLoop = new Map(plans.map((plan) => [plan.pattern.id, [] as number[]] as const));
   const stores = await storesOf(project, options);
   for (const day of dayList) for (const [id, tokens] of await stores.spentByLoopOn(day, plans)) perLoop.get(id)?.push(tokens);
-  const costs = await costByLoopAndDay(project.root, new Set(dayList));
+  const costs = await costByLoopAndDay(stores, new Set(dayList));
   const loops = plans.map((plan): SpendReportLoop => {
     const id = plan.pattern.id;
     const perDay = perLoop.get(id)!;
@@ -246,21 +245,21 @@ export async function spendByDay(project: LoadedProject, days: number, options: 
 }
 
 /**
- * Dollars per loop and UTC day from `.loop-runtime/spend.jsonl`, summed as `metrics` sums a tick's cost
- * (`spendByTick`): the settled `costUsd` of each line; a line with tokens and no price marks its day incomplete.
+ * Dollars per loop and UTC day from the store's spend per tick (`ProjectStores.spendByTick`: the spend journal or the
+ * fleet's rows), each tick priced once by `tickCost` as `metrics` prices it: a tick with tokens at no known price makes
+ * its day incomplete (the day's dollars a lower bound, null when no tick of it had a price); rehearsals count nothing,
+ * as the chart's tokens (`spentByLoopOn`) leave them out.
  */
-async function costByLoopAndDay(root: string, days: ReadonlySet<string>): Promise<Map<string, { usd: number | null; complete: boolean }>> {
-  const text = (await readFile(join(root, '.loop-runtime', 'spend.jsonl'), 'utf8').catch(() => '')) || '';
-  const { parseJournalLine } = await import('../adapters/budget-ledger/journal-line.js');
+async function costByLoopAndDay(stores: Pick<ProjectStores, 'spendByTick'>, days: ReadonlySet<string>): Promise<Map<string, { usd: number | null; complete: boolean }>> {
+  const { tickCost } = await import('./outcomes/tick-cost.js');
+  const spend = await stores.spendByTick();
   const costs = new Map<string, { usd: number | null; complete: boolean }>();
-  for (const line of text.split('\n')) {
-    const parsed = parseJournalLine(line);
-    if (parsed.kind !== 'entry' || parsed.entry.kind === 'open' || !days.has(parsed.entry.day)) continue;
-    const entry = parsed.entry;
-    const key = `${entry.patternId}\u0000${entry.day}`;
+  for (const [tickId, tick] of spend) {
+    if (tick.rehearsal || !tick.day || !tick.patternId || !days.has(tick.day)) continue;
+    const key = `${tick.patternId}\u0000${tick.day}`;
     const previous = costs.get(key) ?? { usd: null, complete: true };
-    const cost = 'costUsd' in entry ? entry.costUsd : null;
-    costs.set(key, { usd: cost === null ? previous.usd : (previous.usd ?? 0) + cost, complete: previous.complete && (cost !== null || entry.tokens === 0) });
+    const cost = tickCost({ tickId, tokens: tick.tokens }, spend);
+    costs.set(key, { usd: cost === null ? previous.usd : (previous.usd ?? 0) + cost, complete: previous.complete && cost !== null });
   }
   return costs;
 }

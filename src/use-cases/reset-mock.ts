@@ -4,31 +4,31 @@
  * runtime writes names its backend (`"backend":"mock"`); what carries that tag
  * and this loop's id goes, everything else stays byte for byte:
  *
- * - spend journal lines (opens, settles, reconciles) of the mock,
+ * - the mock's spend (journal lines or the fleet's rows: opens, settles, reconciles),
  * - the mock's attempts in loop-ledger.json,
  * - the mock's run-log lines,
  * - this loop's owned blocks in its state file, when its last run was a mock run
  *   (the blocks show the last tick; a real tick since then owns them),
- * - the mock's proposals in outcomes.jsonl (and their observations),
+ * - the mock's proposals in the outcome store (and their observations),
  * - `loop/<id>/mock-*` branches and their worktrees (and manifest entries).
  *
  * The state file, run log and ledger are first given back byte for byte when nothing but the rehearsal wrote them
  * since its first tick (`rehearsal-preimages.ts`); the line-by-line removal is for a file a real tick or a human
  * wrote since.
  *
- * It runs under the loop's lease, so no tick of the loop writes meanwhile.
+ * The spend and the outcome lines are the project's shared records: they go through its store
+ * (`ProjectStores.removeRehearsal`), so on Postgres the rows go, not lines of files the fleet never wrote.
+ * It runs under the loop's lease of that store, so no tick of the loop writes meanwhile.
  */
 import { resolve } from 'node:path';
 import { MOCK_BACKEND } from '../adapters/budget-ledger/file-budget-ledger.js';
-import { parseJournalLine } from '../adapters/budget-ledger/journal-line.js';
 import { readTextOrNull, withFileLock, writeTextAtomically } from '../adapters/fs/atomic-file.js';
 import { git } from '../adapters/git/git-run.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import { parseRunLogLine } from '../core/state/run-log.js';
 import { joinLines, scanLines, splitLines } from '../core/state/markdown-lines.js';
-import { LEASE_MARGIN_MS } from '../adapters/leases/file-leases.js';
-import { fileLeasesFor, worktreeStoreFor } from '../composition/project-adapters.js';
-import { OUTCOMES_FILE } from '../adapters/outcomes/outcome-store.js';
+import { worktreeStoreFor } from '../composition/project-adapters.js';
+import type { ProjectStores } from '../composition/stores/project-stores.js';
 import { restorePreImages } from '../adapters/rehearsal/rehearsal-preimages.js';
 
 /** What `reset --mock` removed. */
@@ -36,8 +36,9 @@ export interface ResetMockResult {
   loop: string;
   /** Methodology files given back byte for byte as they were before the first mock tick. */
   restored: string[];
-  /** The mock's proposals (and what was observed of them) removed from outcomes.jsonl. */
+  /** The mock's proposals (and what was observed of them) removed from the outcome store. */
   outcomes: number;
+  /** The mock's spend records removed: journal lines (files) or rows (Postgres). */
   spendLines: number;
   attempts: number;
   runLogLines: number;
@@ -52,22 +53,21 @@ export interface ResetMockResult {
  *
  * @example
  * ```ts
- * const removed = await resetMock('/repo', plan); // { spendLines: 6, attempts: 1, runLogLines: 1, branches: ['loop/ci-sweeper/mock-1-…'], … }
+ * const removed = await resetMock('/repo', plan, stores); // { spendLines: 6, attempts: 1, runLogLines: 1, branches: ['loop/ci-sweeper/mock-1-…'], … }
  * ```
  */
-export async function resetMock(root: string, plan: ExecutionPlan, worktreesDir: string | null = null): Promise<ResetMockResult> {
+export async function resetMock(root: string, plan: ExecutionPlan, stores: Pick<ProjectStores, 'acquireLoopLease' | 'removeRehearsal'>, worktreesDir: string | null = null): Promise<ResetMockResult> {
   const id = plan.pattern.id;
-  const lease = await fileLeasesFor(root).acquireLoopLease(id, { staleMs: plan.timeoutMs + LEASE_MARGIN_MS });
+  const lease = await stores.acquireLoopLease(plan);
   try {
     // Files still exactly as the rehearsal left them get their pre-image back, byte for byte; the others (a real
     // tick or a human wrote them since) lose only the mock's own lines and blocks.
     const restored = await restorePreImages(root, [plan.files.state, plan.files.runLog, plan.files.ledger]);
     const kept = (file: string) => !restored.includes(file);
-    const spendLines = await dropJournalLines(resolve(root, '.loop-runtime', 'spend.jsonl'), id);
+    const { spendRecords: spendLines, outcomes } = await stores.removeRehearsal(id);
     const attempts = kept(plan.files.ledger) ? await dropAttempts(resolve(root, plan.files.ledger), id) : 0;
     const { removed: runLogLines, lastWasMock } = kept(plan.files.runLog) ? await dropRunLogLines(resolve(root, plan.files.runLog), id) : { removed: 0, lastWasMock: true };
     const stateBlocks = lastWasMock && kept(plan.files.state) ? await dropOwnedBlocks(resolve(root, plan.files.state), id) : false;
-    const outcomes = await dropOutcomeLines(resolve(root, OUTCOMES_FILE), id);
     const { branches, worktrees } = await dropMockBranches(root, id, worktreesDir);
     return { loop: id, restored, spendLines, attempts, runLogLines, stateBlocks, outcomes, branches, worktrees };
   } finally {
@@ -86,42 +86,6 @@ async function rewriteIfPresent(path: string, change: (text: string) => string):
     const next = change(old);
     if (next !== old) await writeTextAtomically(path, next);
   });
-}
-
-async function dropJournalLines(path: string, id: string): Promise<number> {
-  let removed = 0;
-  await rewriteIfPresent(path, (text) => {
-    const lines = text.split('\n');
-    const kept = lines.filter((line) => {
-      const parsed = parseJournalLine(line);
-      return !(parsed.kind === 'entry' && isMockOf(parsed, parsed.entry.patternId === id));
-    });
-    removed = lines.length - kept.length;
-    return kept.join('\n');
-  });
-  return removed;
-}
-
-async function dropOutcomeLines(path: string, id: string): Promise<number> {
-  let removed = 0;
-  await rewriteIfPresent(path, (text) => {
-    const lines = text.split('\n');
-    const parsed = lines.map((line) => {
-      try {
-        return JSON.parse(line) as { type?: unknown; pattern?: unknown; backend?: unknown; commit?: unknown };
-      } catch {
-        return null;
-      }
-    });
-    const mockCommits = new Set(parsed.filter((line) => line?.type === 'proposal' && line.pattern === id && line.backend === MOCK_BACKEND).map((line) => line!.commit));
-    const kept = lines.filter((_, index) => {
-      const line = parsed[index];
-      return !(line && line.pattern === id && (line.type === 'proposal' || line.type === 'observation') && mockCommits.has(line.commit));
-    });
-    removed = lines.length - kept.length;
-    return kept.join('\n');
-  });
-  return removed;
 }
 
 async function dropAttempts(path: string, id: string): Promise<number> {

@@ -25,8 +25,21 @@ describeBudgetLedgerConformance('PostgresBudgetLedger', async () => {
     opened.push(database);
     return new PostgresBudgetLedger({ database, scope: 'acme/demo' });
   };
-  return { ledger: await open(), reopen: open, cleanup: async () => void (await Promise.all(opened.map((database) => database.close()))) };
-});
+  const ledger = await open();
+  const mockLedger = () => new PostgresBudgetLedger({ database: opened[0]!, scope: 'acme/demo', backend: 'mock' });
+  // Another scope's mock spend of the same loop in the same table: the removal must leave it.
+  const elsewhere = new PostgresBudgetLedger({ database: opened[0]!, scope: 'acme/other', backend: 'mock' });
+  await elsewhere.record({ at: Date.parse('2026-11-21T08:00:00Z'), day: '2026-11-21', patternId: 'daily-triage', tickId: 'elsewhere', phase: 'triage', tokens: 42, costUsd: null });
+  const rehearsal = {
+    mockLedger,
+    remove: async (patternId: string) => {
+      const removed = await ledger.removeRehearsal(patternId);
+      expect(await elsewhere.spentOn('2026-11-21', 'daily-triage')).toBe(42);
+      return removed;
+    },
+  };
+  return { ledger, reopen: open, rehearsal, cleanup: async () => void (await Promise.all(opened.map((database) => database.close()))) };
+}, { rehearsals: true });
 
 describe('PostgresBudgetLedger shared by a fleet', () => {
   it('a mock rehearsal never spends a real backend\'s cap; the mock\'s own ledger counts everything (as the file ledger does)', async () => {

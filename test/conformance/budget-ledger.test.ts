@@ -18,6 +18,7 @@ async function fileSubject() {
     root,
     ledger,
     reopen: () => new FileBudgetLedger({ root }),
+    rehearsal: { mockLedger: () => new FileBudgetLedger({ root, backend: 'mock' }), remove: (patternId: string) => new FileBudgetLedger({ root }).removeRehearsal(patternId) },
     // A complete line that is not an entry, as a bad merge or a stray editor save leaves.
     corrupt: async () => {
       await mkdir(dirname(ledger.journalPath), { recursive: true });
@@ -27,7 +28,7 @@ async function fileSubject() {
   };
 }
 
-describeBudgetLedgerConformance('FileBudgetLedger', fileSubject, { corruptible: true });
+describeBudgetLedgerConformance('FileBudgetLedger', fileSubject, { corruptible: true, rehearsals: true });
 
 describeBudgetLedgerConformance(
   'OverlayBudgetLedger (over a file ledger)',

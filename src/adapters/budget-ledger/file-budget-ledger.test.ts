@@ -21,6 +21,21 @@ function spend(day: string, tokens: number, patternId = 'ci-sweeper'): SpendEntr
 const journal = () => join(root, '.loop-runtime', 'spend.jsonl');
 
 describe('FileBudgetLedger', () => {
+  it('spentByLoopOn keeps the backend rule of spentOn: mock spend counts only for the mock ledger', async () => {
+    await new FileBudgetLedger({ root, backend: 'mock' }).record(spend('2026-09-15', 5000));
+    await new FileBudgetLedger({ root, backend: 'claude-code' }).record(spend('2026-09-15', 200));
+    await new FileBudgetLedger({ root }).record(spend('2026-09-15', 30, 'other'));
+    for (const backend of [undefined, 'claude-code']) {
+      const ledger = new FileBudgetLedger({ root, ...(backend ? { backend } : {}) });
+      expect(await ledger.spentOn('2026-09-15', 'ci-sweeper')).toBe(200);
+      expect(await ledger.spentByLoopOn('2026-09-15', ['ci-sweeper', 'other'])).toEqual(new Map([['ci-sweeper', 200], ['other', 30]]));
+    }
+    // The twin: the mock's own ledger counts everything, by either read.
+    const mock = new FileBudgetLedger({ root, backend: 'mock' });
+    expect(await mock.spentOn('2026-09-15', 'ci-sweeper')).toBe(5200);
+    expect(await mock.spentByLoopOn('2026-09-15', ['ci-sweeper'])).toEqual(new Map([['ci-sweeper', 5200]]));
+  });
+
   it('records durable lines and sums one day for one pattern', async () => {
     const ledger = new FileBudgetLedger({ root });
     expect(await ledger.spentOn('2026-09-15', 'ci-sweeper')).toBe(0);

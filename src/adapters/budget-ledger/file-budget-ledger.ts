@@ -16,9 +16,10 @@ import type { BudgetLedger, CloseResult, OpenReservation, ReconcileRequest, Rese
 import { decideClose, isBeforeDay, JournalTally, ReservationLookup, type JournalEntry } from '../../core/budget/budget-journal.js';
 import { LoopRuntimeError } from '../../core/errors.js';
 import { RUN_LOG_MARKER, parseRunLogLine } from '../../core/state/run-log.js';
-import { fsyncDirectory, withFileLock } from '../fs/atomic-file.js';
+import { fsyncDirectory, readTextOrNull, withFileLock, writeTextAtomically } from '../fs/atomic-file.js';
 import { formatJournalLine, parseJournalLine } from './journal-line.js';
 import { readLinesBackward, type LedgerReadStats } from './read-lines-backward.js';
+import { withoutRehearsalSpend } from './rehearsal-spend.js';
 
 export { readLinesBackward, type LedgerReadStats } from './read-lines-backward.js';
 
@@ -124,7 +125,9 @@ export class FileBudgetLedger implements BudgetLedger {
    */
   async spentByLoopOn(day: string, patternIds: readonly string[]): Promise<Map<string, number>> {
     const tallies = new Map(patternIds.map((id) => [id, new JournalTally(day, id)] as const));
-    await this.scan((entry) => (isBeforeDay(entry, day) ? 'stop' : (tallies.get(entry.patternId)?.visit(entry), 'continue')));
+    // The backend rule of `spentOn`: a rehearsal's spend counts only for the mock's own ledger.
+    const counts = (backend: string | undefined) => this.backend === MOCK_BACKEND || backend !== MOCK_BACKEND;
+    await this.scan((entry, backend) => (isBeforeDay(entry, day) ? 'stop' : (counts(backend) && tallies.get(entry.patternId)?.visit(entry), 'continue')));
     const totals = new Map([...tallies].map(([id, tally]) => [id, tally.spent()] as const));
     await readLinesBackward(
       this.runLogPath,
@@ -147,6 +150,21 @@ export class FileBudgetLedger implements BudgetLedger {
   /** Appends spend that had no reservation (a v1 line); durable when the promise resolves. */
   async record(entry: SpendEntry): Promise<void> {
     await this.locked(() => this.append({ kind: 'spend', ...entry }, this.backend));
+  }
+
+  /**
+   * Removes one loop's rehearsal spend (every line the mock backend journalled for it), for `reset <id> --mock`.
+   * Returns how many lines went; an absent journal has none.
+   */
+  async removeRehearsal(patternId: string): Promise<number> {
+    if ((await readTextOrNull(this.journalPath)) === null) return 0;
+    return this.locked(async () => {
+      const old = await readTextOrNull(this.journalPath);
+      if (old === null) return 0;
+      const { text, removed } = withoutRehearsalSpend(old, patternId);
+      if (removed > 0) await writeTextAtomically(this.journalPath, text);
+      return removed;
+    });
   }
 
   private async close(reservationId: string, close: Parameters<typeof decideClose>[1]): Promise<CloseResult> {

@@ -7,6 +7,7 @@ import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { foldOutcomes, formatOutcomeLine, parseOutcomeLines, type OutcomeHistory, type OutcomeLine } from '../../core/outcomes/index.js';
 import { readTextOrNull, withFileLock, writeTextAtomically } from '../fs/atomic-file.js';
+import { looseOutcomeLine, rehearsalLineIndexes } from './rehearsal-lines.js';
 
 /** Relative to the repository root. */
 export const OUTCOMES_FILE = '.loop-runtime/outcomes.jsonl';
@@ -38,6 +39,11 @@ export interface OutcomeStore {
    * skipped, also when another process appends the same tick at the same moment. Returns how many were added.
    */
   append(lines: readonly OutcomeLine[], options?: { oncePer?: 'tick' }): Promise<number>;
+  /**
+   * Removes one loop's rehearsal: its proposals the mock backend delivered and their observations
+   * (`rehearsalLineIndexes`, the one rule), for `reset <id> --mock`. Every other line stays as it was. Returns how many went.
+   */
+  removeRehearsal(patternId: string): Promise<number>;
 }
 
 /** The outcomes file beside the repository (the default store). */
@@ -80,6 +86,19 @@ export class FileOutcomeStore implements OutcomeStore {
         await appendFile(this.path, added);
       }
       return fresh.length;
+    });
+  }
+
+  /** Rewrites the file without the rehearsal's lines, under the appenders' lock; other lines keep their bytes. */
+  async removeRehearsal(patternId: string): Promise<number> {
+    if ((await readTextOrNull(this.path)) === null) return 0;
+    return withFileLock(this.path, async () => {
+      const old = await readTextOrNull(this.path);
+      if (old === null) return 0;
+      const lines = old.split('\n');
+      const drop = rehearsalLineIndexes(lines.map(looseOutcomeLine), patternId);
+      if (drop.size > 0) await writeTextAtomically(this.path, lines.filter((_, index) => !drop.has(index)).join('\n'));
+      return drop.size;
     });
   }
 }

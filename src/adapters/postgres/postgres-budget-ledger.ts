@@ -132,6 +132,17 @@ export class PostgresBudgetLedger implements BudgetLedger {
     );
   }
 
+  /** Deletes one loop's rehearsal rows (those the mock backend wrote), for `reset <id> --mock`; returns how many went. */
+  async removeRehearsal(patternId: string): Promise<number> {
+    const rows = await this.database.query<{ id: string }>(
+      CODE,
+      `remove the rehearsal spend of ${patternId}`,
+      `DELETE FROM loop_runtime_budget_entries WHERE scope = $1 AND pattern_id = $2 AND backend = 'mock' RETURNING id`,
+      [this.scope, patternId],
+    );
+    return rows.length;
+  }
+
   async record(entry: SpendEntry): Promise<void> {
     await this.database.query(
       CODE,

@@ -7,6 +7,7 @@
  */
 import { foldOutcomes, formatOutcomeLine, parseOutcomeLines, type OutcomeHistory, type OutcomeLine } from '../../core/outcomes/index.js';
 import type { OutcomeStore } from '../outcomes/outcome-store.js';
+import { rehearsalLineIndexes, type LooseOutcomeLine } from '../outcomes/rehearsal-lines.js';
 import type { PostgresDatabase } from './postgres-database.js';
 
 /** Second key of the per-scope advisory lock appends take (the first is the scope's hash): "outc". */
@@ -62,6 +63,17 @@ export class PostgresOutcomeStore implements OutcomeStore {
         await client.query('INSERT INTO loop_runtime_outcomes (scope, tick_id, line) VALUES ($1, $2, $3::jsonb)', [this.scope, tickId, formatOutcomeLine(line)]);
       }
       return fresh.length;
+    });
+  }
+
+  /** Deletes the rehearsal's rows (the rule of `rehearsalLineIndexes`, over the scope's rows) under the appenders' lock. */
+  removeRehearsal(patternId: string): Promise<number> {
+    return this.database.transaction('STATE_FAILED', `remove the rehearsal outcomes of ${patternId} in ${this.scope}`, async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1), $2)', [this.scope, APPEND_LOCK_CLASS]);
+      const rows = (await client.query<{ seq: string; line: LooseOutcomeLine }>("SELECT seq, line FROM loop_runtime_outcomes WHERE scope = $1 AND line->>'pattern' = $2 ORDER BY seq", [this.scope, patternId])).rows;
+      const drop = [...rehearsalLineIndexes(rows.map((row) => row.line), patternId)].map((index) => rows[index]!.seq);
+      if (drop.length > 0) await client.query('DELETE FROM loop_runtime_outcomes WHERE scope = $1 AND seq = ANY($2::bigint[])', [this.scope, drop]);
+      return drop.length;
     });
   }
 }

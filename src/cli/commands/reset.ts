@@ -20,7 +20,7 @@ export async function resetCommand({ args, options, io }: CommandContext): Promi
   const text = [
     `Removed the mock's records of ${removed.loop}:`,
     ...(removed.restored.length > 0 ? [`  restored byte for byte as before the first mock run: ${removed.restored.join(', ')}`] : []),
-    `  ${removed.spendLines} spend journal line(s), ${removed.attempts} attempt(s), ${removed.runLogLines} run-log line(s), ${removed.outcomes} outcome line(s)`,
+    `  ${removed.spendLines} spend record(s), ${removed.attempts} attempt(s), ${removed.runLogLines} run-log line(s), ${removed.outcomes} outcome record(s)`,
     `  state file blocks: ${removed.restored.length > 0 || removed.stateBlocks ? 'removed (the last run was a mock run)' : 'kept (none, or a real run wrote them)'}`,
     `  ${removed.branches.length} mock branch(es)${removed.branches.length > 0 ? `: ${removed.branches.join(', ')}` : ''}; ${removed.worktrees} worktree(s)`,
   ].join('\n');

@@ -51,6 +51,7 @@ export function outcomeStoreFor(root: string): OutcomeStore {
     lines: async (): Promise<OutcomeLine[]> => (await open()).lines(),
     history: async (): Promise<OutcomeHistory> => (await open()).history(),
     append: async (lines, options) => (await open()).append(lines, options),
+    removeRehearsal: async (patternId) => (await open()).removeRehearsal(patternId),
   };
 }
 
@@ -102,6 +103,10 @@ export function fileStores(project: LoadedProject, _clock: Clock): ProjectStores
     recordTicks: async () => undefined,
     pastTicks: async () => [],
     spendByTick: async () => (await import('../../use-cases/outcomes/spend-by-tick.js')).spendByTick(root),
+    removeRehearsal: async (patternId) => ({
+      spendRecords: await new FileBudgetLedger({ root }).removeRehearsal(patternId),
+      outcomes: await outcomeStoreFor(root).removeRehearsal(patternId),
+    }),
     runs: async () => null,
     close: async () => undefined,
   };

@@ -134,6 +134,10 @@ export async function postgresStores(project: LoadedProject, choice: Extract<Sto
       return results.map((result) => ({ loop: result.patternId, at: result.startedAt, outcome: runLogOutcome(result), tickId: result.tickId }));
     },
     spendByTick: (query) => budget.spendByTick(query),
+    removeRehearsal: async (patternId) => ({
+      spendRecords: await budget.removeRehearsal(patternId),
+      outcomes: await new PostgresOutcomeStore({ database, scope }).removeRehearsal(patternId),
+    }),
     runs: (query) => history.list({ ...(query.patternId ? { patternId: query.patternId } : {}), ...(query.since !== undefined ? { since: query.since } : {}), limit: query.limit ?? 50 }),
     // The pool is shared by the process and exits with it when idle (allowExitOnIdle).
     close: async () => undefined,

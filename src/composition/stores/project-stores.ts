@@ -90,6 +90,12 @@ export interface ProjectStores {
    * files: `.loop-runtime/spend.jsonl`; Postgres: its rows (optionally one day's, or some ticks').
    */
   spendByTick(query?: { day?: string; tickIds?: readonly string[] }): Promise<SpendByTick>;
+  /**
+   * Removes one loop's rehearsal from the shared records, for `reset <id> --mock`: the spend the mock backend
+   * journalled and its outcome lines (`OutcomeStore.removeRehearsal`). Files: lines of spend.jsonl and outcomes.jsonl;
+   * Postgres: rows. A real backend's records stay. Returns how many spend records and outcome lines went.
+   */
+  removeRehearsal(patternId: string): Promise<{ spendRecords: number; outcomes: number }>;
   /** The run history, newest first; null for files (the run log is the history). */
   runs(query: RunQuery): Promise<RunHistoryEntry[] | null>;
   close(): Promise<void>;

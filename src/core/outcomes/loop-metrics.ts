@@ -51,8 +51,11 @@ export interface LoopMetrics {
   /** Share of no-op ticks that spent no tokens (ended by a probe before any model call). */
   zeroTokenNoopShare: number | null;
   tokens: PerUnit;
-  /** USD; `complete: false` when some ticks spent tokens without a known cost (then the sums are lower bounds). */
-  costUsd: PerUnit & { complete: boolean };
+  /**
+   * USD; `complete: false` when some ticks spent tokens without a known cost (then the sums are lower bounds). When
+   * none of the ticks that spent tokens had a price, every unit is null: unknown, never $0.
+   */
+  costUsd: { [unit in keyof PerUnit]: number | null } & { complete: boolean };
   medianTimeToMergeMs: number | null;
   checks: Record<ChecksState, number>;
   human: { approved: number; rejected: number };
@@ -107,7 +110,7 @@ export function computeLoopMetrics(input: MetricsInput): LoopMetrics {
     noopRate: ratio(noops.length, ticks.length),
     zeroTokenNoopShare: ratio(noops.filter((tick) => tick.tokens === 0).length, noops.length),
     tokens: per(tokens),
-    costUsd: { ...per(costs.length > 0 ? cost : 0), complete },
+    costUsd: { ...(costs.length === 0 && !complete ? { total: null, perTick: null, perProposed: null, perMerged: null } : per(cost)), complete },
     medianTimeToMergeMs: median(changes.flatMap((change) => timeToMerge(change))),
     checks,
     human: { approved: human.filter((decision) => decision.decision === 'approved').length, rejected: human.filter((decision) => decision.decision === 'rejected').length },

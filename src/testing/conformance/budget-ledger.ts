@@ -13,12 +13,19 @@ export interface BudgetLedgerSubject {
   reopen(): BudgetLedger | Promise<BudgetLedger>;
   /** Damages the storage so it cannot be read (only for ledgers declared `corruptible`). */
   corrupt?(): Promise<void>;
+  /**
+   * For ledgers declared `rehearsals`: a ledger over the same storage journalling for the mock backend (which counts
+   * every backend's spend), and the removal of one loop's mock spend that `reset <id> --mock` calls.
+   */
+  rehearsal?: { mockLedger(): BudgetLedger | Promise<BudgetLedger>; remove(patternId: string): Promise<number> };
   cleanup?(): Promise<void>;
 }
 
 export interface BudgetLedgerConformanceOptions {
   /** The storage can be damaged (a file): then reading it must fail with `BUDGET_LEDGER_UNREADABLE`. */
   corruptible?: boolean;
+  /** The storage tags spend with its backend and can remove one loop's mock spend (`subject.rehearsal`). */
+  rehearsals?: boolean;
 }
 
 const DAY = '2026-11-21';
@@ -157,6 +164,29 @@ export function describeBudgetLedgerConformance(name: string, make: () => Promis
       );
       expect(new Set(opened.map((reservation) => reservation.id)).size).toBe(20);
       expect(await (await created.reopen()).spentOn(DAY, 'daily-triage')).toBe(200);
+    });
+
+    it.runIf(options.rehearsals ?? false)("removes one loop's mock spend, opens and closes alike, and keeps real spend and other loops' rehearsals", async () => {
+      const created = await subject();
+      const { mockLedger, remove } = created.rehearsal!;
+      const mock = await mockLedger();
+      const rehearsed = await mock.open(request(5_000, { tickId: 'mock-1' }));
+      await mock.settle(rehearsed.id, { at: AT + 1, tokens: 4_000, costUsd: 0 });
+      await mock.record({ at: AT + 2, day: DAY, patternId: 'daily-triage', tickId: 'mock-1', phase: 'check', tokens: 300, costUsd: null });
+      const otherLoop = await mock.open(request(700, { patternId: 'ci-sweeper', tickId: 'mock-2' }));
+      const real = await created.ledger.open(request(1_000, { tickId: 'real-1' }));
+      await created.ledger.settle(real.id, { at: AT + 3, tokens: 900, costUsd: 0.01 });
+      const stillOpen = await created.ledger.open(request(100, { tickId: 'real-2', at: AT + 4 }));
+      expect(await mock.spentOn(DAY, 'daily-triage')).toBe(4_000 + 300 + 900 + 100);
+
+      expect(await remove('daily-triage')).toBeGreaterThan(0);
+      for (const reader of [await mockLedger(), await created.reopen()]) expect(await reader.spentOn(DAY, 'daily-triage')).toBe(900 + 100);
+      expect(await (await mockLedger()).spentOn(DAY, 'ci-sweeper')).toBe(700);
+      expect(await created.ledger.openReservations({ day: DAY, patternId: 'daily-triage' })).toEqual([stillOpen]);
+      expect(await created.ledger.openReservations({ day: DAY, patternId: 'ci-sweeper' })).toEqual([otherLoop]);
+      // Nothing of the rehearsal is left: a second reset removes nothing, and the real spend still settles.
+      expect(await remove('daily-triage')).toBe(0);
+      expect((await created.ledger.settle(stillOpen.id, { at: AT + 5, tokens: 50, costUsd: null })).ok).toBe(true);
     });
 
     it.runIf(options.corruptible ?? false)('fails with BUDGET_LEDGER_UNREADABLE on damaged storage instead of reading it as empty', async () => {

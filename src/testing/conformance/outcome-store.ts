@@ -149,6 +149,30 @@ export function describeOutcomeStoreConformance(name: string, options: OutcomeSt
       });
     });
 
+    it("removeRehearsal removes one loop's mock proposals and their observations; real lines, level changes and other loops' rehearsals stay", async () => {
+      await withSubject(async (subject) => {
+        const mock = { ...sampleProposal('tick-mock', 'issue#2'), backend: 'mock' };
+        const real = sampleProposal('tick-real', 'issue#3');
+        const otherLoop = { ...sampleProposal('tick-other', 'issue#4'), pattern: 'ci-sweeper', backend: 'mock' };
+        const written: OutcomeLine[] = [real, mock, observation(mock.commit, 'open'), observation(real.commit, 'merged'), levelChange, otherLoop];
+        await subject.open().append(written);
+        expect(await subject.open().removeRehearsal('daily-triage')).toBe(2);
+        expect(await subject.open().lines()).toEqual([real, observation(real.commit, 'merged'), levelChange, otherLoop]);
+        // The twin: nothing of the rehearsal is left, so a second reset removes nothing and the real lines still stand.
+        expect(await subject.open().removeRehearsal('daily-triage')).toBe(0);
+        expect((await subject.open().history()).changes.map((change) => change.proposal.tickId)).toEqual(['tick-real', 'tick-other']);
+        expect(await subject.open().removeRehearsal('ci-sweeper')).toBe(1);
+        expect(await subject.open().lines()).toEqual([real, observation(real.commit, 'merged'), levelChange]);
+      });
+    });
+
+    it('removeRehearsal on an empty store removes nothing and creates nothing', async () => {
+      await withSubject(async (subject) => {
+        expect(await subject.open().removeRehearsal('daily-triage')).toBe(0);
+        expect(await subject.open().lines()).toEqual([]);
+      });
+    });
+
     it('an unreadable store is STATE_FAILED naming where (never an empty history)', async () => {
       await withSubject(async (subject) => {
         if (!subject.corrupt) return;

@@ -1,5 +1,5 @@
 /**
- * `metrics`: reads each loop's run log, the spend journal and outcomes.jsonl,
+ * `metrics`: reads each loop's run log, the store's spend per tick and its outcome lines,
  * and hands them to the pure `computeLoopMetrics`; adds the promotion
  * recommendation with its evidence (acceptance, volume, days at the level,
  * the loop-audit score).
@@ -24,7 +24,6 @@ import { parseTimestamp } from '../../core/time/utc-time.js';
 import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
 import { readTextOrNull } from '../../adapters/fs/atomic-file.js';
 import type { OutcomeStore } from '../../adapters/outcomes/outcome-store.js';
-import { spendByTick } from './spend-by-tick.js';
 import { tickCost, type SpendByTick } from './tick-cost.js';
 import type { AuditResult } from '../../adapters/outcomes/loop-audit.js';
 
@@ -34,7 +33,7 @@ export interface LoopMetricsReport extends LoopMetrics {
   promotion: PromotionRecommendation;
 }
 
-// The one pricing of a tick's spend (tick-cost.ts), re-exported where `ci` and the console found it.
+// The one pricing of a tick's spend (tick-cost.ts), re-exported where `ci` finds the file journal's (its Action reads files).
 export { spendByTick } from './spend-by-tick.js';
 
 /** The run log's entries that are results: a mock tick's line is a rehearsal. */
@@ -82,18 +81,27 @@ export interface GatherOptions {
   audit: () => Promise<AuditResult>;
   /** The project's shared outcome lines (`ProjectStores.outcomes()`). */
   outcomes: OutcomeStore;
+  /** The store's spend per tick (`ProjectStores.spendByTick`): files or Postgres price the same ticks the same. */
+  spendByTick: SpendSource;
 }
+
+/** Where a report reads spend per tick: the project's store (`ProjectStores.spendByTick`). */
+export type SpendSource = (query: { tickIds: readonly string[] }) => Promise<SpendByTick>;
 
 /** Metrics and a promotion recommendation for each plan. */
 export async function gatherMetrics(root: string, plans: readonly ExecutionPlan[], options: GatherOptions): Promise<LoopMetricsReport[]> {
   // Results only: a rehearsal's ticks and changes (`--backend mock`) count for nothing.
   const history = withoutRehearsals(await options.outcomes.history());
-  const spend = await spendByTick(root);
   const runLogs = new Map<string, RunLogEntry[]>();
+  for (const plan of plans) {
+    if (!runLogs.has(plan.files.runLog)) runLogs.set(plan.files.runLog, realRunLog((await readTextOrNull(join(root, plan.files.runLog))) ?? ''));
+  }
+  // The spend of the ticks these run logs name, in one read of the store.
+  const tickIds = [...new Set([...runLogs.values()].flat().flatMap((entry) => (entry.tick_id ? [entry.tick_id] : [])))];
+  const spend = await options.spendByTick({ tickIds });
   let audit: AuditResult | null = null;
   const reports: LoopMetricsReport[] = [];
   for (const plan of plans) {
-    if (!runLogs.has(plan.files.runLog)) runLogs.set(plan.files.runLog, realRunLog((await readTextOrNull(join(root, plan.files.runLog))) ?? ''));
     const entries = runLogs.get(plan.files.runLog)!;
     const id = plan.pattern.id;
     const metrics = computeLoopMetrics({ pattern: id, since: options.since, until: options.now, ticks: tickFacts(entries, id, spend), changes: history.changes, human: humanFacts(entries, id) });

@@ -12,7 +12,7 @@ import type { Clock } from '../../core/ports/index.js';
 import type { LoadedProject } from '../../project/load-project.js';
 import { redactorFor } from '../../composition/wiring.js';
 import { checkAutonomy, type AutonomyCheck } from './autonomy-check.js';
-import { gatherMetrics, type LoopMetricsReport } from './gather-metrics.js';
+import { gatherMetrics, type LoopMetricsReport, type SpendSource } from './gather-metrics.js';
 import { changeLevel, type LevelChangeReport } from './level-change.js';
 import { runLoopAudit } from '../../adapters/outcomes/loop-audit.js';
 import { countOutcomes } from '../../adapters/telemetry/telemetry.js';
@@ -23,6 +23,8 @@ export interface FacadeOptions {
   env: Record<string, string | undefined>;
   /** The project's shared outcome lines (`ProjectStores.outcomes()`). */
   outcomes: OutcomeStore;
+  /** The same store's spend per tick (`ProjectStores.spendByTick`), which `metrics` and `promote` price. */
+  spendByTick: SpendSource;
 }
 
 export interface OutcomesSyncResult {
@@ -69,13 +71,13 @@ export async function outcomesSync(project: LoadedProject, plans: readonly Execu
 export async function loopMetrics(project: LoadedProject, plans: readonly ExecutionPlan[], since: number, options: FacadeOptions & { audit?: boolean }): Promise<MetricsResult> {
   const now = options.clock.now();
   const audit = options.audit === false ? async () => ({ ok: false as const, note: 'loop-audit not run (--no-audit)' }) : () => runLoopAudit(project.root, options.env);
-  const loops = await gatherMetrics(project.root, plans, { now, since, audit, outcomes: options.outcomes });
+  const loops = await gatherMetrics(project.root, plans, { now, since, audit, outcomes: options.outcomes, spendByTick: options.spendByTick });
   return { since: new Date(since).toISOString(), until: new Date(now).toISOString(), loops };
 }
 
 /** `promote <id>`: one level up, only with `yes` (the human has seen the evidence). */
 export async function promoteLoop(project: LoadedProject, plan: ExecutionPlan, options: FacadeOptions & { yes: boolean }): Promise<PromoteResult> {
-  const [report] = await gatherMetrics(project.root, [plan], { now: options.clock.now(), since: 0, audit: () => runLoopAudit(project.root, options.env), outcomes: options.outcomes });
+  const [report] = await gatherMetrics(project.root, [plan], { now: options.clock.now(), since: 0, audit: () => runLoopAudit(project.root, options.env), outcomes: options.outcomes, spendByTick: options.spendByTick });
   const recommendation = report!.promotion;
   const to: Level | null = LEVELS[LEVELS.indexOf(plan.level) + 1] ?? null;
   if (!to) throw new LoopRuntimeError('USAGE', `${plan.pattern.id} is already at ${plan.level}, the highest level.`, { fix: 'nothing to promote.' });
