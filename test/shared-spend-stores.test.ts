@@ -119,9 +119,14 @@ describe.each(STORES)('spend read through the $store store', ({ env: storeEnv, d
     expect(await metrics(target)).toMatchObject({ ticks: { total: 1 }, costUsd: { total: TICK_USD } });
     expect(await consoleSpend(target)).toMatchObject({ perDay: [0, 960], costUsdPerDay: [0, TICK_USD] });
 
+    const ticksInHistory = async () => ((await target.command(['history', 'daily-triage'])) as unknown[]).length;
+    expect(await ticksInHistory()).toBe(2);
+
     const reset = (await target.command(['reset', 'daily-triage', '--mock'])) as { spendLines: number; outcomes: number };
     expect(reset.spendLines).toBeGreaterThan(0);
     expect(reset.outcomes).toBe(1);
+    // The rehearsal's tick leaves the history: the run log given back on files, its run-history row on Postgres.
+    expect(await ticksInHistory()).toBe(1);
 
     const after = await stored(target);
     expect(after.spend.filter((tick) => tick.rehearsal)).toEqual([]);
@@ -133,6 +138,6 @@ describe.each(STORES)('spend read through the $store store', ({ env: storeEnv, d
     expect(status.loops.find((loop) => loop.id === 'daily-triage')).toMatchObject({ costUsd: TICK_USD });
     expect(await consoleSpend(target)).toMatchObject({ perDay: [0, 960], costUsdPerDay: [0, TICK_USD] });
     // Nothing left to remove: a second reset removes nothing.
-    expect(await target.command(['reset', 'daily-triage', '--mock'])).toMatchObject({ spendLines: 0, outcomes: 0 });
+    expect(await target.command(['reset', 'daily-triage', '--mock'])).toMatchObject({ spendLines: 0, outcomes: 0, runLogLines: 0, attempts: 0 });
   });
 });

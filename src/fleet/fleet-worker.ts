@@ -65,7 +65,7 @@ async function runTickBody(input: FleetTickInput, workflowId: string): Promise<F
     const ports = lease?.ok ? { ...durable, lease: { specificationVersion: 'tick-lease-v1' as const, fence: lease.fence, stillHeld: () => throughOutage(() => lease.stillHeld()) } } : durable;
     const result = await new LoopEngine(wired.plan, ports).tick();
     const history = wired.history;
-    if (history) await step('history.record', () => history.record(result));
+    if (history) await step('history.record', () => history.record(result, wired.ports.backend.name));
     await surround?.finish([result]);
     if (result.kind === 'escalated' && wired.onEscalated) await wired.onEscalated(result);
     return result;

@@ -78,6 +78,6 @@ export async function recordRefusedTick(project: LoadedProject, plan: ExecutionP
   const redact = redactorFor(options.env, project.root);
   const writer = stateWriterFor(project.root, plan, redact);
   await writer.recordTick({ ...toTickRecord(result), kind: 'precondition-failed' });
-  await options.stores?.recordTicks([redactStrings(result, redact)]);
+  await options.stores?.recordTicks([redactStrings(result, redact)], options.backend?.name ?? plan.backend.name);
 }
 

@@ -40,7 +40,9 @@ export interface ResetMockResult {
   outcomes: number;
   /** The mock's spend records removed: journal lines (files) or rows (Postgres). */
   spendLines: number;
+  /** The mock's attempts removed: from loop-ledger.json and, on Postgres, the attempt rows. */
   attempts: number;
+  /** The mock's ticks removed from the history: run-log lines and, on Postgres, run-history rows. */
   runLogLines: number;
   /** Whether this loop's owned blocks were removed from its state file. */
   stateBlocks: boolean;
@@ -64,9 +66,13 @@ export async function resetMock(root: string, plan: ExecutionPlan, stores: Pick<
     // tick or a human wrote them since) lose only the mock's own lines and blocks.
     const restored = await restorePreImages(root, [plan.files.state, plan.files.runLog, plan.files.ledger]);
     const kept = (file: string) => !restored.includes(file);
-    const { spendRecords: spendLines, outcomes } = await stores.removeRehearsal(id);
-    const attempts = kept(plan.files.ledger) ? await dropAttempts(resolve(root, plan.files.ledger), id) : 0;
-    const { removed: runLogLines, lastWasMock } = kept(plan.files.runLog) ? await dropRunLogLines(resolve(root, plan.files.runLog), id) : { removed: 0, lastWasMock: true };
+    // Postgres: the rehearsal's attempts and history rows are rows too; on files they are the ledger and the run log.
+    const shared = await stores.removeRehearsal(id);
+    const { spendRecords: spendLines, outcomes } = shared;
+    const attempts = shared.attempts + (kept(plan.files.ledger) ? await dropAttempts(resolve(root, plan.files.ledger), id) : 0);
+    const fromLog = kept(plan.files.runLog) ? await dropRunLogLines(resolve(root, plan.files.runLog), id) : { removed: 0, lastWasMock: true };
+    const { lastWasMock } = fromLog;
+    const runLogLines = fromLog.removed + shared.runs;
     const stateBlocks = lastWasMock && kept(plan.files.state) ? await dropOwnedBlocks(resolve(root, plan.files.state), id) : false;
     const { branches, worktrees } = await dropMockBranches(root, id, worktreesDir);
     return { loop: id, restored, spendLines, attempts, runLogLines, stateBlocks, outcomes, branches, worktrees };

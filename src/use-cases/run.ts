@@ -183,7 +183,7 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
       notes.push(`recorded: ${shown} (replay it with \`loop-runtime replay ${shown}\`)`);
     }
     // The fleet's run history (a no-op for files, whose run log the state writer already appended to).
-    if (!options.dryRun) await stores.recordTicks(ticks.map((tick) => redactStrings(tick, redact)));
+    if (!options.dryRun) await stores.recordTicks(ticks.map((tick) => redactStrings(tick, redact)), runtime.ports.backend.name);
     // The recovered ticks' note, the delivered changes for outcome tracking, the tick-result lines `serve` reads.
     await session.finish(ticks);
     const last = ticks[ticks.length - 1]!;

@@ -157,3 +157,32 @@ describe('PostgresRunHistory', () => {
     }
   });
 });
+
+describe('a rehearsal on Postgres (reset --mock)', () => {
+  it('removes one loop\'s mock attempts and run-history rows; a real backend\'s, another loop\'s and another scope\'s stay', async () => {
+    const database = await PostgresDatabase.open({ url: await cluster.createDatabase('rehearsal') });
+    try {
+      const attempts = (backend: string, scope = 'acme/demo') => new PostgresAttemptLedger({ database, scope, backend });
+      const attempt = (patternId: string, tickId: string) => ({ patternId, itemKey: 'ci:CI@main', tickId, at: 1_000, outcome: 'failure' as const, error: 'red', tokensUsed: 900 });
+      await attempts('mock').append(attempt('ci-sweeper', 'm1'));
+      await attempts('openai').append(attempt('ci-sweeper', 'r1'));
+      await attempts('mock').append(attempt('daily-triage', 'm2'));
+      await attempts('mock', 'acme/other').append(attempt('ci-sweeper', 'm3'));
+      expect(await attempts('mock').removeRehearsal('ci-sweeper')).toBe(1);
+      expect((await attempts('openai').history()).map((record) => record.tickId)).toEqual(['r1', 'm2']);
+      expect((await attempts('mock', 'acme/other').history()).map((record) => record.tickId)).toEqual(['m3']);
+      expect(await attempts('mock').removeRehearsal('ci-sweeper')).toBe(0);
+
+      const history = new PostgresRunHistory({ database, scope: 'acme/demo' });
+      const tick = (patternId: string, tickId: string): TickResult => ({ patternId, tickId, level: 'L2', tokens: 0, budget: { spentToday: 0, dailyTokenCap: 1 }, steps: [], startedAt: 1_000, finishedAt: 2_000, kind: 'noop', summary: 'nothing' });
+      await history.record(tick('ci-sweeper', 'm1'), 'mock');
+      await history.record(tick('ci-sweeper', 'r1'), 'openai');
+      await history.record(tick('ci-sweeper', 'old'));
+      await history.record(tick('daily-triage', 'm2'), 'mock');
+      expect(await history.removeRehearsal('ci-sweeper')).toBe(1);
+      expect((await history.list()).map((row) => row.tickId).sort()).toEqual(['m2', 'old', 'r1']);
+    } finally {
+      await database.close();
+    }
+  });
+});

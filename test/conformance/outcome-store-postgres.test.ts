@@ -47,7 +47,7 @@ describe('PostgresOutcomeStore beyond the suite', () => {
     await database.close();
   });
 
-  it('migrates a version-4 store to version 5, keeping what was there', async () => {
+  it('migrates a version-4 store to the current version (outcomes in v5, backends on attempts and runs in v6), keeping what was there', async () => {
     const url = await cluster.createDatabase('migrate-v4');
     const client = new pg.Client({ connectionString: url });
     await client.connect();
@@ -63,7 +63,7 @@ describe('PostgresOutcomeStore beyond the suite', () => {
 
     const database = await PostgresDatabase.open({ url });
     const versions = await database.query<{ version: number }>('STATE_FAILED', 'read', 'SELECT version FROM loop_runtime_schema_version ORDER BY version');
-    expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4, 5]);
+    expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(await database.query<{ ledger: string }>('STATE_FAILED', 'read', 'SELECT ledger FROM loop_runtime_delivery_ledgers')).toEqual([{ ledger: 'kept' }]);
     expect(await new PostgresOutcomeStore({ database, scope: 'acme/demo' }).append([sampleProposal('tick-1')], { oncePer: 'tick' })).toBe(1);
     await database.close();

@@ -8,6 +8,8 @@ import type { PostgresDatabase } from './postgres-database.js';
 export interface PostgresAttemptLedgerOptions {
   database: PostgresDatabase;
   scope?: string;
+  /** The backend whose attempts this ledger appends, stored on each row (`"mock"` marks rehearsals). */
+  backend?: string;
 }
 
 interface AttemptRow {
@@ -31,10 +33,12 @@ export class PostgresAttemptLedger implements AttemptLedger {
   readonly specificationVersion = 'attempt-ledger-v2' as const;
   private readonly database: PostgresDatabase;
   private readonly scope: string;
+  private readonly backend: string | null;
 
   constructor(options: PostgresAttemptLedgerOptions) {
     this.database = options.database;
     this.scope = options.scope ?? 'default';
+    this.backend = options.backend ?? null;
   }
 
   async history(): Promise<readonly AttemptRecord[]> {
@@ -59,8 +63,19 @@ export class PostgresAttemptLedger implements AttemptLedger {
     await this.database.query(
       'STATE_FAILED',
       `append the attempt of tick ${record.tickId}`,
-      'INSERT INTO loop_runtime_attempts (scope, pattern_id, item_key, tick_id, at, outcome, error, tokens_used) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-      [this.scope, record.patternId, record.itemKey, record.tickId, record.at, record.outcome, record.error ?? null, record.tokensUsed],
+      'INSERT INTO loop_runtime_attempts (scope, pattern_id, item_key, tick_id, at, outcome, error, tokens_used, backend) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+      [this.scope, record.patternId, record.itemKey, record.tickId, record.at, record.outcome, record.error ?? null, record.tokensUsed, this.backend],
     );
+  }
+
+  /** Removes one loop's rehearsal attempts (backend `mock`); returns how many went. Other backends' rows stay. */
+  async removeRehearsal(patternId: string): Promise<number> {
+    const rows = await this.database.query<{ seq: string }>(
+      'STATE_FAILED',
+      `remove the rehearsal attempts of ${patternId}`,
+      `DELETE FROM loop_runtime_attempts WHERE scope = $1 AND pattern_id = $2 AND backend = 'mock' RETURNING seq`,
+      [this.scope, patternId],
+    );
+    return rows.length;
   }
 }

@@ -77,17 +77,29 @@ export class PostgresRunHistory {
     this.scope = options.scope ?? 'default';
   }
 
-  async record(result: TickResult): Promise<void> {
+  /** Records a finished tick; `backend` names the backend that ran it (`"mock"` marks a rehearsal). */
+  async record(result: TickResult, backend: string | null = null): Promise<void> {
     const entry = toRunHistoryEntry(result);
     await this.database.query(
       'STATE_FAILED',
       `record tick ${entry.tickId} in the run history`,
-      `INSERT INTO loop_runtime_runs (scope, tick_id, pattern_id, started_at, finished_at, kind, verdict, commit_sha, pull_request, tokens, phases, record)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+      `INSERT INTO loop_runtime_runs (scope, tick_id, pattern_id, started_at, finished_at, kind, verdict, commit_sha, pull_request, tokens, phases, record, backend)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
        ON CONFLICT (scope, tick_id) DO UPDATE SET finished_at = excluded.finished_at, kind = excluded.kind, verdict = excluded.verdict,
          commit_sha = excluded.commit_sha, pull_request = excluded.pull_request, tokens = excluded.tokens, phases = excluded.phases, record = excluded.record`,
-      [this.scope, entry.tickId, entry.patternId, entry.startedAt, entry.finishedAt, entry.kind, entry.verdict, entry.commit, entry.pullRequest, entry.tokens, JSON.stringify(entry.phases), JSON.stringify(result)],
+      [this.scope, entry.tickId, entry.patternId, entry.startedAt, entry.finishedAt, entry.kind, entry.verdict, entry.commit, entry.pullRequest, entry.tokens, JSON.stringify(entry.phases), JSON.stringify(result), backend],
     );
+  }
+
+  /** Removes one loop's rehearsal ticks (backend `mock`) from the history; returns how many went. */
+  async removeRehearsal(patternId: string): Promise<number> {
+    const rows = await this.database.query<{ tick_id: string }>(
+      'STATE_FAILED',
+      `remove the rehearsal ticks of ${patternId} from the run history`,
+      `DELETE FROM loop_runtime_runs WHERE scope = $1 AND pattern_id = $2 AND backend = 'mock' RETURNING tick_id`,
+      [this.scope, patternId],
+    );
+    return rows.length;
   }
 
   /**

@@ -4,7 +4,7 @@
  * start under a transaction-scoped advisory lock, so workers starting at once
  * never race. A database newer than this code is refused, never downgraded.
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** Key of the advisory lock migrations run under ("loop-runtime schema"). */
 export const MIGRATION_LOCK_KEY = 0x6c72_7363;
@@ -83,6 +83,15 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
          seq bigserial PRIMARY KEY, scope text NOT NULL, tick_id text, line jsonb NOT NULL)`,
       `CREATE INDEX IF NOT EXISTS loop_runtime_outcomes_scope ON loop_runtime_outcomes (scope, seq)`,
       `CREATE UNIQUE INDEX IF NOT EXISTS loop_runtime_outcomes_tick ON loop_runtime_outcomes (scope, tick_id) WHERE tick_id IS NOT NULL`,
+    ],
+  },
+  {
+    // Version 6: attempts and run-history rows name their backend, as spend rows do (version 2), so `reset --mock`
+    // removes a rehearsal's attempts (which a circuit breaker counts) and its history rows. Older rows stay null: real.
+    version: 6,
+    statements: [
+      `ALTER TABLE loop_runtime_attempts ADD COLUMN IF NOT EXISTS backend text`,
+      `ALTER TABLE loop_runtime_runs ADD COLUMN IF NOT EXISTS backend text`,
     ],
   },
 ];

@@ -106,6 +106,8 @@ export function fileStores(project: LoadedProject, _clock: Clock): ProjectStores
     removeRehearsal: async (patternId) => ({
       spendRecords: await new FileBudgetLedger({ root }).removeRehearsal(patternId),
       outcomes: await outcomeStoreFor(root).removeRehearsal(patternId),
+      attempts: 0,
+      runs: 0,
     }),
     runs: async () => null,
     close: async () => undefined,

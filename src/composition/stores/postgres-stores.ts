@@ -82,7 +82,7 @@ export async function postgresStores(project: LoadedProject, choice: Extract<Sto
       for (const plan of plans) spent.set(plan.pattern.id, await budget.spentOn(day, plan.pattern.id));
       return spent;
     },
-    attempts: () => new PostgresAttemptLedger({ database, scope }),
+    attempts: (_plan, backendName) => new PostgresAttemptLedger({ database, scope, backend: backendName }),
     killSwitch(target, wiring) {
       const loop = killSwitchTarget(target);
       const plan = loop?.plan;
@@ -126,8 +126,8 @@ export async function postgresStores(project: LoadedProject, choice: Extract<Sto
     },
     deliveryLedger: () => new PostgresDeliveryLedger({ database, scope }),
     outcomes: () => new PostgresOutcomeStore({ database, scope }),
-    async recordTicks(ticks) {
-      for (const tick of ticks) await history.record(tick);
+    async recordTicks(ticks, backend) {
+      for (const tick of ticks) await history.record(tick, backend);
     },
     async pastTicks(loops, since) {
       const results = await history.results({ patternIds: loops, since });
@@ -137,6 +137,8 @@ export async function postgresStores(project: LoadedProject, choice: Extract<Sto
     removeRehearsal: async (patternId) => ({
       spendRecords: await budget.removeRehearsal(patternId),
       outcomes: await new PostgresOutcomeStore({ database, scope }).removeRehearsal(patternId),
+      attempts: await new PostgresAttemptLedger({ database, scope }).removeRehearsal(patternId),
+      runs: await history.removeRehearsal(patternId),
     }),
     runs: (query) => history.list({ ...(query.patternId ? { patternId: query.patternId } : {}), ...(query.since !== undefined ? { since: query.since } : {}), limit: query.limit ?? 50 }),
     // The pool is shared by the process and exits with it when idle (allowExitOnIdle).

@@ -81,8 +81,11 @@ export interface ProjectStores {
    * proposal rule, autonomy and metrics read them. Files: `.loop-runtime/outcomes.jsonl`; Postgres: rows.
    */
   outcomes(): OutcomeStore;
-  /** Records finished ticks in the run history (files: the state writer's run log already has them). */
-  recordTicks(ticks: readonly TickResult[]): Promise<void>;
+  /**
+   * Records finished ticks in the run history (files: the state writer's run log already has them), with the backend
+   * that ran them (`"mock"` marks a rehearsal, which `removeRehearsal` takes back).
+   */
+  recordTicks(ticks: readonly TickResult[], backend: string): Promise<void>;
   /** Past ticks of these loops since `since` that only this store knows (files: none beyond the run log). */
   pastTicks(loops: readonly string[], since: number): Promise<PastTick[]>;
   /**
@@ -92,10 +95,11 @@ export interface ProjectStores {
   spendByTick(query?: { day?: string; tickIds?: readonly string[] }): Promise<SpendByTick>;
   /**
    * Removes one loop's rehearsal from the shared records, for `reset <id> --mock`: the spend the mock backend
-   * journalled and its outcome lines (`OutcomeStore.removeRehearsal`). Files: lines of spend.jsonl and outcomes.jsonl;
-   * Postgres: rows. A real backend's records stay. Returns how many spend records and outcome lines went.
+   * journalled and its outcome lines (`OutcomeStore.removeRehearsal`); on Postgres also its attempts and run-history
+   * rows (files: those are loop-ledger.json and the run log, which `reset-mock.ts` edits with the state file). Files:
+   * lines of spend.jsonl and outcomes.jsonl; Postgres: rows. A real backend's records stay. Returns how many went.
    */
-  removeRehearsal(patternId: string): Promise<{ spendRecords: number; outcomes: number }>;
+  removeRehearsal(patternId: string): Promise<{ spendRecords: number; outcomes: number; attempts: number; runs: number }>;
   /** The run history, newest first; null for files (the run log is the history). */
   runs(query: RunQuery): Promise<RunHistoryEntry[] | null>;
   close(): Promise<void>;
