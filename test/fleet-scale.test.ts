@@ -107,7 +107,8 @@ describe('fleet at scale', () => {
       await until(LOOPS * SLOTS.length);
       for (const child of children) child.kill('SIGKILL');
 
-      const runs = (await client.query<{ scope: string; tick_id: string; kind: string }>('SELECT scope, tick_id, kind FROM loop_runtime_runs')).rows;
+      // The message comes along so a failed tick says why.
+      const runs = (await client.query<{ scope: string; tick_id: string; kind: string; message: string | null }>(`SELECT scope, tick_id, kind, record->>'message' AS message FROM loop_runtime_runs`)).rows;
       expect(runs).toHaveLength(LOOPS * SLOTS.length);
       expect(new Set(runs.map((row) => row.scope)).size).toBe(LOOPS);
       const slotOf = (tickId: string) => tickId.slice(tickId.lastIndexOf(':daily-triage:') + ':daily-triage:'.length);

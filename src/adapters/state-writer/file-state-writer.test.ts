@@ -59,6 +59,7 @@ describe('FileStateWriter', () => {
         tick_id: 'tick-1',
         level: 'L2',
         kind: 'escalated',
+        state: 'escalated',
       },
     ]);
   });
