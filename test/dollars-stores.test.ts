@@ -4,6 +4,8 @@
  * at a local fake (gpt-4o-mini, priced by the dated list prices) spends 900 input and 60 output tokens per tick:
  * $0.000171 each. The twin: the same ticks with a model nobody priced read `null`, never a guess.
  */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { renderDue } from '../src/cli/render/render-due.js';
@@ -67,6 +69,20 @@ describe.each(STORES)('dollars on the $store store', ({ env: storeEnv, described
     const history = (await command(['history'], env)) as Array<{ costUsd: number | null; priceSource: string; tokens: number }>;
     expect(history).toHaveLength(2);
     for (const record of history) expect(record).toMatchObject({ tokens: 960, costUsd: TICK_USD, priceSource: due.decisions[0]!.priceSource });
+  });
+
+  it("the Action's cost-usd prices a tick the JSON left unpriced from this store's spend", async () => {
+    const env = await storeEnv();
+    const { root, command } = await project('gpt-4o-mini');
+    const run = (await command(['run', 'daily-triage', '--level', 'L2'], env)) as { ticks: Array<Record<string, unknown>> };
+    // A run JSON whose tick carries no cost of its own (as an older loop-runtime wrote it): only the store can price it.
+    const unpriced = { ...run, ticks: run.ticks.map(({ costUsd: _cost, ...tick }) => tick), costUsd: undefined };
+    const file = join(root, '.loop-runtime', 'run.json');
+    await writeFile(file, JSON.stringify({ version: 1, ok: true, command: 'run', data: unpriced }));
+    const outputFile = join(root, '.loop-runtime', 'github-output');
+    await writeFile(outputFile, '');
+    await command(['ci', 'summary', file, '--outputs'], { ...env, GITHUB_OUTPUT: outputFile, GITHUB_STEP_SUMMARY: join(root, '.loop-runtime', 'summary.md') });
+    expect(await readFile(outputFile, 'utf8')).toContain(`cost-usd=${TICK_USD.toFixed(4)}\n`);
   });
 
   it('the twin: a model with no price is $? (null) everywhere, naming the fix', async () => {

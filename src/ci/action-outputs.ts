@@ -65,6 +65,12 @@ export function actionOutputsWithCost(output: unknown, spend?: SpendByTick): { o
   return { outputs: { ...outputs, 'cost-usd': known ? total.toFixed(4) : '' }, priceUnknown };
 }
 
+/** The ids of the ticks a run's JSON reports (whose spend `cost-usd` prices). */
+export function tickIdsIn(output: unknown): string[] {
+  if (typeof output !== 'object' || output === null) return [];
+  return ticksAndActions(output as Record<string, unknown>).flatMap((row) => (typeof row.tick?.tickId === 'string' ? [row.tick.tickId] : []));
+}
+
 function baseOutputs(output: unknown): ActionOutputs {
   const none: ActionOutputs = { outcome: 'no-output', tokens: '0', 'cost-usd': '', 'pull-request-url': '', escalated: 'false' };
   if (typeof output !== 'object' || output === null) return none;

@@ -2,6 +2,7 @@
  * What an open `Runtime` offers every entry point (runtime.ts builds it):
  * the requests it takes and the results it returns, as types only.
  */
+import type { SpendByTick } from '../use-cases/outcomes/tick-cost.js';
 import type { Diagnostic } from '../core/config/diagnostics.js';
 import type { Level } from '../core/config/schemas.js';
 import type { AgentBackend, Clock } from '../core/ports/index.js';
@@ -76,6 +77,8 @@ export interface Runtime {
   outcomesSync(id?: string): Promise<Planned<OutcomesSyncResult>>;
   /** Acceptance, reverts, escalations, cost per merged change… per loop since `since` (epoch ms), with a promotion recommendation. */
   metrics(id: string | undefined, request: { since: number; audit?: boolean }): Promise<Planned<MetricsResult>>;
+  /** Tokens and dollars of these ticks as the project's store (files or Postgres) journalled them, for the one pricing. */
+  spendOfTicks(tickIds: readonly string[]): Promise<SpendByTick>;
   /** Raises a loop one level in its LOOP.md — only with `yes`; otherwise returns the evidence to confirm. */
   promote(id: string, request?: { yes?: boolean }): Promise<Planned<PromoteResult>>;
   /** Removes what mock runs of one loop wrote (`reset <id> --mock`), under its lease. */

@@ -150,6 +150,9 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       if (plans.length === 0 && issues.length > 0) return { ok: false, issues };
       return { ok: true, value: await loopMetrics(project, plans, request.since, { ...(await withOutcomes(false)), ...(request.audit === false ? { audit: false } : {}) }), warnings: issues };
     },
+    async spendOfTicks(tickIds) {
+      return (await stores()).spendByTick({ tickIds });
+    },
     async promote(id, request = {}) {
       const { configuredPlans, promoteLoop } = await import('../use-cases/outcomes/outcomes-facade.js');
       const { plans, issues } = await configuredPlans(project, id);

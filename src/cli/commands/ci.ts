@@ -235,20 +235,28 @@ async function ciSummary({ args, options, io }: CommandContext): Promise<Command
   const summary = renderCiSummary(output, { ...(given !== undefined && Number.isInteger(given) ? { exitCode: given } : {}), ...(metrics ? { metrics } : {}) });
   const summaryPath = io.env.GITHUB_STEP_SUMMARY;
   if (summaryPath) await appendFile(summaryPath, `${summary.markdown}\n`, 'utf8');
-  const priceNotice = options.outputs ? await writeActionOutputs(io.env.GITHUB_OUTPUT, output, io.cwd) : null;
+  const priceNotice = options.outputs ? await writeActionOutputs(io.env.GITHUB_OUTPUT, output, io.cwd, io.env) : null;
   const text = [...summary.annotations, ...(priceNotice ? [priceNotice] : []), ...(summaryPath ? [] : [summary.markdown])].join('\n');
   return { exitCode: summary.exitCode, json: summary, text };
 }
 
 /**
  * `--outputs`: the Action's outputs (action.yml) into `$GITHUB_OUTPUT`, from the JSON (see action-outputs.ts); the cost
- * from the spend journal, priced by the backends' price table as `metrics` and the console have it. A price nobody
+ * from the project's store (the spend journal, or the fleet's Postgres rows), priced by the backends' price table as `metrics` and the console have it. A price nobody
  * knows leaves `cost-usd` empty and returns the notice that says so.
  */
-async function writeActionOutputs(path: string | undefined, output: unknown, cwd: string): Promise<string | null> {
+async function writeActionOutputs(path: string | undefined, output: unknown, cwd: string, env: Record<string, string | undefined>): Promise<string | null> {
   if (!path) throw new LoopRuntimeError('USAGE', 'ci summary --outputs needs GITHUB_OUTPUT, the file a GitHub step writes its outputs to; it is not set.', { fix: 'run it inside a GitHub Actions step (the Action does), or set GITHUB_OUTPUT=<file> to try it locally.' });
-  const [{ actionOutputsWithCost, githubOutputLines }, { spendByTick }] = await Promise.all([import('../../ci/action-outputs.js'), import('../../use-cases/outcomes/gather-metrics.js')]);
-  const spend = await spendByTick(cwd).catch(() => new Map<string, { tokens: number; costUsd: number | null }>());
+  const [{ actionOutputsWithCost, githubOutputLines, tickIdsIn }, { openRuntime }, { clockFor }] = await Promise.all([
+    import('../../ci/action-outputs.js'),
+    import('../../composition/runtime.js'),
+    import('../../composition/host-adapters.js'),
+  ]);
+  // The project's store (files or the fleet's Postgres), as `metrics` reads it; a configuration that does not load
+  // leaves the cost unknown (empty), never a guess.
+  const spend = await openRuntime({ cwd, env, clock: clockFor() })
+    .then((opened) => (opened.ok ? opened.runtime.spendOfTicks(tickIdsIn(output)) : new Map()))
+    .catch(() => new Map());
   const { outputs, priceUnknown } = actionOutputsWithCost(output, spend);
   await appendFile(path, githubOutputLines(outputs), 'utf8');
   if (priceUnknown.length === 0) return null;
