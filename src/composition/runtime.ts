@@ -13,9 +13,9 @@
  * ```
  */
 import type { Diagnostic } from '../core/config/diagnostics.js';
-// Static, not `import()`: every runtime loads the project first, and `status` is the everyday command of the
-// runtime's own; imported here they load beside this module instead of one after another (each a file the ESM
-// loader reads and compiles; the status report is ~3 KB).
+// Static, not `import()`: every runtime loads the project first, and `Runtime.status()` (the console, the library;
+// the CLI's `status` reads through status-root.ts, without the runtime) is a ~3 KB report; imported here they load
+// beside this module instead of one after another (each a file the ESM loader reads and compiles).
 import { loadProject, resolvePlan, type LoadedProject } from '../project/load-project.js';
 import { loopStatus } from '../use-cases/status.js';
 import type { OpenRuntimeOptions, RunRequest, Runtime } from './runtime-contract.js';
