@@ -92,10 +92,10 @@ const OWN_CREATE_REQUIRE = ['src/adapters/secret-rules/secretlint-rules.ts', 'sr
 const PACKAGE = /node_modules\/((?:@[^/]+\/)?[^/]+)\//;
 
 /** Runs the built CLI under module hooks and sorts what it loaded. */
-async function loadedBy(args: string[]): Promise<Loaded> {
+async function loadedBy(args: string[], cwd = repo): Promise<Loaded> {
   // One log per process: several tests run the same command, and the hooks append.
   const log = join(scratch, `loads-${++runs}.txt`);
-  await run(process.execPath, ['--import', recorder, bin, ...args], { cwd: repo, env: { ...process.env, NO_COLOR: '1', CI: '', LOOP_RUNTIME_LOAD_LOG: log } });
+  await run(process.execPath, ['--import', recorder, bin, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', CI: '', LOOP_RUNTIME_LOAD_LOG: log } });
   const lines = (await readFile(log, 'utf8')).trim().split('\n');
   const requireMade = lines
     .filter((line) => line.startsWith('createRequire ') && line.includes('/dist/lib/'))
@@ -194,6 +194,17 @@ describe('cold start of the built CLI', () => {
   it('`run --dry-run` loads more kilobytes than any everyday ceiling', async () => {
     const loaded = await loadedBy(DRY_RUN);
     expect(loaded.bundleKb).toBeGreaterThan(2 * Math.max(...Object.values(MAX_BUNDLE_KB)));
+  });
+
+  // A dry run's delivery is local-only, so the git delivery (push, pull requests, the delivery ledger and its schema)
+  // loads on a delivery's first call (wiring.ts's lazyGitDelivery), not with the runtime. The twin: a real mock tick at
+  // L2, in a clone of the scaffold (it writes its run log), asks for open proposals before acting and loads it.
+  it('`run --dry-run` loads no git delivery; a real tick that acts does', async () => {
+    const GIT_DELIVERY = 'src/adapters/delivery/git-delivery.ts';
+    expect((await loadedBy(DRY_RUN)).sources).not.toContain(GIT_DELIVERY);
+    const clone = join(scratch, 'clone');
+    await run('git', ['clone', '--quiet', repo, clone]);
+    expect((await loadedBy(['run', 'daily-triage', '--level', 'L2', '--backend', 'mock'], clone)).sources).toContain(GIT_DELIVERY);
   });
 
   // A tick needs the rehearsal backend's name, not the outcome record's schemas (nor, through them, the config's):
