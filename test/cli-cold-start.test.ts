@@ -33,17 +33,22 @@ const DRY_RUN = ['run', 'daily-triage', '--level', 'L2', '--dry-run'];
  * Ceilings on the bundle files (dist/lib) each everyday command loads, ~3 above what it loads today
  * (docs/design/build.md "Cold start" has the counts): each file is one more the ESM loader reads, parses and links,
  * so a new `import()` or entry point that splits their shared code further fails here, not only in `npm run bench`.
- * Today (2026-11-27): `--version` 5, list 24, plan 33, status 59, validate 27 — an `import()` inside a module that is
+ * Today (2026-11-27): `--version` 5, list 24, plan 32, status 58, validate 27 — an `import()` inside a module that is
  * itself loaded by `import()` costs a facade file re-importing its chunks, and main.ts loads the envelope only for --json.
  */
-const MAX_BUNDLE_FILES: Record<string, number> = { '--version': 5, list: 27, plan: 36, status: 62, validate: 30 };
+const MAX_BUNDLE_FILES: Record<string, number> = { '--version': 5, list: 27, plan: 36, status: 61, validate: 30 };
 /**
  * Ceilings on the kilobytes of dist/lib each loads (output file sizes from esbuild's metafile, dist/lib/meta.json),
- * ~8% above today's (`--version` 41, list 89, plan 107, status 159, validate 99): loading and compiling them is where
+ * ~8% above today's (`--version` 41, list 89, plan 106, status 149, validate 99): loading and compiling them is where
  * an everyday command's start goes, so a static import that drags zod, yaml or the engine into one fails here.
  * `node scripts/bundle-weight.js` names the modules behind them.
  */
-const MAX_BUNDLE_KB: Record<string, number> = { '--version': 44, list: 96, plan: 116, status: 172, validate: 107 };
+const MAX_BUNDLE_KB: Record<string, number> = { '--version': 44, list: 96, plan: 116, status: 161, validate: 107 };
+/**
+ * The dry run's ceilings, on the same terms (today 114 files, 720 KB): it loads the engine, zod and simple-git, but
+ * not the git delivery, the probes or the status report, which a rehearsal never uses (docs/design/build.md).
+ */
+const MAX_DRY_RUN = { files: 117, kilobytes: 778 };
 
 let scratch: string;
 let repo: string;
@@ -92,10 +97,10 @@ const OWN_CREATE_REQUIRE = ['src/adapters/secret-rules/secretlint-rules.ts', 'sr
 const PACKAGE = /node_modules\/((?:@[^/]+\/)?[^/]+)\//;
 
 /** Runs the built CLI under module hooks and sorts what it loaded. */
-async function loadedBy(args: string[]): Promise<Loaded> {
+async function loadedBy(args: string[], cwd = repo): Promise<Loaded> {
   // One log per process: several tests run the same command, and the hooks append.
   const log = join(scratch, `loads-${++runs}.txt`);
-  await run(process.execPath, ['--import', recorder, bin, ...args], { cwd: repo, env: { ...process.env, NO_COLOR: '1', CI: '', LOOP_RUNTIME_LOAD_LOG: log } });
+  await run(process.execPath, ['--import', recorder, bin, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', CI: '', LOOP_RUNTIME_LOAD_LOG: log } });
   const lines = (await readFile(log, 'utf8')).trim().split('\n');
   const requireMade = lines
     .filter((line) => line.startsWith('createRequire ') && line.includes('/dist/lib/'))
@@ -189,11 +194,28 @@ describe('cold start of the built CLI', () => {
     expect(loaded.bundleKb).toBeLessThanOrEqual(MAX_BUNDLE_KB[args[0]!]!);
   });
 
+  it('`run --dry-run` loads no more bundle files and kilobytes than its ceilings', async () => {
+    const loaded = await loadedBy(DRY_RUN);
+    expect(loaded.bundleFiles.length).toBeLessThanOrEqual(MAX_DRY_RUN.files);
+    expect(loaded.bundleKb).toBeLessThanOrEqual(MAX_DRY_RUN.kilobytes);
+  });
+
   // The twin: the sizes are of files really loaded — a dry run (zod, simple-git, the engine) weighs several times
   // any everyday ceiling.
   it('`run --dry-run` loads more kilobytes than any everyday ceiling', async () => {
     const loaded = await loadedBy(DRY_RUN);
     expect(loaded.bundleKb).toBeGreaterThan(2 * Math.max(...Object.values(MAX_BUNDLE_KB)));
+  });
+
+  // A dry run's delivery is local-only, so the git delivery (push, pull requests, the delivery ledger and its schema)
+  // loads on a delivery's first call (wiring.ts's lazyGitDelivery), not with the runtime. The twin: a real mock tick at
+  // L2, in a clone of the scaffold (it writes its run log), asks for open proposals before acting and loads it.
+  it('`run --dry-run` loads no git delivery; a real tick that acts does', async () => {
+    const GIT_DELIVERY = 'src/adapters/delivery/git-delivery.ts';
+    expect((await loadedBy(DRY_RUN)).sources).not.toContain(GIT_DELIVERY);
+    const clone = join(scratch, 'clone');
+    await run('git', ['clone', '--quiet', repo, clone]);
+    expect((await loadedBy(['run', 'daily-triage', '--level', 'L2', '--backend', 'mock'], clone)).sources).toContain(GIT_DELIVERY);
   });
 
   // A tick needs the rehearsal backend's name, not the outcome record's schemas (nor, through them, the config's):

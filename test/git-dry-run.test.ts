@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
+import { DryRunGitWorkspace } from '../src/adapters/workspace/git-dry-run-workspace.js';
+import { MemoryWorkspace } from '../src/adapters/workspace/memory-workspace.js';
 import { cleanupTempDirs, fingerprint, makeRepo, sh } from './git-fixtures.js';
 import { cliJson } from './cli-json.js';
 
@@ -62,8 +64,40 @@ describe('--dry-run', () => {
 
   // Each git call is a process (~5 ms of a cold run). The copy borrows the repository's objects through
   // `git init` and an alternates file: no clone (which spawned git, a shell and upload-pack), and the base commit
-  // and the objects' location come from one rev-parse.
-  it('rehearses with at most 14 git processes and no clone', async () => {
+  // and the objects' location come from one rev-parse, which is also the base when no base branch is named.
+  // Without a base branch named, the probe's HEAD commit is the base and only HEAD's branch is asked besides it; with
+  // one, the branch is looked up as a real tick does. Each case checks the commit and the branch the copy's manifest
+  // records against git's own answer in the user's repository.
+  it('starts from the base a real tick would: HEAD on a branch, a detached HEAD, a named base branch', async () => {
+    const root = await makeRepo();
+    const first = sh(root, ['rev-parse', 'HEAD']).trim();
+    await writeFile(join(root, 'README.md'), '# demo\nsecond\n');
+    sh(root, ['commit', '-qam', 'second']);
+    const second = sh(root, ['rev-parse', 'HEAD']).trim();
+    sh(root, ['branch', 'release', first]);
+    const restoreTmpdir = await privateTmpdir();
+    const baseOf = async (baseBranch: string | null) => {
+      const workspace = new DryRunGitWorkspace({ root, patternId: 'daily-triage', baseBranch, clock: { now: () => 1_700_000_000_000 }, fallback: new MemoryWorkspace({}) });
+      try {
+        const prepared = await workspace.prepare({ tickId: 't1', patternId: 'daily-triage', item: { key: 'mock#1', title: 'Fix' } as never, branchPrefix: 'loop/daily-triage/', baseBranch: null });
+        if (!prepared.ok) throw new Error(prepared.message);
+        const manifest = JSON.parse(await readFile(join(workspace.copyRoot!, 'worktrees', 'manifest.json'), 'utf8')) as { worktrees: Array<{ baseCommit: string; baseBranch: string | null }> };
+        return { commit: prepared.handle.baseCommit, recorded: manifest.worktrees.map((entry) => [entry.baseCommit, entry.baseBranch]) };
+      } finally {
+        await workspace.close();
+      }
+    };
+    try {
+      expect(await baseOf(null)).toEqual({ commit: second, recorded: [[second, 'main']] });
+      expect(await baseOf('release')).toEqual({ commit: first, recorded: [[first, 'release']] });
+      sh(root, ['checkout', '-q', '--detach', first]);
+      expect(await baseOf(null)).toEqual({ commit: first, recorded: [[first, null]] });
+    } finally {
+      await restoreTmpdir();
+    }
+  });
+
+  it('rehearses with at most 13 git processes and no clone', async () => {
     const root = await makeRepo();
     const wrapper = await mkdtemp(join(tmpdir(), 'git-dry-run-path-'));
     const log = join(wrapper, 'calls.log');
@@ -81,7 +115,7 @@ describe('--dry-run', () => {
     const calls = (await readFile(log, 'utf8')).trim().split('\n');
     expect(calls).toContain('worktree');
     expect(calls).not.toContain('clone');
-    expect(calls.length).toBeLessThanOrEqual(14);
+    expect(calls.length).toBeLessThanOrEqual(13);
     await rm(wrapper, { recursive: true, force: true });
   });
 });

@@ -24,8 +24,7 @@ import { gitDeliveryFor, gitWorkspaceFor, redactorFor } from './wiring.js';
 import type { LoadedProject } from '../project/load-project.js';
 import type { ProjectStores } from './stores/project-stores.js';
 import { loadInstructions } from '../project/load-instructions.js';
-import { ProbeDiscovery } from '../adapters/discovery/probe-discovery.js';
-import { EventDiscovery, pinTriageToItem, withEventProbe, type EventItem } from '../adapters/discovery/event-discovery.js';
+import { pinTriageToItem, withEventProbe, type EventItem } from '../adapters/discovery/event-discovery.js';
 import { worktreeHidingPaths } from '../adapters/workspace/worktrees-location.js';
 
 export interface RuntimeOptions {
@@ -143,7 +142,10 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
       ids: new SequentialIds(clock),
       instructions,
       // Probes run only for real ticks: --dry-run promises no command beyond the mock's runs.
-      discovery: options.eventItem ? new EventDiscovery(options.eventItem.item, options.eventItem.note) : new ProbeDiscovery({ root, env: options.env }),
+      // Loaded here, not with the module: a dry run runs no probe.
+      discovery: options.eventItem
+        ? new (await import('../adapters/discovery/event-discovery.js')).EventDiscovery(options.eventItem.item, options.eventItem.note)
+        : new (await import('../adapters/discovery/probe-discovery.js')).ProbeDiscovery({ root, env: options.env }),
       items: stores.itemLeases(plan),
     };
   }

@@ -13,11 +13,8 @@
  * ```
  */
 import type { Diagnostic } from '../core/config/diagnostics.js';
-// Static, not `import()`: every runtime loads the project first, and `status` is the everyday command of the
-// runtime's own; imported here they load beside this module instead of one after another (each a file the ESM
-// loader reads and compiles; the status report is ~3 KB).
+// Static, not `import()`: every runtime loads the project first; it loads beside this module instead of after it.
 import { loadProject, resolvePlan, type LoadedProject } from '../project/load-project.js';
-import { loopStatus } from '../use-cases/status.js';
 import type { OpenRuntimeOptions, RunRequest, Runtime } from './runtime-contract.js';
 // Static too: the store choice is ~3 KB and most commands that open a runtime open the stores; an `import()` cost
 // each of them a facade file that re-imports its chunks. The stores themselves still open on first use.
@@ -136,7 +133,8 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       return retryDelivery(project, idOrItemKey, { ...(await withOutcomes()), deliveryLedger: (await writableStores()).deliveryLedger() });
     },
     async status() {
-      return loopStatus(project, await withStores());
+      // Loaded on its call: the CLI's `status` reads through status-root.ts without a runtime, and a tick has no use for it.
+      return (await import('../use-cases/status.js')).loopStatus(project, await withStores());
     },
     async outcomesSync(id) {
       const { configuredPlans, outcomesSync } = await import('../use-cases/outcomes/outcomes-facade.js');

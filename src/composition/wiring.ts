@@ -9,7 +9,7 @@
  */
 import type { Clock, Delivery, Workspace } from '../core/ports/index.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
-import { GitDelivery, type GitDeliveryOptions } from '../adapters/delivery/git-delivery.js';
+import type { GitDelivery, GitDeliveryOptions } from '../adapters/delivery/git-delivery.js';
 import type { DeliveryLedgerStore } from '../adapters/delivery/delivery-flow.js';
 import type { OutcomeStore } from '../adapters/outcomes/outcome-store.js';
 import { GitWorkspace, type GitWorkspaceOptions } from '../adapters/workspace/git-workspace.js';
@@ -54,10 +54,22 @@ export function gitDeliveryFor(wiring: GitWiring & { outcomes: OutcomeStore }, p
       open: changes.filter((change) => change.state === 'open').map((change) => ({ pattern: change.proposal.pattern, itemKey: change.proposal.itemKey })),
     };
   };
-  return redactingDelivery(
-    new GitDelivery({ root: wiring.root, worktreesDir: wiring.worktreesDir ?? null, delivery: plan.delivery, clock: wiring.clock, env: wiring.env, pendingTimeoutMs: plan.timeoutMs + LEASE_MARGIN_MS, trackedProposals, redact: wiring.redact, ...(wiring.deliveryLedger ? { ledger: wiring.deliveryLedger } : {}) }),
-    wiring.redact,
-  );
+  const options: GitDeliveryOptions = { root: wiring.root, worktreesDir: wiring.worktreesDir ?? null, delivery: plan.delivery, clock: wiring.clock, env: wiring.env, pendingTimeoutMs: plan.timeoutMs + LEASE_MARGIN_MS, trackedProposals, redact: wiring.redact, ...(wiring.deliveryLedger ? { ledger: wiring.deliveryLedger } : {}) };
+  return redactingDelivery(lazyGitDelivery(options), wiring.redact);
+}
+
+/**
+ * A git delivery whose module (push, pull requests, the delivery ledger and its schema) loads on its first call:
+ * a tick that delivers nothing — a dry run, a tick that finds no work — never loads it.
+ */
+function lazyGitDelivery(options: GitDeliveryOptions): Delivery {
+  let opening: Promise<GitDelivery> | null = null;
+  const open = () => (opening ??= bareGitDelivery(options));
+  return {
+    specificationVersion: 'delivery-v1',
+    deliver: async (request) => (await open()).deliver(request),
+    openProposals: async (patternId) => (await open()).openProposals(patternId),
+  };
 }
 
 /**
@@ -110,6 +122,7 @@ export function bareGitWorkspace(options: GitWorkspaceOptions): GitWorkspace {
 }
 
 /** A bare git delivery (no redaction): its ledger operations outside a tick (`forgetFailed`). */
-export function bareGitDelivery(options: GitDeliveryOptions): GitDelivery {
+export async function bareGitDelivery(options: GitDeliveryOptions): Promise<GitDelivery> {
+  const { GitDelivery } = await import('../adapters/delivery/git-delivery.js');
   return new GitDelivery(options);
 }

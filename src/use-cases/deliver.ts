@@ -161,7 +161,7 @@ export async function rejectStranded(project: LoadedProject, id: string, options
     const handle = { id: worktree, path: resolve(project.root, entry.retry.path), branch: entry.branch, baseCommit: entry.retry.baseCommit, itemKey: entry.itemKey };
     await gitWorkspaceFor(wiring, entry.pattern, plan.delivery.baseBranch).discard(handle);
   }
-  await bareGitDelivery({ root: project.root, worktreesDir: project.settings?.worktreesDir ?? null, delivery: plan.delivery, clock: options.clock, env: options.env, ...(options.deliveryLedger ? { ledger: options.deliveryLedger } : {}) }).forgetFailed(entry.key);
+  await (await bareGitDelivery({ root: project.root, worktreesDir: project.settings?.worktreesDir ?? null, delivery: plan.delivery, clock: options.clock, env: options.env, ...(options.deliveryLedger ? { ledger: options.deliveryLedger } : {}) })).forgetFailed(entry.key);
   const target = { pattern: entry.pattern, itemKey: entry.itemKey, ...(entry.retry?.tickId ? { tickId: entry.retry.tickId } : {}) };
   await recordOutOfTick(project.root, plan, target, redact, options.clock.now(), `rejected by a human; the undelivered ${entry.branch} discarded`, { kind: 'human-rejected', outcome: 'no-op', actionsTaken: 0, decided: true });
   return { id: worktree, pattern: entry.pattern, branch: entry.branch };

@@ -120,18 +120,26 @@ export class DryRunGitWorkspace implements Workspace {
   private async start(): Promise<Workspace> {
     const root = resolve(this.options.root);
     // The first attempt's base, read (read-only, in the user's repository) while the copy is made rather than after.
+    // A named base branch is looked up as a real tick would (resolveBase); without one the base is HEAD's commit,
+    // which the probe below reads anyway, so only HEAD's branch is asked besides it (one git process fewer).
     const baseBranch = this.options.baseBranch ?? null;
-    let early: Promise<ResolvedBase> | null = resolveBase(root, baseBranch);
-    early.catch(() => undefined);
+    let early: Promise<ResolvedBase> | null = baseBranch ? resolveBase(root, baseBranch) : null;
+    early?.catch(() => undefined);
     // One read-only probe (rev-parse writes nothing) answers where the objects are and whether HEAD is a commit;
     // the temporary directory is made meanwhile.
-    const [probe, copy] = await Promise.all([git(root).tryRaw(['rev-parse', '--git-common-dir', '--verify', '--quiet', 'HEAD^{commit}']), mkdtemp(join(tmpdir(), 'loop-runtime-dry-run-'))]);
+    const [probe, symbolic, copy] = await Promise.all([
+      git(root).tryRaw(['rev-parse', '--git-common-dir', '--verify', '--quiet', 'HEAD^{commit}']),
+      baseBranch ? null : git(root).tryRaw(['symbolic-ref', '--quiet', '--short', 'HEAD']),
+      mkdtemp(join(tmpdir(), 'loop-runtime-dry-run-')),
+    ]);
     this.copy = copy;
     const [commonDir, head] = (probe ?? '').split('\n');
     if (!commonDir || !head?.trim()) {
       await this.close();
       return this.fallBack(`${root} is not a git repository with a commit`);
     }
+    // What resolveBase answers for no base branch: HEAD's commit and the branch it is on (null when detached).
+    early ??= Promise.resolve({ commit: head.trim(), branch: symbolic?.trim() || null });
     try {
       await borrowObjects(resolve(root, commonDir), join(copy, 'repo'));
     } catch (error) {
