@@ -16,6 +16,8 @@ import { updateStateFile } from '../core/state/state-file.js';
 import { markWaitingDecided } from '../core/workspace/human-decision.js';
 import { findEscalated, type WorktreeEntry } from '../core/workspace/worktree-manifest.js';
 import { updateFileAtomically } from '../adapters/fs/atomic-file.js';
+import { afterRehearsal, beforeTickWrites } from '../adapters/rehearsal/rehearsal-preimages.js';
+import { isRehearsalBranch, REHEARSAL_BACKEND } from '../core/outcomes/rehearsal-backend.js';
 import { git } from '../adapters/git/git-run.js';
 import { worktreeStoreFor } from '../composition/project-adapters.js';
 import { resolvePlan, type LoadedProject } from '../project/load-project.js';
@@ -208,6 +210,7 @@ async function recordDecision(root: string, plan: ExecutionPlan, entry: Worktree
     outcome: decision === 'approved' ? 'fix-proposed' : 'no-op',
     actionsTaken: decision === 'approved' ? 1 : 0,
     decided: true,
+    rehearsal: isRehearsalBranch(entry.branch, entry.pattern),
   });
 }
 
@@ -220,6 +223,11 @@ export interface OutOfTickRecord {
   decided: boolean;
   /** Write no run-log line (a retry that failed again changes nothing a schedule should see). */
   noRunLogLine?: boolean;
+  /**
+   * The decision is on a rehearsal's change (`isRehearsalBranch`): its writes are part of the rehearsal, tagged
+   * `"backend":"mock"` and kept in the rehearsal's pre-images, so `reset --mock` takes them back too.
+   */
+  rehearsal?: boolean;
 }
 
 /**
@@ -239,11 +247,17 @@ export async function recordOutOfTick(
 ): Promise<void> {
   const line = redact(unredacted);
   const project = basename(resolve(root));
+  const files = record.noRunLogLine ? [plan.files.state] : [plan.files.state, plan.files.runLog];
+  if (record.rehearsal) await beforeTickWrites(root, files, true);
   await updateFileAtomically(resolve(root, plan.files.state), (old) => {
     const marked = old === null || !record.decided ? old : markWaitingDecided(old, target.pattern, target.itemKey, `${isoSecond(now)} ${line}`).text;
     return updateStateFile(marked, { note: { patternId: target.pattern, at: now, line: `${target.itemKey}: ${line}` } }, { project });
   });
-  if (record.noRunLogLine) return;
+  if (!record.noRunLogLine) await appendOutOfTickLine(root, plan, target, now, project, record);
+  if (record.rehearsal) await afterRehearsal(root, files);
+}
+
+async function appendOutOfTickLine(root: string, plan: ExecutionPlan, target: { pattern: string; tickId?: string }, now: number, project: string, record: OutOfTickRecord): Promise<void> {
   await updateFileAtomically(resolve(root, plan.files.runLog), (old) =>
     appendRunLogLine(
       old,
@@ -259,6 +273,7 @@ export async function recordOutOfTick(
         ...(target.tickId ? { tick_id: target.tickId } : {}),
         level: plan.level,
         kind: record.kind,
+        ...(record.rehearsal ? { backend: REHEARSAL_BACKEND } : {}),
       },
       { now, pruneDays: 30, project },
     ),

@@ -6,6 +6,7 @@
  * delivery of exactly that commit, never the agent — recording the result in
  * the state file and the run log. Returns data; the CLI renders it.
  */
+import { isRehearsalBranch } from '../core/outcomes/rehearsal-backend.js';
 import { resolve } from 'node:path';
 import type { Clock, DeliveryRecord, DeliveryRequest, Failure } from '../core/ports/index.js';
 import { LoopRuntimeError } from '../core/errors.js';
@@ -163,7 +164,7 @@ export async function rejectStranded(project: LoadedProject, id: string, options
   }
   await (await bareGitDelivery({ root: project.root, worktreesDir: project.settings?.worktreesDir ?? null, delivery: plan.delivery, clock: options.clock, env: options.env, ...(options.deliveryLedger ? { ledger: options.deliveryLedger } : {}) })).forgetFailed(entry.key);
   const target = { pattern: entry.pattern, itemKey: entry.itemKey, ...(entry.retry?.tickId ? { tickId: entry.retry.tickId } : {}) };
-  await recordOutOfTick(project.root, plan, target, redact, options.clock.now(), `rejected by a human; the undelivered ${entry.branch} discarded`, { kind: 'human-rejected', outcome: 'no-op', actionsTaken: 0, decided: true });
+  await recordOutOfTick(project.root, plan, target, redact, options.clock.now(), `rejected by a human; the undelivered ${entry.branch} discarded`, { kind: 'human-rejected', outcome: 'no-op', actionsTaken: 0, decided: true, rehearsal: isRehearsalBranch(entry.branch, plan.pattern.id) });
   return { id: worktree, pattern: entry.pattern, branch: entry.branch };
 }
 

@@ -5,6 +5,7 @@
  * workspace's own `discard`, the manifest entry is released, the run log and state file get a line, and a proposal
  * in outcomes.jsonl is observed `discarded`, so the one-open-proposal rule stops counting it.
  */
+import { isRehearsalBranch } from '../core/outcomes/rehearsal-backend.js';
 import { LoopRuntimeError } from '../core/errors.js';
 import type { WorkspaceHandle } from '../core/ports/index.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
@@ -86,6 +87,7 @@ export async function discardKeptChange(project: LoadedProject, idOrKey: string,
     outcome: 'no-op',
     actionsTaken: 0,
     decided: true,
+    rehearsal: isRehearsalBranch(entry.branch, entry.pattern),
   });
   return { entry, plan: resolved.plan, result: { status: 'discarded', id: entry.id, pattern: entry.pattern, branch: entry.branch, commit: entry.commit ?? null, was } };
 }

@@ -20,6 +20,7 @@
  * (`ProjectStores.removeRehearsal`), so on Postgres the rows go, not lines of files the fleet never wrote.
  * It runs under the loop's lease of that store, so no tick of the loop writes meanwhile.
  */
+import { REHEARSAL_BACKEND } from '../core/outcomes/rehearsal-backend.js';
 import { resolve } from 'node:path';
 import { MOCK_BACKEND } from '../adapters/budget-ledger/file-budget-ledger.js';
 import { readTextOrNull, withFileLock, writeTextAtomically } from '../adapters/fs/atomic-file.js';
@@ -136,7 +137,7 @@ async function dropOwnedBlocks(path: string, id: string): Promise<boolean> {
 }
 
 async function dropMockBranches(root: string, id: string, worktreesDir: string | null): Promise<{ branches: string[]; worktrees: number }> {
-  const prefix = `loop/${id}/mock-`;
+  const prefix = `loop/${id}/${REHEARSAL_BACKEND}-`;
   const store = worktreeStoreFor(root, worktreesDir);
   let worktrees = 0;
   if ((await store.read()).worktrees.some((entry) => entry.branch.startsWith(prefix))) {

@@ -8,6 +8,7 @@ import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileBudgetLedger } from '../../src/adapters/budget-ledger/file-budget-ledger.js';
+import { isRehearsalBranch } from '../../src/core/outcomes/rehearsal-backend.js';
 import { git, journalLines, loopMarkdown, readText, runCli, runLogLines } from '../e2e-fixtures.js';
 import { cleanupTempDirs, makeRepo } from '../git-fixtures.js';
 import { cliJson } from '../cli-json.js';
@@ -55,6 +56,35 @@ describe('reset <id> --mock', () => {
     expect(git(root, 'branch', '--list', 'loop/daily-triage/*').trim()).toBe('');
     expect(git(root, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
     expect(git(root, 'status', '--porcelain', '--untracked-files=no').trim()).toBe('');
+  });
+
+  it('takes back a human decision on the rehearsal too: discard a mock proposal, reset, and the checkout is as before', async () => {
+    // The team's methodology files, committed as a scaffold has them (no final newline in the run log).
+    const root = await makeRepo({
+      'src/example.ts': 'export const answer = 42;\n',
+      'LOOP.md': loopMarkdown({ backend: 'mock', verify: [], loops: { 'daily-triage': {} } }),
+      'STATE.md': '# State\n\nLast run: never\n',
+      'loop-run-log.md': '# Run log\n\n## Recent Runs\n\n<!-- Loop appends below this line -->',
+    });
+    const before = { state: await readText(root, 'STATE.md'), log: await readText(root, 'loop-run-log.md') };
+    expect((await runCli(root, ['run', 'daily-triage', '--level', 'L2'])).code).toBe(0);
+    const branch = git(root, 'branch', '--list', '--format=%(refname:short)', 'loop/daily-triage/mock-*').trim();
+    expect(isRehearsalBranch(branch, 'daily-triage')).toBe(true);
+    const discarded = await runCli(root, ['discard', 'mock#1']);
+    expect(discarded.code, discarded.stderr).toBe(0);
+    // The decision's run-log line is the rehearsal's: tagged like its ticks.
+    expect((await runLogLines(root)).at(-1)).toMatchObject({ kind: 'human-discarded', backend: 'mock' });
+
+    expect((await runCli(root, ['reset', 'daily-triage', '--mock'])).code).toBe(0);
+    expect(git(root, 'status', '--porcelain').trim()).toBe('');
+    expect(await readText(root, 'STATE.md')).toBe(before.state);
+    expect(await readText(root, 'loop-run-log.md')).toBe(before.log);
+  });
+
+  it("the twin: a real loop's branch is not a rehearsal's, whatever its item is called", () => {
+    expect(isRehearsalBranch('loop/daily-triage/mock-1-abc', 'daily-triage')).toBe(true);
+    expect(isRehearsalBranch('loop/daily-triage/ci-1-abc', 'daily-triage')).toBe(false);
+    expect(isRehearsalBranch('loop/ci-sweeper/mock-1-abc', 'daily-triage')).toBe(false);
   });
 
   it('refuses without --mock: real records are never reset', async () => {
