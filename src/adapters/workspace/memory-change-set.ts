@@ -4,9 +4,10 @@
  * `/dev/null`, `new file mode`, `rename from`), so the anti-gaming checks read
  * the same dialect on both workspaces. Pure: no I/O.
  */
-import { formatPatch, structuredPatch, type StructuredPatch } from 'diff';
+import { formatPatch, type StructuredPatch } from 'diff';
 import type { ChangeSet, ChangedFile } from '../../core/ports/index.js';
 import { capPatch, comparePaths } from '../../core/workspace/git-diff-parse.js';
+import { linePatch } from './memory-line-patch.js';
 
 /** One path's content in the base and in the attempt (`null`: absent). */
 export interface FileVersions {
@@ -19,7 +20,7 @@ export interface FileVersions {
 const CONTEXT_LINES = 3;
 
 function gitPatch(oldName: string, newName: string, before: string, after: string, extra: Partial<StructuredPatch>): StructuredPatch {
-  return Object.assign(structuredPatch(oldName, newName, before, after, undefined, undefined, { context: CONTEXT_LINES }), { isGit: true }, extra);
+  return Object.assign(linePatch(oldName, newName, before, after, CONTEXT_LINES), { isGit: true }, extra);
 }
 
 interface Entry {

@@ -191,7 +191,8 @@ export class BudgetBreaker {
    */
   async reconcileAbandoned(patternId: string, now: number): Promise<ReconciledReservation[]> {
     const closed: ReconciledReservation[] = [];
-    for (const day of new Set([utcDay(now - DAY_MS), utcDay(now)])) {
+    // Two distinct days always (UTC has no DST: 24 h back is the day before), so no Set to deduplicate them.
+    for (const day of [utcDay(now - DAY_MS), utcDay(now)]) {
       for (const reservation of await this.ledger.openReservations({ day, patternId })) {
         if (this.outstanding.has(reservation.id) || (await this.isTickRunning(reservation))) continue;
         const result = await this.ledger.reconcile(reservation.id, {
