@@ -49,6 +49,10 @@ describe('tickCost: one pricing of a tick for run, status, history, metrics and 
     expect(priceSource({ backend: 'openai', model: 'house', prices: {} }, [null])).toBe('house: price unknown — set prices: in the backend settings');
     expect(priceSource({ backend: 'claude-code', model: null, prices: {} }, [null])).toBe("claude-code's default model: price unknown — set prices: in the backend settings");
     expect(priceSource({ backend: 'mock', model: null, prices: {}, rehearsal: true }, [0])).toBe(REHEARSAL_PRICE_SOURCE);
+    // No model and nothing spent: no price was used; the twin with a model names its list.
+    expect(priceSource({ backend: 'claude-code', model: null, prices: {} }, [])).toBe('nothing spent yet');
+    expect(priceSource({ backend: 'claude-code', model: null, prices: {} }, [0, 0])).toBe('nothing spent yet');
+    expect(priceSource({ backend: 'openai', model: 'gpt-4o-mini', prices: {} }, [0])).toBe(`gpt-4o-mini at list prices of ${DEFAULT_PRICES_AS_OF}`);
     expect(priceSource({ backend: 'mock', model: null, prices: {} }, [0])).toBe(MOCK_PRICE_SOURCE);
   });
 });

@@ -79,6 +79,7 @@ export function priceBasisOf(backend: ExecutionPlan['backend'], name = backend.n
  * @example
  * ```ts
  * priceSource({ backend: 'openai', model: 'gpt-4o-mini', prices: {} }, [0.0012]); // → 'gpt-4o-mini at list prices of 2026-11-23'
+ * priceSource({ backend: 'claude-code', model: null, prices: {} }, []); // → 'nothing spent yet'
  * priceSource({ backend: 'openai', model: 'my-model', prices: {} }, [null]);
  * // → 'my-model: price unknown — set prices: in the backend settings'
  * ```
@@ -88,5 +89,7 @@ export function priceSource(basis: PriceBasis, costs: ReadonlyArray<number | nul
   const model = basis.model ?? `${basis.backend}'s default model`;
   if (costs.some((cost) => cost === null)) return `${model}: price unknown — set prices: in the backend settings`;
   if (basis.model && lookUpPrice(basis.model, basis.prices)) return `${basis.model} at your prices: (backend settings)`;
+  // No model named and nothing spent (a loop that has not run, or whose agent is not installed): no price was used.
+  if (!basis.model && costs.every((cost) => cost === 0)) return 'nothing spent yet';
   return `${basis.model ? `${basis.model} ` : ''}at list prices of ${DEFAULT_PRICES_AS_OF}`;
 }
