@@ -201,6 +201,47 @@ export function recordedValueReviver(options: { known: Known; portNamed: (name: 
   };
 }
 
+/** How a replay answers one call of a recorded port: its port name (`clock`, `workspace#2`…), method and arguments. */
+export type ReplayAnswer = (port: string, method: string, args: unknown[]) => unknown;
+
+/**
+ * The ports a recording names, each answering through `answer` (the strict replay and the recorded world differ only
+ * there): a port with a recorded shape is a Proxy offering its recorded properties (copies) and methods, plus any
+ * method `offers` adds; a port without one is a function. Each is made once and registered in `known`, so values that
+ * name it (`{ $port }`) revive to the same object. `ports()` is the engine's top level: the recorded data beside them.
+ */
+export function recordedPorts(history: ReplayHistory, known: Known, answer: ReplayAnswer, offers: (port: string, key: string) => boolean = () => false): { portNamed(port: string): unknown; ports(): EnginePorts } {
+  const made = new Map<string, unknown>();
+  const portNamed = (port: string): unknown => {
+    if (made.has(port)) return made.get(port);
+    const shape = history.shapes[port];
+    const value = shape
+      ? new Proxy(
+          {},
+          {
+            get(_target, key) {
+              if (typeof key !== 'string') return undefined;
+              if (key in shape.properties) return structuredClone(shape.properties[key]);
+              if (shape.methods.includes(key) || offers(port, key)) return (...args: unknown[]) => answer(port, key, args);
+              return undefined;
+            },
+            has: (_target, key) => typeof key === 'string' && (key in shape.properties || shape.methods.includes(key)),
+          },
+        )
+      : (...args: unknown[]) => answer(port, '()', args);
+    known.set(value as object, { $port: port });
+    made.set(port, value);
+    return value;
+  };
+  const ports = (): EnginePorts => {
+    const top: Record<string, unknown> = { ...structuredClone(history.data) };
+    const names = new Set([...Object.keys(history.shapes), ...history.calls.map((entry) => entry.port)].filter((port) => !port.includes('#')));
+    for (const port of names) top[port] = portNamed(port);
+    return top as unknown as EnginePorts;
+  };
+  return { portNamed, ports };
+}
+
 /**
  * Ports that answer from `history`, in order. Every call is compared with the
  * recorded one (port, method, arguments); a difference is kept in
@@ -211,16 +252,15 @@ export function replayPorts(history: ReplayHistory): { ports: EnginePorts; misma
   const found: string[] = [];
   const mismatch = (message: string) => void found.push(message);
   const known: Known = new WeakMap();
-  const replayed = new Map<string, unknown>();
   let next = 0;
 
   const revive = recordedValueReviver({
     known,
-    portNamed: (name) => portNamed(name),
+    portNamed: (name) => recorded.portNamed(name),
     onInertUse: (description, key) => mismatch(`${description}.${key}() was called, but the recording holds no answer for it`),
   });
 
-  const answer = (port: string, method: string, args: unknown[]): unknown => {
+  const answer: ReplayAnswer = (port, method, args) => {
     const index = next++;
     const expected = history.calls[index];
     const actual = toJson(args, known);
@@ -239,33 +279,6 @@ export function replayPorts(history: ReplayHistory): { ports: EnginePorts; misma
     return new Promise((resolve) => resolve(settle()));
   };
 
-  function portNamed(port: string): unknown {
-    if (replayed.has(port)) return replayed.get(port);
-    const shape = history.shapes[port];
-    let value: unknown;
-    if (!shape) {
-      value = (...args: unknown[]) => answer(port, '()', args);
-    } else {
-      value = new Proxy(
-        {},
-        {
-          get(_target, key) {
-            if (typeof key !== 'string') return undefined;
-            if (key in shape.properties) return structuredClone(shape.properties[key]);
-            if (shape.methods.includes(key)) return (...args: unknown[]) => answer(port, key, args);
-            return undefined;
-          },
-          has: (_target, key) => typeof key === 'string' && (key in shape.properties || shape.methods.includes(key)),
-        },
-      );
-    }
-    known.set(value as object, { $port: port });
-    replayed.set(port, value);
-    return value;
-  }
-
-  const ports: Record<string, unknown> = { ...structuredClone(history.data) };
-  const topLevel = new Set([...Object.keys(history.shapes), ...history.calls.map((entry) => entry.port)].filter((port) => !port.includes('#')));
-  for (const port of topLevel) ports[port] = portNamed(port);
-  return { ports: ports as unknown as EnginePorts, mismatches: () => [...found], remaining: () => history.calls.length - next };
+  const recorded = recordedPorts(history, known, answer);
+  return { ports: recorded.ports(), mismatches: () => [...found], remaining: () => history.calls.length - next };
 }

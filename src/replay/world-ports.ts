@@ -17,7 +17,7 @@
  */
 import type { EnginePorts } from '../core/engine/engine-ports.js';
 import { jsonDifferences, shortJson } from '../core/replay/json-differences.js';
-import { recordedValueReviver, toJson, type Known, type ReplayCall, type ReplayHistory } from './port-history.js';
+import { recordedPorts, recordedValueReviver, toJson, type Known, type ReplayCall, type ReplayHistory } from './port-history.js';
 
 /** One way the engine's port calls no longer line up with the recording. `index`: position in the recording. */
 export type CallDifference =
@@ -49,7 +49,6 @@ export function worldPorts(history: ReplayHistory, options: { redact?: (text: st
   const consumed = new Set<number>();
   const found: CallDifference[] = [];
   const known: Known = new WeakMap();
-  const replayed = new Map<string, unknown>();
   let asked = 0;
 
   /** The engine's arguments as they would have been recorded: JSON, redacted like a recording. */
@@ -69,7 +68,7 @@ export function worldPorts(history: ReplayHistory, options: { redact?: (text: st
 
   const revive = recordedValueReviver({
     known,
-    portNamed: (name) => portNamed(name),
+    portNamed: (name) => recorded.portNamed(name),
     onInertUse: (description, key) => found.push({ kind: 'unexpected', call: asked++, asked: `${description}.${key}()`, expected: null, expectedIndex: null, answered: 'error' }),
   });
 
@@ -127,34 +126,10 @@ export function worldPorts(history: ReplayHistory, options: { redact?: (text: st
     })();
   };
 
-  function portNamed(port: string): unknown {
-    if (replayed.has(port)) return replayed.get(port);
-    const shape = history.shapes[port];
-    const value = shape
-      ? new Proxy(
-          {},
-          {
-            get(_target, key) {
-              if (typeof key !== 'string') return undefined;
-              if (key in shape.properties) return structuredClone(shape.properties[key]);
-              // Recordings list every method of a port; a void one is offered even if an older recording did not list it.
-              if (shape.methods.includes(key) || REQUIRED_VOID_METHODS.has(`${port}.${key}`)) return (...args: unknown[]) => answer(port, key, args);
-              return undefined;
-            },
-            has: (_target, key) => typeof key === 'string' && (key in shape.properties || shape.methods.includes(key)),
-          },
-        )
-      : (...args: unknown[]) => answer(port, '()', args);
-    known.set(value as object, { $port: port });
-    replayed.set(port, value);
-    return value;
-  }
-
-  const ports: Record<string, unknown> = { ...structuredClone(history.data) };
-  const topLevel = new Set([...Object.keys(history.shapes), ...history.calls.map((entry) => entry.port)].filter((port) => !port.includes('#')));
-  for (const port of topLevel) ports[port] = portNamed(port);
+  // Recordings list every method of a port; a required void one is offered even if an older recording did not list it.
+  const recorded = recordedPorts(history, known, answer, (port, key) => REQUIRED_VOID_METHODS.has(`${port}.${key}`));
   return {
-    ports: ports as unknown as EnginePorts,
+    ports: recorded.ports(),
     differences: () => {
       const notAsked = history.calls.flatMap((entry, index) =>
         consumed.has(index) || STREAM_PORTS.has(entry.port) ? [] : [{ kind: 'not-asked' as const, index, method: describe(entry.port, entry.method, entry.args) }],
