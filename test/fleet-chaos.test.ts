@@ -25,6 +25,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
 import { waitForProgress } from './wait-for.js';
+import { seededRandom } from './seeded-random.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CHILD = join(ROOT, 'scripts', 'fleet-chaos-worker.js');
@@ -50,25 +51,13 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
-/** mulberry32: a small seeded PRNG, so every run kills at the same points. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 const lines = async (file: string) => (await readFile(file, 'utf8').catch(() => '')).split('\n').filter(Boolean);
 
 describe('fleet: kill -9 at seeded-random points of ticks', () => {
   it(`${KILLS} kill points (seed ${SEED}), ${WORKERS} workers, ${LOOPS} loops x ${SLOTS} slots: every tick finishes elsewhere, no answered model call repeated, ledgers and history whole`, async () => {
     const url = await cluster.createDatabase('chaos');
     const log = join(scratch, 'backend.log');
-    const random = prng(SEED);
+    const random = seededRandom(SEED);
     let killsLeft = KILLS;
     let generation = 0;
     let stopping = false;

@@ -26,6 +26,7 @@ import { BIN, makeLoopRepo } from './e2e-fixtures.js';
 import { cleanupTempDirs, GIT_ENV } from './git-fixtures.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
 import { waitForProgress } from './wait-for.js';
+import { seededRandom } from './seeded-random.js';
 
 const LOOPS = Number(process.env.FLEET_SCALE_LOOPS ?? 200);
 const WORKERS = 4;
@@ -58,13 +59,7 @@ function startWorker(args: string[], env: Record<string, string>): Promise<Child
 
 /** A seeded Fisher-Yates shuffle (mulberry32), the same order on every run. */
 function shuffle<T>(items: readonly T[], seed: number): T[] {
-  let state = seed >>> 0;
-  const random = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
+  const random = seededRandom(seed);
   const copy = [...items];
   for (let index = copy.length - 1; index > 0; index -= 1) {
     const other = Math.floor(random() * (index + 1));

@@ -14,21 +14,11 @@ import { checkGate as loopGateCheck } from '@cobusgreyling/loop-gate';
 import { checkGate, DEFAULT_GATE_POLICY, GATE_ACTIONS, type GateAction } from '../src/core/gate/check-gate.js';
 import { main } from '../src/cli/main.js';
 import { cliJson } from './cli-json.js';
+import { seededRandom } from './seeded-random.js';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');
 const loopGateBin = join(root, 'node_modules', '.bin', 'loop-gate');
-
-/** A small deterministic generator (mulberry32), so failures reproduce. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PATH_POOL = [
   '.env', '.env.local', 'src/index.ts', 'src/auth/login.ts', 'auth/session.ts', 'docs/intro.md', 'README.md',
@@ -44,7 +34,7 @@ function pick<T>(next: () => number, pool: readonly T[], count: number): T[] {
 
 describe('gate compatibility with loop-gate', () => {
   it('decides exactly like loop-gate on 600 generated cases', () => {
-    const next = random(20261121);
+    const next = seededRandom(20261121);
     let escalations = 0;
     for (let index = 0; index < 600; index++) {
       const policy = {

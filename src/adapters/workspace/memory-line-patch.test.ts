@@ -1,16 +1,7 @@
 import { formatPatch, structuredPatch } from 'diff';
 import { describe, expect, it } from 'vitest';
 import { linePatch } from './memory-line-patch.js';
-
-/** A small deterministic generator (mulberry32): the same seed, the same cases. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let value = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    value = (value + Math.imul(value ^ (value >>> 7), 61 | value)) ^ value;
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../../test/seeded-random.js';
 
 // Few distinct lines, so duplicates (where a line diff could align more than one way) are common; CRLF and blank lines too.
 const LINES = ['a', 'b', 'a', '', 'c\r', '  d', 'export const answer = 42;'];
@@ -38,7 +29,7 @@ function pair(next: () => number): [string, string] {
 
 describe('linePatch', () => {
   it('equals jsdiff structuredPatch on 5,000 seeded pairs, by the shortcut and by the fallback alike', () => {
-    const next = random(28);
+    const next = seededRandom(28);
     let shortcut = 0;
     let fallback = 0;
     for (let index = 0; index < 5_000; index++) {
