@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
-import { retryLabel } from '../src/use-cases/run.js';
+import { retryLabel } from '../src/use-cases/progress-labels.js';
 import { startFakeOpenAIServer, type OpenAIStep } from './fakes/fake-openai-server.js';
 import { cleanupTempDirs, makeRepo } from './git-fixtures.js';
 

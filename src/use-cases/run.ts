@@ -17,6 +17,7 @@ import { redactorFor, redactStrings } from '../composition/wiring.js';
 import { refuseUnmetPreconditions, refusingWithoutSandbox } from './refused-tick.js';
 import { tickLeasePort, type ProjectStores } from '../composition/stores/project-stores.js';
 import type { EventItem } from '../adapters/discovery/event-discovery.js';
+import { phaseLabel, retryLabel } from './progress-labels.js';
 
 export interface RunSummary {
   pattern: { id: string; name: string };
@@ -221,23 +222,6 @@ async function priceTicks(stores: ProjectStores, plan: ExecutionPlan, backend: s
   const priced = ticks.map((tick) => ({ ...tick, costUsd: tickCost({ ...tick, rehearsal }, spend) }));
   const costs = priced.map((tick) => tick.costUsd);
   return { ticks: priced, costUsd: totalCost(costs), priceSource: priceSource({ ...priceBasisOf(plan.backend, backend), rehearsal: dryRun }, costs) };
-}
-
-const PHASE_VERBS: Record<string, string> = { triage: 'triaging', implement: 'implementing', check: 'checking', verify: 'verifying' };
-
-/** The progress line for a phase that starts: `implementing`, `verifying: npm test`. */
-export function phaseLabel(phase: string, detail?: string): string {
-  const verb = PHASE_VERBS[phase] ?? phase;
-  return detail ? `${verb}: ${detail}` : verb;
-}
-
-/**
- * The progress line while the agent retries its model endpoint, e.g.
- * `triaging — retrying: 3 attempts to http://127.0.0.1:4000/v1 refused (ECONNREFUSED)`.
- */
-export function retryLabel(event: { phase: string; attempts: number; endpoint: string; failure: string }): string {
-  const how = event.failure.startsWith('refused') ? event.failure : `failed (${event.failure})`;
-  return `${phaseLabel(event.phase)} — retrying: ${event.attempts} attempt${event.attempts === 1 ? '' : 's'} to ${event.endpoint} ${how}`;
 }
 
 async function decideBackend(project: LoadedProject, plan: ExecutionPlan, options: TickOptions): Promise<{ plan: ExecutionPlan; backendReason: string }> {
