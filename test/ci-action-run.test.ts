@@ -8,11 +8,11 @@
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { runJob, type JobResult, type WorkflowStep } from './ci/actions-runner.js';
+import { runJob, type JobResult, type WorkflowStep, hostedRunnerEnv } from './ci/actions-runner.js';
 import { checkout, CHECKOUT, GIT_IDENTITY } from './ci/scratch-project.js';
 import { startFakeGitHub, type FakeGitHub } from './fakes/fake-github-server.js';
 
@@ -80,16 +80,10 @@ beforeAll(async () => {
   await writeFile(emptyGitConfig, '');
   await mkdir(join(root, 'tmp'));
   runnerEnv = {
-    PATH: [dirname(process.execPath), '/usr/bin', '/bin'].join(':'),
-    HOME: process.env.HOME ?? root,
-    TMPDIR: join(root, 'tmp'),
-    LANG: 'C.UTF-8',
-    CI: 'true',
-    GITHUB_ACTIONS: 'true',
+    ...hostedRunnerEnv(root),
     GITHUB_ACTION_PATH: CHECKOUT,
     GIT_CONFIG_GLOBAL: emptyGitConfig,
     GIT_CONFIG_NOSYSTEM: '1',
-    NO_COLOR: '1',
     GITHUB_REPOSITORY: 'acme/demo',
     GITHUB_API_URL: github.url,
     GH_TOKEN: 'test-token',

@@ -12,13 +12,13 @@
 import { execFile } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { validateWorkflow } from '@action-validator/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { actionlint } from './ci/actionlint.js';
-import { runJob, type JobResult, type WorkflowJob } from './ci/actions-runner.js';
+import { runJob, type JobResult, type WorkflowJob, hostedRunnerEnv } from './ci/actions-runner.js';
 import { CHECKOUT, GIT_IDENTITY } from './ci/scratch-project.js';
 import { startFakeGitHub, type FakeGitHub } from './fakes/fake-github-server.js';
 
@@ -89,13 +89,7 @@ beforeAll(async () => {
   await Promise.all(['npm', 'loop-runtime'].map((name) => chmod(join(shims, name), 0o755)));
   await mkdir(join(root, 'tmp'));
   runnerEnv = {
-    PATH: [shims, dirname(process.execPath), '/usr/bin', '/bin'].join(':'),
-    HOME: process.env.HOME ?? root,
-    TMPDIR: join(root, 'tmp'),
-    LANG: 'C.UTF-8',
-    CI: 'true',
-    GITHUB_ACTIONS: 'true',
-    NO_COLOR: '1',
+    ...hostedRunnerEnv(root, shims),
     GITHUB_REPOSITORY: 'acme/demo',
     GITHUB_API_URL: github.url,
     ...GIT_IDENTITY,

@@ -29,7 +29,7 @@ import { promisify } from 'node:util';
 import { validateWorkflow } from '@action-validator/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { runJob, type JobResult, type WorkflowJob } from './ci/actions-runner.js';
+import { runJob, type JobResult, type WorkflowJob, hostedRunnerEnv } from './ci/actions-runner.js';
 import { checkout, packCheckout, scratchRepository } from './ci/scratch-project.js';
 
 const run = promisify(execFile);
@@ -101,18 +101,12 @@ beforeAll(async () => {
   await writeFile(emptyGitConfig, '');
   await mkdir(join(root, 'tmp'));
   runnerEnv = {
-    PATH: [shims, dirname(process.execPath), '/usr/bin', '/bin'].join(':'),
-    HOME: process.env.HOME ?? root,
-    TMPDIR: join(root, 'tmp'),
-    LANG: 'C.UTF-8',
-    CI: 'true',
-    GITHUB_ACTIONS: 'true',
+    ...hostedRunnerEnv(root, shims),
     // Hosted runners have no git identity; loop-runtime must not need one.
     GIT_CONFIG_GLOBAL: emptyGitConfig,
     GIT_CONFIG_NOSYSTEM: '1',
     npm_config_offline: 'true',
     npm_config_update_notifier: 'false',
-    NO_COLOR: '1',
   };
   const claude = await run('sh', ['-c', 'command -v claude || true'], { env: runnerEnv });
   expect(claude.stdout.trim(), 'the runner PATH must not hold a claude binary').toBe('');

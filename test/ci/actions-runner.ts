@@ -11,7 +11,7 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export interface WorkflowStep {
   name?: string;
@@ -165,4 +165,21 @@ export async function runJob(job: WorkflowJob, options: RunJobOptions): Promise<
     if (ran.code !== 0) failed = true;
   }
   return { steps: results, failed, summary: await readFile(summaryPath, 'utf8'), outputs: Object.fromEntries(outputs) };
+}
+
+/**
+ * The environment every step of a hosted runner sees, as the tests emulate it: `shims` (fake tools) first on PATH,
+ * then this Node and the system's bin directories, a private TMPDIR under `root` (created by the caller), `CI` and
+ * `GITHUB_ACTIONS` set, no colour. Each test adds what its workflow needs (the repository, the API URL, git config).
+ */
+export function hostedRunnerEnv(root: string, shims: string | null = null): Record<string, string> {
+  return {
+    PATH: [...(shims ? [shims] : []), dirname(process.execPath), '/usr/bin', '/bin'].join(':'),
+    HOME: process.env.HOME ?? root,
+    TMPDIR: join(root, 'tmp'),
+    LANG: 'C.UTF-8',
+    CI: 'true',
+    GITHUB_ACTIONS: 'true',
+    NO_COLOR: '1',
+  };
 }
