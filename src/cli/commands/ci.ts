@@ -220,6 +220,9 @@ async function ciInit({ options, io }: CommandContext): Promise<CommandOutput> {
   return { exitCode: ExitCode.ok, json: { ...json, written: true }, text };
 }
 
+type OpenedRuntime = Awaited<ReturnType<typeof import('../../composition/runtime.js').openRuntime>>;
+type OpenRuntimeOnce = () => Promise<OpenedRuntime>;
+
 async function ciSummary({ args, options, io }: CommandContext): Promise<CommandOutput> {
   const file = args[1];
   if (!file) throw new LoopRuntimeError('USAGE', 'ci summary needs the JSON file `run --json` wrote.', { fix: 'run `loop-runtime ci summary result.json`.' });
@@ -231,30 +234,32 @@ async function ciSummary({ args, options, io }: CommandContext): Promise<Command
     output = null;
   }
   const given = options.exitCode === undefined || options.exitCode === '' ? undefined : Number(options.exitCode);
-  const metrics = await summaryMetrics(io, output, typeof options.since === 'string' ? options.since : '30d');
+  // One runtime (configuration and store) for the metrics section and the outputs' cost, opened only if one asks.
+  let opening: Promise<OpenedRuntime> | null = null;
+  const runtime: OpenRuntimeOnce = () =>
+    (opening ??= Promise.all([import('../../composition/runtime.js'), import('../../composition/host-adapters.js')]).then(([{ openRuntime }, { clockFor }]) =>
+      openRuntime({ cwd: io.cwd, env: io.env, clock: clockFor() }),
+    ));
+  const metrics = await summaryMetrics(runtime, output, typeof options.since === 'string' ? options.since : '30d');
   const summary = renderCiSummary(output, { ...(given !== undefined && Number.isInteger(given) ? { exitCode: given } : {}), ...(metrics ? { metrics } : {}) });
   const summaryPath = io.env.GITHUB_STEP_SUMMARY;
   if (summaryPath) await appendFile(summaryPath, `${summary.markdown}\n`, 'utf8');
-  const priceNotice = options.outputs ? await writeActionOutputs(io.env.GITHUB_OUTPUT, output, io.cwd, io.env) : null;
+  const priceNotice = options.outputs ? await writeActionOutputs(io.env.GITHUB_OUTPUT, output, runtime) : null;
   const text = [...summary.annotations, ...(priceNotice ? [priceNotice] : []), ...(summaryPath ? [] : [summary.markdown])].join('\n');
   return { exitCode: summary.exitCode, json: summary, text };
 }
 
 /**
  * `--outputs`: the Action's outputs (action.yml) into `$GITHUB_OUTPUT`, from the JSON (see action-outputs.ts); the cost
- * from the project's store (the spend journal, or the fleet's Postgres rows), priced by the backends' price table as `metrics` and the console have it. A price nobody
- * knows leaves `cost-usd` empty and returns the notice that says so.
+ * from the project's store (the spend journal, or the fleet's Postgres rows), priced by the backends' price table as
+ * `metrics` and the console have it. A price nobody knows leaves `cost-usd` empty and returns the notice that says so.
  */
-async function writeActionOutputs(path: string | undefined, output: unknown, cwd: string, env: Record<string, string | undefined>): Promise<string | null> {
+async function writeActionOutputs(path: string | undefined, output: unknown, runtime: OpenRuntimeOnce): Promise<string | null> {
   if (!path) throw new LoopRuntimeError('USAGE', 'ci summary --outputs needs GITHUB_OUTPUT, the file a GitHub step writes its outputs to; it is not set.', { fix: 'run it inside a GitHub Actions step (the Action does), or set GITHUB_OUTPUT=<file> to try it locally.' });
-  const [{ actionOutputsWithCost, githubOutputLines, tickIdsIn }, { openRuntime }, { clockFor }] = await Promise.all([
-    import('../../ci/action-outputs.js'),
-    import('../../composition/runtime.js'),
-    import('../../composition/host-adapters.js'),
-  ]);
+  const { actionOutputsWithCost, githubOutputLines, tickIdsIn } = await import('../../ci/action-outputs.js');
   // The project's store (files or the fleet's Postgres), as `metrics` reads it; a configuration that does not load
   // leaves the cost unknown (empty), never a guess.
-  const spend = await openRuntime({ cwd, env, clock: clockFor() })
+  const spend = await runtime()
     .then((opened) => (opened.ok ? opened.runtime.spendOfTicks(tickIdsIn(output)) : new Map()))
     .catch(() => new Map());
   const { outputs, priceUnknown } = actionOutputsWithCost(output, spend);
@@ -267,16 +272,14 @@ async function writeActionOutputs(path: string | undefined, output: unknown, cwd
  * The run's loops' metrics over `window` (default 30 days; the state branch was pulled before the ticks), for the summary.
  * No loop in the output (no JSON, a config error): no section. A repository that cannot be read: a line saying why.
  */
-async function summaryMetrics(io: CommandContext['io'], output: unknown, window: string): Promise<import('../../ci/ci-metrics.js').CiMetrics | null> {
-  const [{ loopsInRunOutput }, { parseSince }] = await Promise.all([import('../../ci/ci-summary.js'), import('../../core/outcomes/index.js')]);
+async function summaryMetrics(runtime: OpenRuntimeOnce, output: unknown, window: string): Promise<import('../../ci/ci-metrics.js').CiMetrics | null> {
+  const [{ loopsInRunOutput }, { parseSince }, { clockFor }] = await Promise.all([import('../../ci/ci-summary.js'), import('../../core/outcomes/index.js'), import('../../composition/host-adapters.js')]);
   const loops = loopsInRunOutput(output);
   if (loops.length === 0) return null;
-  const clock = (await import('../../composition/host-adapters.js')).clockFor();
-  const since = parseSince(window, clock.now());
+  const since = parseSince(window, clockFor().now());
   if (since === null) throw new LoopRuntimeError('USAGE', `--since ${window} is not a duration or a date.`, { fix: 'use e.g. 12h, 30d, 2w or 2026-11-01.' });
   try {
-    const { openRuntime } = await import('../../composition/runtime.js');
-    const opened = await openRuntime({ cwd: io.cwd, env: io.env, clock });
+    const opened = await runtime();
     if (!opened.ok) return { unavailable: `the configuration did not load (${opened.issues.length} problem(s)).` };
     const result = await opened.runtime.metrics(undefined, { since, audit: false });
     if (!result.ok) return { unavailable: `the configuration did not load (${result.issues.length} problem(s)).` };
