@@ -194,7 +194,9 @@ const rust = {
 
 export const LANGUAGES = [python, go, rust];
 
-const git = (cwd, args) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.test', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.test', GIT_CONFIG_NOSYSTEM: '1' } });
+// Fixed dates: every copy of a language's repository has the same commits, so a base result cached for one copy holds for the next.
+const FIXED_DATES = { GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z' };
+const git = (cwd, args) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.test', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.test', GIT_CONFIG_NOSYSTEM: '1', ...FIXED_DATES } });
 
 function applyBug(root, [path, from, to]) {
   const file = join(root, path);
@@ -234,7 +236,9 @@ export function caughtBy(verification) {
 
 /**
  * One tick over a fresh copy of `lang`'s repository with `edit` as the implementer's change.
- * `parts`: { LoopEngine, buildPlan, createMemoryPorts, ScriptedEditBackend, GitWorkspace, BwrapRunner, detectVerifyCommands, pattern }.
+ * `parts`: { LoopEngine, buildPlan, createMemoryPorts, ScriptedEditBackend, GitWorkspace, BwrapRunner, detectVerifyCommands, pattern },
+ * optionally `baselineCache`: one cache for every tick's copy (they share the base commit), as ticks on one checkout
+ * share `.loop-runtime/baseline-cache.json` — then only the first tick runs the base.
  */
 export async function languageTick(parts, lang, edit, testEdits, runnerSettings = {}) {
   const root = makeLanguageRepo(lang);
@@ -244,6 +248,7 @@ export async function languageTick(parts, lang, edit, testEdits, runnerSettings 
     const plan = parts.buildPlan(parts.pattern, { level: 'L2', detectedVerifyCommands: detected, overrides });
     const memory = parts.createMemoryPorts({ plan });
     const workspace = new parts.GitWorkspace({ root, patternId: plan.pattern.id, clock: memory.clock });
+    if (parts.baselineCache) workspace.baselineCache = () => parts.baselineCache;
     const backend = new parts.ScriptedEditBackend({ edit });
     const result = await new parts.LoopEngine(plan, { ...memory, workspace, backend, commands: new parts.BwrapRunner(runnerSettings) }).tick();
     const verification = result.kind === 'proposed' || result.kind === 'escalated' || result.kind === 'rejected' ? result.verification : null;

@@ -3,15 +3,18 @@
  * subset of what `npm run bench` runs (scripts/bench-verification-langs.js). Each repository has the item's bug
  * and an unrelated red test; every case is one engine tick with the real runner in bubblewrap. Per language:
  * the honest fix is committed although the unrelated test stays red (the allowed twin), and each cheat is kept
- * out, with the rule that caught it. The Go ticks share one build cache, as ticks on one checkout do (the first
- * base run fills it; each change's run reads a throwaway copy), so only the first `go test` compiles the standard
- * library's test dependencies.
+ * out, with the rule that caught it. A file's ticks share what ticks on one checkout share: the base result
+ * (the baseline cache — every copy of the repository has the same base commit, so the honest tick, first, runs the
+ * base and each cheat's tick reads it, as a second tick on an unchanged base does) and, for Go, the build cache (the
+ * first base run fills it; each change's run reads a throwaway copy), so only the first `go test` compiles the
+ * standard library's test dependencies.
  *
  * This module holds the parts and the expectations; one test file per language (`cheats-<language>.test.ts`) runs
  * them, so the three run in parallel forks.
  */
 import { afterAll, expect } from 'vitest';
 import { BwrapRunner, detectSandbox } from '../src/adapters/command-runner/bwrap-runner.js';
+import { fileBaselineCache } from '../src/adapters/workspace/git-baseline-cache.js';
 import { GitWorkspace } from '../src/adapters/workspace/git-workspace.js';
 import { LoopEngine } from '../src/core/engine/loop-engine.js';
 import { buildPlan } from '../src/core/plan/build-plan.js';
@@ -27,7 +30,10 @@ export const useCheatCleanup = (): void => afterAll(cleanupTempDirs);
 /** The catalogue runs only where bubblewrap does (`describe.runIf(hasBwrap)`). */
 export const hasBwrap = (await detectSandbox()).kind === 'bwrap';
 export const LONG = 600_000;
-const parts = { LoopEngine, buildPlan, createMemoryPorts, ScriptedEditBackend, GitWorkspace, BwrapRunner, detectVerifyCommands, pattern: dailyTriagePattern };
+// One baseline cache per file's ticks, as ticks on one checkout share one.
+const baselineCache = fileBaselineCache(await tempDir('cheats-baseline-'));
+const parts = { LoopEngine, buildPlan, createMemoryPorts, ScriptedEditBackend, GitWorkspace, BwrapRunner, detectVerifyCommands, pattern: dailyTriagePattern, baselineCache };
+const FROM_CACHE = /^base [0-9a-f]{12}: results from the cache/;
 
 export const language = (name: Language['language']): Language => LANGUAGES.find((entry) => entry.language === name)!;
 const cheat = (lang: Language, name: string) => {
@@ -43,6 +49,8 @@ export async function expectHonestCommitted(lang: Language) {
   const tick = await languageTick(parts, lang, lang.fix, undefined, runnerSettings);
   const text = tick.reasons.join('\n');
   expect(tick.committed, text).toBe(true);
+  // First in its file: it runs the base itself and fills the cache the cheats' ticks read.
+  expect(tick.steps.some((step) => FROM_CACHE.test(step)), tick.steps.join('\n')).toBe(false);
   expect(text).toMatch(new RegExp(`fail-to-pass .*${escape(`\`${lang.target}\``)}.* failed at the base and pass now`));
   expect(text).toMatch(new RegExp(`${escape(`\`${lang.unrelated}\``)}.* failed at the base and still fail — not what this item is about, so not blocking`));
 }
@@ -51,6 +59,7 @@ export async function expectKeptOut(lang: Language, name: string, rule: string, 
   const tick = await languageTick(parts, lang, cheat(lang, name), testEdits, runnerSettings);
   expect(tick.committed, `${name}: ${tick.reasons.join('\n')}`).toBe(false);
   expect(tick.rules, `${name}: ${tick.reasons.join('\n')}`).toContain(rule);
+  expect(tick.steps.some((step) => FROM_CACHE.test(step)), `${name}: the base ran again\n${tick.steps.join('\n')}`).toBe(true);
 }
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
