@@ -128,7 +128,7 @@ describe('codex argument and config mapping (golden)', () => {
     expect(args).not.toContain('shell_tool');
     expect(toCodexArgs({ role: 'implement', permissions: { write: true, execute: true }, cwd: '/wt', model: 'm', catalogPath: '/h/c.json' })).toContain('shell_tool');
   });
-  it('writes one provider that points at the endpoint and reads the key from a variable', () => {
+  it('writes one provider that points at the endpoint and reads the key from a variable; analytics off', () => {
     expect(toCodexConfigToml({ baseUrl: 'http://127.0.0.1:4000', apiKeyEnv: 'OPENAI_API_KEY', model: 'gpt-5.1-codex', maxRetries: 0, developerInstructions: 'Be "careful".\nLine two.' })).toMatchInlineSnapshot(`
       "model = "gpt-5.1-codex"
       model_provider = "loop-runtime"
@@ -142,6 +142,9 @@ describe('codex argument and config mapping (golden)', () => {
       env_key = "OPENAI_API_KEY"
       request_max_retries = 0
       stream_max_retries = 0
+
+      [analytics]
+      enabled = false
       "
     `);
   });

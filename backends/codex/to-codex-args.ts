@@ -123,6 +123,11 @@ export function toCodexConfigToml(input: CodexConfigInput): string {
     `request_max_retries = ${input.maxRetries}`,
     `stream_max_retries = ${input.maxRetries}`,
     '',
+    // Codex exports usage metrics to OpenAI by default; in the sandbox its DNS lookup fails and codex waits ~5 s
+    // for it before exiting, on every call. A loop's calls are its own business: off.
+    '[analytics]',
+    'enabled = false',
+    '',
   ].join('\n');
 }
 
