@@ -3,10 +3,11 @@
  * and one engine tick over them: GitWorkspace, the real BwrapRunner, zero-config verification commands, a
  * scripted implementer edit. What the per-test verification end-to-end tests share.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { dailyTriagePattern } from './fixtures/patterns.js';
-import { makeRepo, sh, writeFiles } from './git-fixtures.js';
+import { GIT_ENV, makeRepo, sh, writeFiles } from './git-fixtures.js';
 import { buildPlan } from '../src/core/plan/build-plan.js';
 import { LoopEngine } from '../src/core/engine/loop-engine.js';
 import { GitWorkspace } from '../src/adapters/workspace/git-workspace.js';
@@ -14,7 +15,7 @@ import { BwrapRunner } from '../src/adapters/command-runner/bwrap-runner.js';
 import { detectVerifyCommands } from '../src/project/detect-verify.js';
 import { createMemoryPorts } from '../src/testing/create-memory-ports.js';
 import { ScriptedEditBackend } from '../src/testing/scripted-edit-backend.js';
-import type { CommandRunner, Workspace, WorkspaceFiles } from '../src/core/ports/index.js';
+import type { BaselineCache, CommandRunner, Workspace, WorkspaceFiles } from '../src/core/ports/index.js';
 
 export type Edit = (files: Required<WorkspaceFiles>) => Promise<void>;
 
@@ -65,7 +66,6 @@ export const NODE_FIX = replaceIn('src/textutil.js', 'text.toUpperCase();', "tex
  * The project's `addopts` uses the plugin's option, so pytest on PATH (without the plugin) exits with a usage error.
  */
 export async function addVenvWithPlugin(root: string): Promise<void> {
-  const { execFileSync } = await import('node:child_process');
   execFileSync('python3', ['-m', 'venv', '--system-site-packages', join(root, '.venv')]);
   const sitePackages = execFileSync(join(root, '.venv', 'bin', 'python'), ['-c', 'import sysconfig; print(sysconfig.get_paths()["purelib"])'], { encoding: 'utf8' }).trim();
   await writeFile(join(sitePackages, 'pytest_projectflag.py'), 'def pytest_addoption(parser):\n    parser.addoption("--project-flag", action="store_true")\n');
@@ -84,14 +84,23 @@ export interface PerTestTick {
   committed: string[];
 }
 
-/** One L2 tick over a fresh repository made of `files` (plus `untracked`, e.g. a virtualenv), zero config. */
-export async function perTestTick(files: Record<string, string>, edit: Edit, options: { testEdits?: 'escalate' | 'allow'; untracked?: (root: string) => Promise<void>; runner?: () => CommandRunner; verify?: string[]; workspace?: (workspace: GitWorkspace) => Workspace } = {}): Promise<PerTestTick> {
+const FIXED_DATE = { GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z' };
+
+/**
+ * One L2 tick over a fresh repository made of `files` (plus `untracked`, e.g. a virtualenv), zero config.
+ * `baselineCache`: one cache for several ticks over the same `files`, as ticks on one checkout share theirs — the
+ * commit has fixed dates, so every such repository has the same base commit and only the first tick runs the base.
+ */
+export async function perTestTick(files: Record<string, string>, edit: Edit, options: { testEdits?: 'escalate' | 'allow'; untracked?: (root: string) => Promise<void>; runner?: () => CommandRunner; verify?: string[]; workspace?: (workspace: GitWorkspace) => Workspace; baselineCache?: BaselineCache } = {}): Promise<PerTestTick> {
   const root = await makeRepo(files);
+  execFileSync('git', ['commit', '--quiet', '--amend', '--no-edit', '--reset-author'], { cwd: root, env: { ...process.env, ...GIT_ENV, ...FIXED_DATE }, stdio: 'ignore' });
   await options.untracked?.(root);
   const detected = await detectVerifyCommands(root);
   const plan = buildPlan(dailyTriagePattern, { level: 'L2', detectedVerifyCommands: detected, overrides: { maxAttempts: 1, ...(options.testEdits ? { testEdits: options.testEdits } : {}), ...(options.verify ? { verify: options.verify } : {}) } });
   const memory = createMemoryPorts({ plan });
   const git = new GitWorkspace({ root, patternId: plan.pattern.id, clock: memory.clock });
+  const shared = options.baselineCache;
+  if (shared) git.baselineCache = () => shared;
   const workspace = options.workspace?.(git) ?? git;
   const backend = new ScriptedEditBackend({ edit });
   const result = await new LoopEngine(plan, { ...memory, workspace, backend, commands: options.runner?.() ?? new BwrapRunner() }).tick();
