@@ -122,6 +122,8 @@ describe('OpenCode backend (real CLI, fake OpenAI-compatible API)', () => {
     expect(result).toMatchObject({ ok: false, reason: 'budget', retryable: false });
     const spent = totalTokens(result.usage);
     expect(spent).toBe(54_000);
+    // Every count, not only the sum (the conformance budget case's check, which opencode's conformance file leaves to this one).
+    expect(result.usage).toMatchObject({ inputTokens: 45_000, outputTokens: 9_000, cacheReadTokens: 0, cacheWriteTokens: 0 });
     // Overshoot: opencode reports usage once per finished step, so the kill lands at the step that crosses.
     expect(spent - maxTokens).toBeLessThanOrEqual(18_000);
     expect(server.requests.length).toBeLessThanOrEqual(4);
