@@ -23,6 +23,8 @@ export interface EngineParts {
   BwrapRunner: unknown;
   detectVerifyCommands: unknown;
   pattern: unknown;
+  /** One baseline cache for every tick's copy of a language's repository (same base commit): only the first tick runs the base. */
+  baselineCache?: unknown;
 }
 export interface LanguageTick {
   detected: string[];

@@ -88,12 +88,12 @@ const FIXED_DATE = { GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z', GIT_COMMITTER_DATE
 
 /**
  * One L2 tick over a fresh repository made of `files` (plus `untracked`, e.g. a virtualenv), zero config.
- * `baselineCache`: one cache for several ticks over the same `files`, as ticks on one checkout share theirs — the
- * commit has fixed dates, so every such repository has the same base commit and only the first tick runs the base.
+ * `baselineCache`: one cache for several ticks over the same `files`, as ticks on one checkout share theirs — then
+ * the commit gets fixed dates, so every such repository has the same base commit and only the first tick runs the base.
  */
 export async function perTestTick(files: Record<string, string>, edit: Edit, options: { testEdits?: 'escalate' | 'allow'; untracked?: (root: string) => Promise<void>; runner?: () => CommandRunner; verify?: string[]; workspace?: (workspace: GitWorkspace) => Workspace; baselineCache?: BaselineCache } = {}): Promise<PerTestTick> {
   const root = await makeRepo(files);
-  execFileSync('git', ['commit', '--quiet', '--amend', '--no-edit', '--reset-author'], { cwd: root, env: { ...process.env, ...GIT_ENV, ...FIXED_DATE }, stdio: 'ignore' });
+  if (options.baselineCache) execFileSync('git', ['commit', '--quiet', '--amend', '--no-edit', '--reset-author'], { cwd: root, env: { ...process.env, ...GIT_ENV, ...FIXED_DATE }, stdio: 'ignore' });
   await options.untracked?.(root);
   const detected = await detectVerifyCommands(root);
   const plan = buildPlan(dailyTriagePattern, { level: 'L2', detectedVerifyCommands: detected, overrides: { maxAttempts: 1, ...(options.testEdits ? { testEdits: options.testEdits } : {}), ...(options.verify ? { verify: options.verify } : {}) } });
