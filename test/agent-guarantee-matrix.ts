@@ -9,8 +9,8 @@
  *     received, none lands in the worktree — and the allowed twin (a normal
  *     file in its own directory) is read;
  * (b) an unreachable endpoint costs 0 and the result names it;
- * (c) a ≥ 400 answer costs 0;
- * (d) a model streaming past the reservation is stopped near it;
+ * (c) a ≥ 400 answer (a bad key) costs 0 and is reason auth, not retryable, with a fix;
+ * (d) a model streaming past the reservation is stopped near it (reason budget, not retryable);
  * (e) at L3 without bubblewrap the CLI is refused before any model call,
  *     and below L3 with the opt-out it runs (logged), still metered;
  * (f) a 120-character TMPDIR does not break the contained run;
@@ -231,7 +231,9 @@ export function describeAgentGuarantees(name: (typeof CLI_ROWS)[number]): void {
     it('(c) a refused (≥ 400) request costs 0', async () => {
       const fake = await fakeFor(row, [row.refusal, row.refusal, row.refusal]);
       const result = await row.backend(fake.server.url, {}).run(agentRequest('check', worktree));
-      expect(result).toMatchObject({ ok: false });
+      // Every row's refusal is a bad key: reason auth, not retried, with a fix.
+      expect(result).toMatchObject({ ok: false, reason: 'auth', retryable: false });
+      expect(result.ok === false && result.message).toContain('To fix:');
       expect(fake.calls().length).toBeGreaterThan(0);
       expect(totalTokens(result.usage)).toBe(0);
     });
@@ -240,7 +242,7 @@ export function describeAgentGuarantees(name: (typeof CLI_ROWS)[number]): void {
       const fake = await fakeFor(row, [row.runaway]);
       const maxTokens = 5_000;
       const result = await row.backend(fake.server.url, {}).run(agentRequest('check', worktree, { maxTokens }));
-      expect(result).toMatchObject({ ok: false, reason: 'budget' });
+      expect(result).toMatchObject({ ok: false, reason: 'budget', retryable: false });
       const spent = totalTokens(result.usage);
       expect(spent).toBeGreaterThanOrEqual(maxTokens);
       expect(spent - maxTokens).toBeLessThan(2_500);
