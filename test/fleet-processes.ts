@@ -78,7 +78,7 @@ export function spawnUntilReady(command: string, args: readonly string[], option
  * const row = await eventually(() => findRun(tickId), 'the tick in the run history');
  * ```
  */
-export async function eventually<T>(probe: () => Promise<T | null>, what: string | (() => string), options: { attempts?: number; everyMs?: number } = {}): Promise<T> {
+export async function eventually<T>(probe: () => Promise<T | null>, what: string | (() => string | Promise<string>), options: { attempts?: number; everyMs?: number } = {}): Promise<T> {
   const everyMs = options.everyMs ?? 100;
   const deadline = Date.now() + Math.max((options.attempts ?? 400) * everyMs, 240_000);
   for (;;) {
@@ -87,7 +87,8 @@ export async function eventually<T>(probe: () => Promise<T | null>, what: string
     if (Date.now() > deadline) break;
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
-  throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
+  // `what` runs only now: the state worth seeing on a timeout (open workflows, a log tail), not queried at every poll.
+  throw new Error(`timed out waiting for ${typeof what === 'string' ? what : await what()}`);
 }
 
 /**
