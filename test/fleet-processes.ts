@@ -4,14 +4,11 @@
  * bounded poll (never a wall-clock assertion) and one-query reads.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
+import { bundledChild } from './bundled-child.js';
 import { cleanupTempDirs, GIT_ENV } from './git-fixtures.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
 
@@ -150,49 +147,14 @@ export async function queryRows<T extends pg.QueryResultRow>(url: string, text: 
   }
 }
 
-let serviceChild: Promise<string> | undefined;
-let serviceChildDirectory: string | undefined;
-// The bundle goes with the test file that made it (a vitest fork may end without an 'exit' event).
-afterAll(() => {
-  if (serviceChildDirectory) rmSync(serviceChildDirectory, { recursive: true, force: true });
-});
-
 /**
- * `test/fleet-service-child.ts` and the sources it reaches, bundled by esbuild once per test process (as the
- * package's own build bundles `src/`): each worker start is then one node process reading one file. Run with
- * vite-node, every start transformed the worker's modules again, a few seconds of CPU per start. The bundle lies
- * under node_modules/.cache so the packages it leaves external resolve from this checkout; `import.meta.url` is
- * a module two levels below the package root, as in dist/lib, where the package root and version are looked for.
- */
-function serviceChildBundle(root: string): Promise<string> {
-  serviceChild ??= (async () => {
-    mkdirSync(join(root, 'node_modules', '.cache'), { recursive: true });
-    const directory = await mkdtemp(join(root, 'node_modules', '.cache', 'fleet-service-child-'));
-    serviceChildDirectory = directory;
-    const outfile = join(directory, 'fleet-service-child.mjs');
-    await build({
-      entryPoints: [join(import.meta.dirname, 'fleet-service-child.ts')],
-      outfile,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      packages: 'external',
-      logLevel: 'error',
-      define: { 'import.meta.url': JSON.stringify(pathToFileURL(join(root, 'test', 'bundled', 'fleet-service-child.mjs')).href) },
-    });
-    return outfile;
-  })();
-  return serviceChild;
-}
-
-/**
- * A `loop-runtime worker` process wired as the CLI wires it (`test/fleet-service-child.ts`, bundled:
+ * A `loop-runtime worker` process wired as the CLI wires it (`test/fleet-service-child.ts`, bundled by
+ * test/bundled-child.ts:
  * `<url> <repo> <executorId> <run|die-after-proposal> <clock-start>`), started until it prints `ready`, with its
  * stderr kept in `lines`.
  */
 export async function startServiceWorker(args: readonly string[], track: ChildProcess[]): Promise<ReadyProcess> {
   const root = join(import.meta.dirname, '..');
-  const child = await serviceChildBundle(root);
+  const child = await bundledChild(join(import.meta.dirname, 'fleet-service-child.ts'));
   return spawnUntilReady(process.execPath, [child, ...args], { cwd: root, env: { ...process.env, ...GIT_ENV, NO_COLOR: '1', CI: '' }, track, stderrLines: true });
 }
