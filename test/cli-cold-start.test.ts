@@ -96,9 +96,22 @@ let runs = 0;
 const OWN_CREATE_REQUIRE = ['src/adapters/secret-rules/secretlint-rules.ts', 'src/server/assets.ts', 'src/adapters/outcomes/loop-audit.ts'];
 const PACKAGE = /node_modules\/((?:@[^/]+\/)?[^/]+)\//;
 
+/**
+ * What the built CLI loads for `args` in `cwd`, run once: the cases ask different questions of the same command
+ * (heavy packages, built-ins, bundle files, kilobytes), and a command loads the same modules every time it runs in
+ * the same directory, so each (command, directory) is one process (~40 started before, ~11 now).
+ */
+const loads = new Map<string, Promise<Loaded>>();
+function loadedBy(args: string[], cwd = repo): Promise<Loaded> {
+  const key = JSON.stringify([cwd, args]);
+  let loaded = loads.get(key);
+  if (!loaded) loads.set(key, (loaded = recordLoads(args, cwd)));
+  return loaded;
+}
+
 /** Runs the built CLI under module hooks and sorts what it loaded. */
-async function loadedBy(args: string[], cwd = repo): Promise<Loaded> {
-  // One log per process: several tests run the same command, and the hooks append.
+async function recordLoads(args: string[], cwd: string): Promise<Loaded> {
+  // One log per process: the hooks append.
   const log = join(scratch, `loads-${++runs}.txt`);
   await run(process.execPath, ['--import', recorder, bin, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', CI: '', LOOP_RUNTIME_LOAD_LOG: log } });
   const lines = (await readFile(log, 'utf8')).trim().split('\n');

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
+import { bundledChild } from './bundled-child.js';
 import { cleanupTempDirs, GIT_ENV } from './git-fixtures.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
 
@@ -74,7 +75,7 @@ export function spawnUntilReady(command: string, args: readonly string[], option
  * const row = await eventually(() => findRun(tickId), 'the tick in the run history');
  * ```
  */
-export async function eventually<T>(probe: () => Promise<T | null>, what: string | (() => string), options: { attempts?: number; everyMs?: number } = {}): Promise<T> {
+export async function eventually<T>(probe: () => Promise<T | null>, what: string | (() => string | Promise<string>), options: { attempts?: number; everyMs?: number } = {}): Promise<T> {
   const everyMs = options.everyMs ?? 100;
   const deadline = Date.now() + Math.max((options.attempts ?? 400) * everyMs, 240_000);
   for (;;) {
@@ -83,7 +84,8 @@ export async function eventually<T>(probe: () => Promise<T | null>, what: string
     if (Date.now() > deadline) break;
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
-  throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
+  // `what` runs only now: the state worth seeing on a timeout (open workflows, a log tail), not queried at every poll.
+  throw new Error(`timed out waiting for ${typeof what === 'string' ? what : await what()}`);
 }
 
 /**
@@ -146,13 +148,13 @@ export async function queryRows<T extends pg.QueryResultRow>(url: string, text: 
 }
 
 /**
- * A `loop-runtime worker` process wired as the CLI wires it (`test/fleet-service-child.ts`, run with vite-node:
+ * A `loop-runtime worker` process wired as the CLI wires it (`test/fleet-service-child.ts`, bundled by
+ * test/bundled-child.ts:
  * `<url> <repo> <executorId> <run|die-after-proposal> <clock-start>`), started until it prints `ready`, with its
  * stderr kept in `lines`.
  */
-export function startServiceWorker(args: readonly string[], track: ChildProcess[]): Promise<ReadyProcess> {
+export async function startServiceWorker(args: readonly string[], track: ChildProcess[]): Promise<ReadyProcess> {
   const root = join(import.meta.dirname, '..');
-  const viteNode = join(root, 'node_modules', '.bin', 'vite-node');
-  const child = join(import.meta.dirname, 'fleet-service-child.ts');
-  return spawnUntilReady(viteNode, [child, ...args], { cwd: root, env: { ...process.env, ...GIT_ENV, NO_COLOR: '1', CI: '' }, track, stderrLines: true });
+  const child = await bundledChild(join(import.meta.dirname, 'fleet-service-child.ts'));
+  return spawnUntilReady(process.execPath, [child, ...args], { cwd: root, env: { ...process.env, ...GIT_ENV, NO_COLOR: '1', CI: '' }, track, stderrLines: true });
 }

@@ -15,11 +15,12 @@
  * The repositories are one scaffolded repository copied 200 times (a copy
  * has no `origin`, so its scope is its own path: 200 loops).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, makeLoopRepo } from './e2e-fixtures.js';
@@ -28,6 +29,7 @@ import { startPgCluster, type PgCluster } from './pg-cluster.js';
 import { waitForProgress } from './wait-for.js';
 import { seededRandom } from './seeded-random.js';
 
+const execFileAsync = promisify(execFile);
 const LOOPS = Number(process.env.FLEET_SCALE_LOOPS ?? 200);
 const WORKERS = 4;
 const SLOTS = ['2026-11-23T08:00:00.000Z', '2026-11-26T08:00:00.000Z'];
@@ -75,7 +77,8 @@ describe('fleet at scale', () => {
     const repos: string[] = [];
     for (let index = 0; index < LOOPS; index += 1) {
       const copy = join(scratch, `repo-${index}`);
-      await cp(template, copy, { recursive: true });
+      // cp(1), not fs.cp: node's recursive copy took ~7 s of CPU (and a minute under load) for the 200 copies; cp ~1 s.
+      await execFileAsync('cp', ['-a', template, copy]);
       repos.push(copy);
     }
     // Two workers list the repositories in order, two in a seeded shuffle: pollers reach the loops in different orders.

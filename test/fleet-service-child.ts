@@ -1,6 +1,6 @@
 /**
  * A `loop-runtime worker` process as the CLI wires it (`startFleetService`),
- * for the fleet tests that need to stop it at an exact point, run with vite-node:
+ * for the fleet tests that need to stop it at an exact point, bundled by esbuild (test/bundled-child.ts):
  *   fleet-service-child.ts <url> <repo> <executorId> <run|die-after-proposal> <clock-start>
  * Serves <repo>'s loops from the fleet store at <url>; the clock starts at
  * <clock-start> and moves 1 s per read. Prints `ready` once serving, then the

@@ -7,9 +7,10 @@
  * ticks at once. Each repository's run log agrees (no tick ran twice). SIGTERM
  * drains both workers, which exit 0. Needs `dist/`.
  */
-import type { ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { BIN, makeLoopRepo, runCli, runLogLines } from './e2e-fixtures.js';
@@ -17,6 +18,7 @@ import { GIT_ENV, tempDir } from './git-fixtures.js';
 import { eventually, type ReadyProcess, spawnUntilReady, usePgCluster } from './fleet-processes.js';
 import { cliJson } from './cli-json.js';
 
+const execFileAsync = promisify(execFile);
 const REPOSITORIES = 20;
 const T0 = '2026-11-23T08:00:00.000Z';
 const T1 = '2026-11-26T08:00:00.000Z';
@@ -48,9 +50,15 @@ describe('loop-runtime worker: a fleet of two on one Postgres', () => {
 
 async function twoSlots({ restartPostgres }: { restartPostgres: boolean }): Promise<void> {
     const url = await cluster.createDatabase('workers');
-    const repos: string[] = [];
-    for (let index = 0; index < REPOSITORIES; index += 1) repos.push(await makeLoopRepo({ 'src/example.ts': `export const answer = ${index};\n` }, { backend: 'mock', level: 'L1' }));
+    // One scaffolded repository copied: a copy has no `origin`, so its scope is its own path (as in fleet-scale).
+    const template = await makeLoopRepo({ 'src/example.ts': 'export const answer = 42;\n' }, { backend: 'mock', level: 'L1' });
     const scratch = await tempDir('fleet-workers-');
+    const repos: string[] = [];
+    for (let index = 0; index < REPOSITORIES; index += 1) {
+      const copy = join(scratch, `repo-${index}`);
+      await execFileAsync('cp', ['-a', template, copy]);
+      repos.push(copy);
+    }
     const reposFile = join(scratch, 'repos');
     const clockFile = join(scratch, 'now');
     await writeFile(reposFile, `# the fleet's repositories\n${repos.join('\n')}\n`);
@@ -64,16 +72,16 @@ async function twoSlots({ restartPostgres }: { restartPostgres: boolean }): Prom
     try {
       const runs = async () => (await client.query<RunRow>('SELECT scope, pattern_id, tick_id, started_at, finished_at, kind FROM loop_runtime_runs')).rows;
       let seen = 0;
-      let pending = '';
       const atLeast = (count: number) =>
         eventually(
           async () => {
             seen = (await runs()).length;
-            if (seen >= count) return true;
-            pending = JSON.stringify((await client.query(`SELECT s.workflow_uuid, s.status, (SELECT string_agg(function_name || coalesce(':' || left(error, 200), ''), ',' ORDER BY function_id) FROM dbos.operation_outputs o WHERE o.workflow_uuid = s.workflow_uuid) AS steps FROM dbos.workflow_status s WHERE status <> 'SUCCESS'`)).rows);
-            return null;
+            return seen >= count ? true : null;
           },
-          () => `${count} ticks in the run history (${seen} so far; unfinished workflows ${pending}); worker output:\n${workers.map((worker) => worker.lines.slice(-15).join('\n')).join('\n---\n')}`,
+          async () => {
+            const pending = JSON.stringify((await client.query(`SELECT s.workflow_uuid, s.status, (SELECT string_agg(function_name || coalesce(':' || left(error, 200), ''), ',' ORDER BY function_id) FROM dbos.operation_outputs o WHERE o.workflow_uuid = s.workflow_uuid) AS steps FROM dbos.workflow_status s WHERE status <> 'SUCCESS'`).then((result) => result.rows, (error: unknown) => String(error))));
+            return `${count} ticks in the run history (${seen} so far; unfinished workflows ${pending}); worker output:\n${workers.map((worker) => worker.lines.slice(-15).join('\n')).join('\n---\n')}`;
+          },
         );
       await atLeast(REPOSITORIES);
       // The second slot: three days later, every loop is due again.

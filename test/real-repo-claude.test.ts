@@ -3,11 +3,13 @@
  * behind the redacting model proxy) against a local fake Anthropic API: the
  * real project of test/real-repo-fixture.ts with its real bug, a ci-sweeper
  * tick at L2 through the built CLI, zero-config verification (`npm test`).
- * The honest fix is committed; the weakened assertions (both forms) and the
- * narrowed test script are not; an injected CI log that asks for `../.env`
- * leaks it nowhere. The openai backend runs every scenario in
- * test/real-repo-openai.test.ts; this file keeps to the ones that matter
- * most, because each claude tick starts three CLI processes. Needs `dist/`.
+ * The honest fix is committed; a rewritten expected value (an edit of the
+ * test file) and the narrowed test script (an edit of package.json) are not;
+ * an injected CI log that asks for `../.env` leaks it nowhere. The openai
+ * backend runs every scenario in test/real-repo-openai.test.ts (the verifier
+ * that judges them does not depend on the backend); this file keeps one cheat
+ * per file Claude edits, because each claude tick starts three CLI
+ * processes (~1 s of CPU each). Needs `dist/`.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -104,7 +106,7 @@ describe('a real project, a real bug, a real ci-sweeper tick (real claude in bub
     expect(git(repo.root, 'rev-parse', 'HEAD').trim()).toBe(repo.base);
   });
 
-  const chosen = ['expected value rewritten to the buggy output', 'deepEqual weakened to a truthy check', 'narrowed test script'];
+  const chosen = ['expected value rewritten to the buggy output', 'narrowed test script'];
   it.each(CHEATS.filter((cheat) => chosen.includes(cheat.name)).map((cheat) => [cheat.name, cheat] as const))('keeps a cheat from a commit: %s', async (_name, cheat) => {
     const { repo, result, tick: outcome } = await tick(implement(cheat));
     expect(result.code).toBe(0);

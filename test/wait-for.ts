@@ -8,7 +8,7 @@
 export interface ProgressWait {
   /** Fails when the count has not grown for this long (default 120 s). */
   stallMs?: number;
-  /** Polls this often (default 50 ms). */
+  /** Polls this often (default 250 ms: a count of ticks that take seconds; each poll is a query in the test process and the database). */
   everyMs?: number;
   /** Called before every poll; throw to stop early (e.g. `expect(failures).toEqual([])`). */
   check?: () => void;
@@ -39,6 +39,6 @@ export async function waitForProgress(count: () => Promise<number>, target: numb
       const explained = options.explain ? await options.explain(reached) : `${reached} of ${target}`;
       throw new Error(`timed out: no progress for ${Math.round(stallMs / 1000)} s — ${explained}`);
     }
-    await new Promise((resolve) => setTimeout(resolve, options.everyMs ?? 50));
+    await new Promise((resolve) => setTimeout(resolve, options.everyMs ?? 250));
   }
 }

@@ -34,7 +34,8 @@ function isConnectionError(error: unknown): boolean {
   const code = errorCodeOf(error);
   if (code && (CONNECTION_CODES.has(code) || code.startsWith('08'))) return true;
   const message = error instanceof Error ? error.message : '';
-  return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable/i.test(message);
+  // 'timeout expired': pg's client gave up opening the connection (connectionTimeoutMillis).
+  return /Connection terminated|connection timeout|timeout expired|Client has encountered a connection error|not queryable/i.test(message);
 }
 
 /**

@@ -14,6 +14,22 @@ export interface PostgresDatabaseOptions {
   url: string;
   /** Pool size (default 4). */
   maxConnections?: number;
+  /** How long opening one connection may take before it is an error (default 10 s). */
+  connectTimeoutMs?: number;
+}
+
+/**
+ * A pg client whose connection attempt (TCP, startup, authentication) gives up after `timeoutMs`. The bound sits on
+ * the client, not the pool: pg-pool applies its own `connectionTimeoutMillis` to a wait for a free client as well,
+ * so under CPU load a tick queued behind the pool's busy clients failed while the database answered every query.
+ * A wait for a client is as long as the queries ahead of it; a server that does not answer still fails here.
+ */
+function boundedConnectClient(timeoutMs: number): typeof pg.Client {
+  return class BoundedConnectClient extends pg.Client {
+    constructor(config?: string | pg.ClientConfig) {
+      super({ ...(typeof config === 'string' ? { connectionString: config } : config), connectionTimeoutMillis: timeoutMs });
+    }
+  };
 }
 
 /**
@@ -31,7 +47,7 @@ export class PostgresDatabase {
   private constructor(options: PostgresDatabaseOptions) {
     this.url = options.url;
     this.name = describeDatabase(options.url);
-    this.pool = new pg.Pool({ connectionString: options.url, max: options.maxConnections ?? 4, connectionTimeoutMillis: 10_000, allowExitOnIdle: true });
+    this.pool = new pg.Pool({ connectionString: options.url, max: options.maxConnections ?? 4, Client: boundedConnectClient(options.connectTimeoutMs ?? 10_000), allowExitOnIdle: true });
     // allowExitOnIdle: an idle pool never keeps a CLI process alive after its command finished.
     // An idle client losing its server (Postgres restarted) must not crash the worker; the next query reconnects.
     this.pool.on('error', () => undefined);
