@@ -82,6 +82,12 @@ export class GitWorkspace implements Workspace {
   private readonly reviewed = new Map<string, string>();
   /** Per attempt: the ignored files the base's run left (see git-gated-tree.ts); none when no reset ran. */
   private readonly baseIgnored = new Map<string, IgnoredSnapshot>();
+  /**
+   * Attempts whose worktree restoreGatedTree compared with the index (the reviewed tree) since the last changes(),
+   * putting back whatever differed: commit() then has nothing left to compare (see there). Any other step that
+   * writes through this adapter forgets it.
+   */
+  private readonly settled = new Set<string>();
 
   constructor(options: GitWorkspaceOptions) {
     this.options = options;
@@ -171,7 +177,17 @@ export class GitWorkspace implements Workspace {
   }
 
   files(handle: WorkspaceHandle): WorkspaceFiles {
-    return confinedFiles(handle.path);
+    const files = confinedFiles(handle.path);
+    const remove = files.remove;
+    // A write through the port after the last comparison with the reviewed tree: commit() compares again.
+    return {
+      read: files.read,
+      write: async (path, content) => {
+        this.settled.delete(handle.id);
+        await files.write(path, content);
+      },
+      ...(remove ? { remove: async (path: string) => { this.settled.delete(handle.id); await remove(path); } } : {}),
+    };
   }
 
   /** The base's files: read one; run with the base's versions of `paths` (the reviewed tree comes back after). */
@@ -180,11 +196,13 @@ export class GitWorkspace implements Workspace {
   }
   async withBaseFiles<T>(handle: WorkspaceHandle, paths: readonly string[], run: () => Promise<T>, options?: { testItemsOf?: readonly string[] }): Promise<WorkspaceResult<{ value: T }>> {
     const reviewed = this.reviewed.get(handle.id);
+    this.settled.delete(handle.id);
     return reviewed === undefined ? refuseCommit(handle, 'changes() was never read, so no reviewed tree can be restored after the base tests') : withBaseFiles(handle, reviewed, paths, run, options?.testItemsOf);
   }
   /** Back to the base exactly after the baseline run (git-gated-tree.ts), the ignored files it left remembered. */
   async resetToBase(handle: WorkspaceHandle): Promise<WorkspaceResult<{}>> {
     try {
+      this.settled.delete(handle.id);
       const snapshot = await resetToBase(handle.path, handle.baseCommit);
       this.reviewed.delete(handle.id);
       this.baseIgnored.set(handle.id, snapshot);
@@ -196,8 +214,11 @@ export class GitWorkspace implements Workspace {
   /** Verification judges the reviewed tree: ignored writes since the base removed, source writes put back. */
   async restoreGatedTree(handle: WorkspaceHandle): Promise<WorkspaceResult<{ removedIgnored: string[]; written: string[] }>> {
     if (!this.reviewed.has(handle.id)) return refuseCommit(handle, 'changes() was never read, so there is no reviewed tree to verify');
+    this.settled.delete(handle.id);
     try {
-      return { ok: true, ...(await restoreGatedTree(handle.path, this.baseIgnored.get(handle.id) ?? new Map())) };
+      const restored = await restoreGatedTree(handle.path, this.baseIgnored.get(handle.id) ?? new Map());
+      this.settled.add(handle.id);
+      return { ok: true, ...restored };
     } catch (error) {
       return gitFailure(`Could not put ${handle.path} back to the reviewed tree for verification`, error, 'io');
     }
@@ -213,6 +234,7 @@ export class GitWorkspace implements Workspace {
 
   async changes(handle: WorkspaceHandle): Promise<WorkspaceResult<{ changes: ChangeSet }>> {
     const worktree = git(handle.path);
+    this.settled.delete(handle.id);
     try {
       // Side by side (each call is a process): `add --all` adds no ignored file, so the list is the same before and
       // after it, and the diffs only read the index (git's optional locks are off, see git-run.ts).
@@ -243,11 +265,16 @@ export class GitWorkspace implements Workspace {
     const reviewed = this.reviewed.get(handle.id);
     if (reviewed === undefined) return refuseCommit(handle, 'changes() was never read for it, so nothing was checked');
     try {
-      await worktree.raw(['add', '--all']);
-      const tree = (await worktree.raw(['write-tree'])).trim();
-      if (tree !== reviewed) {
-        const moved = splitNul(await worktree.raw(['diff-tree', '-r', '-z', '--name-only', '--no-renames', reviewed, tree]));
-        return refuseCommit(handle, `${moved.join(', ') || 'its files'} changed after changes() was read (by a verification command or a still-running agent?), so the commit would hold files nobody checked`);
+      // The commit records the reviewed tree by its id whatever the worktree holds; this pass says whether the
+      // worktree still agrees. After a restoreGatedTree since changes() it does: that status compared every file
+      // with the index (the reviewed tree) and put back what differed — the same pass again would find the same.
+      if (!this.settled.has(handle.id)) {
+        await worktree.raw(['add', '--all']);
+        const tree = (await worktree.raw(['write-tree'])).trim();
+        if (tree !== reviewed) {
+          const moved = splitNul(await worktree.raw(['diff-tree', '-r', '-z', '--name-only', '--no-renames', reviewed, tree]));
+          return refuseCommit(handle, `${moved.join(', ') || 'its files'} changed after changes() was read (by a verification command or a still-running agent?), so the commit would hold files nobody checked`);
+        }
       }
       // The reviewed tree itself, committed with plumbing: `git commit` would refresh the index over every file a
       // second time, and run the repository's prepare-commit-msg and post-commit hooks in the attempt's worktree
@@ -257,6 +284,7 @@ export class GitWorkspace implements Workspace {
       await worktree.raw(['update-ref', '-m', `commit: ${message.split('\n')[0] ?? ''}`, 'HEAD', sha]);
       this.reviewed.delete(handle.id);
       this.baseIgnored.delete(handle.id);
+      this.settled.delete(handle.id);
       await this.store.update(async (manifest) => ({
         manifest: updateEntry(manifest, handle.id, { status: 'merged', commit: sha, updatedAt: this.stamp() }),
         result: undefined,
@@ -272,6 +300,7 @@ export class GitWorkspace implements Workspace {
   async discard(handle: WorkspaceHandle): Promise<void> {
     this.reviewed.delete(handle.id);
     this.baseIgnored.delete(handle.id);
+    this.settled.delete(handle.id);
     await this.finish(handle.id, handle.branch, 'rejected', undefined, true);
   }
 
@@ -279,6 +308,7 @@ export class GitWorkspace implements Workspace {
   async keep(handle: WorkspaceHandle, reason: string): Promise<void> {
     this.reviewed.delete(handle.id);
     this.baseIgnored.delete(handle.id);
+    this.settled.delete(handle.id);
     await this.store.update(async (manifest) => ({
       manifest: updateEntry(manifest, handle.id, { status: 'escalated', reason, updatedAt: this.stamp() }),
       result: undefined,
