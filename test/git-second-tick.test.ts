@@ -5,18 +5,19 @@
  *   comparing again: what is written later is not in the commit; without that comparison, or after a write
  *   through the port, the commit compares and refuses;
  * - recover() checks the pool slots parked before it against git's worktree list read once; the worktree it parks
- *   itself is kept, and a slot git forgot or whose directory is gone is dropped, never handed out.
+ *   itself is kept, and a slot git forgot or whose directory is gone is dropped, never handed out;
+ * - resolveBase reads the commit and the branch in one process, naming the branch as `symbolic-ref --short` does.
  */
 import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { WorkItem, WorkspaceHandle } from '../src/core/ports/index.js';
-import { GitWorkspace } from '../src/adapters/workspace/git-workspace.js';
+import { GitWorkspace, resolveBase } from '../src/adapters/workspace/git-workspace.js';
 import { worktreesDirFor } from '../src/adapters/workspace/worktrees-location.js';
 import { parseManifest } from '../src/core/workspace/worktree-manifest.js';
 import { FixedClock } from '../src/testing/fixed-clock.js';
-import { cleanupTempDirs, makeRepo, sh } from './git-fixtures.js';
+import { cleanupTempDirs, makeRepo, sh, tempDir } from './git-fixtures.js';
 
 afterAll(cleanupTempDirs);
 
@@ -131,5 +132,29 @@ describe('recover() and the pool', () => {
       expect(await readFile(join(next.path, 'src/example.ts'), 'utf8')).toBe(BASE['src/example.ts']);
     }
     expect((await manifestOf(root)).pool).toEqual([]);
+  });
+});
+
+describe('resolveBase with no base branch named', () => {
+  it("names HEAD's commit and its branch as symbolic-ref --short does; detached, no branch; no commit, a clear error", async () => {
+    const root = await makeRepo({ ...BASE, HEAD: 'a file named like the ref\n' });
+    const head = () => sh(root, ['rev-parse', 'HEAD']).trim();
+    const cases: Array<[string, () => void]> = [
+      ['main', () => undefined],
+      ['feature/x-1', () => sh(root, ['checkout', '--quiet', '-b', 'feature/x-1'])],
+      // A tag of the same name: the short name must stay unambiguous.
+      ['heads/release', () => (sh(root, ['checkout', '--quiet', '-b', 'release']), sh(root, ['tag', 'release']))],
+    ];
+    for (const [name, arrange] of cases) {
+      arrange();
+      expect(sh(root, ['symbolic-ref', '--short', 'HEAD']).trim()).toBe(name);
+      expect(await resolveBase(root, null)).toEqual({ commit: head(), branch: name });
+    }
+    sh(root, ['checkout', '--quiet', '--detach']);
+    expect(await resolveBase(root, null)).toEqual({ commit: head(), branch: null });
+
+    const unborn = await tempDir('loop-unborn-');
+    sh(unborn, ['init', '--quiet']);
+    await expect(resolveBase(unborn, null)).rejects.toThrow(/not a git repository with at least one commit\. To fix: /);
   });
 });

@@ -31,7 +31,8 @@ export interface RecoverReport {
  */
 export async function recoverWorktrees(store: WorktreeStore, options: RecoverOptions): Promise<RecoverReport> {
   const report: RecoverReport = { stale: [], recycled: [], removedDirectories: [] };
-  await store.rootGit.tryRaw(['worktree', 'prune']);
+  // Also the test that the root is a repository at all: outside one there is nothing to recover.
+  if ((await store.rootGit.tryRaw(['worktree', 'prune'])) === null) return report;
   await store.update(async (current) => {
     let manifest: WorktreeManifest = current;
     const stamp = new Date(options.now).toISOString();

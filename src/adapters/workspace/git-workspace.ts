@@ -96,7 +96,6 @@ export class GitWorkspace implements Workspace {
 
   /** Prunes what crashed ticks left: stale entries, orphan directories, dead pool slots. */
   async recover(): Promise<void> {
-    if ((await this.store.rootGit.tryRaw(['rev-parse', '--git-dir'])) === null) return;
     await recoverWorktrees(this.store, {
       now: this.options.clock.now(),
       poolSize: this.poolSize,
@@ -237,19 +236,18 @@ export class GitWorkspace implements Workspace {
     this.settled.delete(handle.id);
     try {
       // Side by side (each call is a process): `add --all` adds no ignored file, so the list is the same before and
-      // after it, and the diffs only read the index (git's optional locks are off, see git-run.ts).
-      const [listed, tree] = await Promise.all([
+      // after it; once it has run, the index holds the change, and its tree (what commit() will record, and nothing
+      // else) and the diffs only read it (git's optional locks are off, see git-run.ts).
+      const added = worktree.raw(['add', '--all']);
+      const [listed, tree, nameStatus, numstat, patch] = await Promise.all([
         worktree.raw(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory']),
-        // The index then holds the change; its tree is what commit() will record, and nothing else.
-        worktree.raw(['add', '--all']).then(async () => (await worktree.raw(['write-tree'])).trim()),
+        added.then(async () => (await worktree.raw(['write-tree'])).trim()),
+        added.then(() => worktree.raw([...DIFF_ARGS, '-z', '--name-status', handle.baseCommit])),
+        added.then(() => worktree.raw([...DIFF_ARGS, '-z', '--numstat', handle.baseCommit])),
+        added.then(() => worktree.raw([...DIFF_ARGS, handle.baseCommit])),
       ]);
       // Caches and build outputs (`__pycache__/`, `target/`, `.pytest_cache/`) are no part of a change: the gate never counts them.
       const ignored = splitNul(listed).filter((path) => !isBuildOutput(path));
-      const [nameStatus, numstat, patch] = await Promise.all([
-        worktree.raw([...DIFF_ARGS, '-z', '--name-status', handle.baseCommit]),
-        worktree.raw([...DIFF_ARGS, '-z', '--numstat', handle.baseCommit]),
-        worktree.raw([...DIFF_ARGS, handle.baseCommit]),
-      ]);
       const files = buildChangedFiles(parseNameStatus(nameStatus), parseBinaryPaths(numstat), ignored);
       this.reviewed.set(handle.id, tree);
       return { ok: true, changes: { files, patch: capPatch(patch, this.options.patchLimit ?? 200_000) } };
