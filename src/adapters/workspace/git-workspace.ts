@@ -10,10 +10,10 @@
  * switches its branch instead of checking out every file again.
  */
 import type { BaselineCache, ChangeSet, Clock, CommitRecord, CommitRequest, ReadOnlyBind, WorkItem, Workspace, WorkspaceFiles, WorkspaceHandle, WorkspaceResult } from '../../core/ports/index.js';
-import { buildChangedFiles, capPatch, parseBinaryPaths, parseNameStatus, splitNul, withTrailers } from '../../core/workspace/git-diff-parse.js';
+import { splitNul, withTrailers } from '../../core/workspace/git-diff-parse.js';
 import { makeWorktreeId, updateEntry, type PoolSlot, type WorktreeEntry } from '../../core/workspace/worktree-manifest.js';
-import { isBuildOutput } from '../../core/verify/ignored-files.js';
 import { confinedFiles } from './git-confined-files.js';
+import { readChanges } from './git-read-changes.js';
 import { stripspace } from './git-commit-message.js';
 import { dependencyDirs, readAtCommit, withBaseFiles } from './git-base-files.js';
 import { recoverWorktrees } from './git-recover.js';
@@ -48,13 +48,6 @@ export interface GitWorkspaceOptions {
 }
 
 type PrepareRequest = Parameters<Workspace['prepare']>[0];
-
-/**
- * One diff shape whatever the user's git config says: renames found, no
- * external diff or textconv (the patch shows the real bytes), no colour, and
- * `a/` `b/` prefixes even under `diff.noprefix` or `diff.mnemonicPrefix`.
- */
-const DIFF_ARGS = ['diff', '--cached', '--find-renames', '--no-ext-diff', '--no-textconv', '--no-color', '--src-prefix=a/', '--dst-prefix=b/'] as const;
 
 function refuseCommit(handle: WorkspaceHandle, why: string): WorkspaceResult<never> {
   return {
@@ -176,17 +169,8 @@ export class GitWorkspace implements Workspace {
   }
 
   files(handle: WorkspaceHandle): WorkspaceFiles {
-    const files = confinedFiles(handle.path);
-    const remove = files.remove;
     // A write through the port after the last comparison with the reviewed tree: commit() compares again.
-    return {
-      read: files.read,
-      write: async (path, content) => {
-        this.settled.delete(handle.id);
-        await files.write(path, content);
-      },
-      ...(remove ? { remove: async (path: string) => { this.settled.delete(handle.id); await remove(path); } } : {}),
-    };
+    return confinedFiles(handle.path, { onWrite: () => this.settled.delete(handle.id) });
   }
 
   /** The base's files: read one; run with the base's versions of `paths` (the reviewed tree comes back after). */
@@ -232,25 +216,11 @@ export class GitWorkspace implements Workspace {
   }
 
   async changes(handle: WorkspaceHandle): Promise<WorkspaceResult<{ changes: ChangeSet }>> {
-    const worktree = git(handle.path);
     this.settled.delete(handle.id);
     try {
-      // Side by side (each call is a process): `add --all` adds no ignored file, so the list is the same before and
-      // after it; once it has run, the index holds the change, and its tree (what commit() will record, and nothing
-      // else) and the diffs only read it (git's optional locks are off, see git-run.ts).
-      const added = worktree.raw(['add', '--all']);
-      const [listed, tree, nameStatus, numstat, patch] = await Promise.all([
-        worktree.raw(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory']),
-        added.then(async () => (await worktree.raw(['write-tree'])).trim()),
-        added.then(() => worktree.raw([...DIFF_ARGS, '-z', '--name-status', handle.baseCommit])),
-        added.then(() => worktree.raw([...DIFF_ARGS, '-z', '--numstat', handle.baseCommit])),
-        added.then(() => worktree.raw([...DIFF_ARGS, handle.baseCommit])),
-      ]);
-      // Caches and build outputs (`__pycache__/`, `target/`, `.pytest_cache/`) are no part of a change: the gate never counts them.
-      const ignored = splitNul(listed).filter((path) => !isBuildOutput(path));
-      const files = buildChangedFiles(parseNameStatus(nameStatus), parseBinaryPaths(numstat), ignored);
+      const { tree, changes } = await readChanges(handle, this.options.patchLimit ?? 200_000);
       this.reviewed.set(handle.id, tree);
-      return { ok: true, changes: { files, patch: capPatch(patch, this.options.patchLimit ?? 200_000) } };
+      return { ok: true, changes };
     } catch (error) {
       this.reviewed.delete(handle.id);
       return gitFailure(`Could not read the changes in ${handle.path}`, error);
