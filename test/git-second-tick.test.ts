@@ -6,10 +6,12 @@
  *   through the port, the commit compares and refuses;
  * - recover() checks the pool slots parked before it against git's worktree list read once; the worktree it parks
  *   itself is kept, and a slot git forgot or whose directory is gone is dropped, never handed out;
- * - resolveBase reads the commit and the branch in one process, naming the branch as `symbolic-ref --short` does.
+ * - resolveBase reads the commit and the branch in one process, naming the branch as `symbolic-ref --short` does;
+ * - the repository's `post-checkout` hook runs in none of the worktree moves (add, park, switch, reset to another
+ *   base), while a plain `git checkout` in the same worktree runs it (the twin).
  */
 import { existsSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { WorkItem, WorkspaceHandle } from '../src/core/ports/index.js';
@@ -156,5 +158,29 @@ describe('resolveBase with no base branch named', () => {
     const unborn = await tempDir('loop-unborn-');
     sh(unborn, ['init', '--quiet']);
     await expect(resolveBase(unborn, null)).rejects.toThrow(/not a git repository with at least one commit\. To fix: /);
+  });
+});
+
+describe("the repository's hooks", () => {
+  it('post-checkout runs in none of the worktree moves of a tick; a plain checkout runs it', async () => {
+    const root = await makeRepo(BASE);
+    const marker = join(await tempDir('loop-hook-'), 'ran');
+    await writeFile(join(root, '.git', 'hooks', 'post-checkout'), `#!/bin/sh\necho "post-checkout $*" >> '${marker}'\n`);
+    await chmod(join(root, '.git', 'hooks', 'post-checkout'), 0o755);
+    const workspace = new GitWorkspace({ root, patternId: 'p', clock: new FixedClock('2026-11-27T10:00:00Z', 1000) });
+    const added = await attempt(workspace, 'tick-1'); // worktree add
+    await workspace.files(added).write('src/example.ts', 'export const answer = 43;\n');
+    await workspace.changes(added);
+    expect(await workspace.commit(added, { message: 'fix', trailers: {}, author })).toMatchObject({ ok: true });
+    await workspace.recover(); // parked: checkout --force at the base
+    await workspace.discard(await attempt(workspace, 'tick-2')); // a branch switched in the pool, parked again
+    sh(root, ['commit', '--quiet', '--allow-empty', '-m', 'the base moves']);
+    const moved = await attempt(workspace, 'tick-3'); // a slot at the old base: checkout -B at the new one
+    expect(sh(moved.path, ['rev-parse', 'HEAD']).trim()).toBe(sh(root, ['rev-parse', 'HEAD']).trim());
+    expect(existsSync(marker)).toBe(false);
+
+    // The twin: the hook is there and runs for a checkout that does not turn it off.
+    sh(moved.path, ['checkout', '--quiet', '--detach']);
+    expect(await readFile(marker, 'utf8')).toContain('post-checkout');
   });
 });

@@ -6,7 +6,7 @@
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { PoolSlot } from '../../core/workspace/worktree-manifest.js';
-import { git } from '../git/git-run.js';
+import { git, NO_HOOKS } from '../git/git-run.js';
 import type { WorktreeStore } from './git-worktree-store.js';
 
 /**
@@ -25,7 +25,7 @@ export async function switchPooled(path: string, slot: PoolSlot, branch: string,
     await Promise.all([worktree.raw(['update-ref', `refs/heads/${branch}`, baseCommit, '']), worktree.raw(['symbolic-ref', 'HEAD', `refs/heads/${branch}`])]);
     return;
   }
-  await worktree.raw(['checkout', '--quiet', '--force', '-B', branch, baseCommit]);
+  await worktree.raw([...NO_HOOKS, 'checkout', '--quiet', '--force', '-B', branch, baseCommit]);
   await worktree.raw(['clean', '-fdxq']);
 }
 
