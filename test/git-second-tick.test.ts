@@ -15,6 +15,7 @@ import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { WorkItem, WorkspaceHandle } from '../src/core/ports/index.js';
+import { git, NO_HOOKS } from '../src/adapters/git/git-run.js';
 import { GitWorkspace, resolveBase } from '../src/adapters/workspace/git-workspace.js';
 import { worktreesDirFor } from '../src/adapters/workspace/worktrees-location.js';
 import { parseManifest } from '../src/core/workspace/worktree-manifest.js';
@@ -182,5 +183,13 @@ describe("the repository's hooks", () => {
     // The twin: the hook is there and runs for a checkout that does not turn it off.
     sh(moved.path, ['checkout', '--quiet', '--detach']);
     expect(await readFile(marker, 'utf8')).toContain('post-checkout');
+  });
+
+  it('the argument guard lets NO_HOOKS through at the front only, never another hooks path', async () => {
+    const root = await makeRepo(BASE);
+    await expect(git(root).raw([...NO_HOOKS, 'status', '--porcelain'])).resolves.toBe('');
+    await expect(git(root).raw(['-c', 'core.hooksPath=/tmp/hooks', 'status'])).rejects.toThrow(/hooksPath/i);
+    await expect(git(root).raw(['status', ...NO_HOOKS])).rejects.toThrow();
+    await expect(git(root).raw([...NO_HOOKS, '-c', 'core.hooksPath=/tmp/hooks', 'status'])).rejects.toThrow(/hooksPath/i);
   });
 });
