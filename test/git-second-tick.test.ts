@@ -7,8 +7,8 @@
  * - recover() checks the pool slots parked before it against git's worktree list read once; the worktree it parks
  *   itself is kept, and a slot git forgot or whose directory is gone is dropped, never handed out;
  * - resolveBase reads the commit and the branch in one process, naming the branch as `symbolic-ref --short` does;
- * - the repository's `post-checkout` hook runs in none of the worktree moves (add, park, switch, reset to another
- *   base), while a plain `git checkout` in the same worktree runs it (the twin).
+ * - the repository's `post-checkout` and `reference-transaction` hooks run in none of a tick's worktree and branch
+ *   moves (add, park, switch, reset to another base, commit, branch deleted), while plain git runs them (the twin).
  */
 import { existsSync } from 'node:fs';
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
@@ -163,11 +163,13 @@ describe('resolveBase with no base branch named', () => {
 });
 
 describe("the repository's hooks", () => {
-  it('post-checkout runs in none of the worktree moves of a tick; a plain checkout runs it', async () => {
+  it('post-checkout and reference-transaction run in none of the worktree and branch moves of a tick; plain git runs them', async () => {
     const root = await makeRepo(BASE);
     const marker = join(await tempDir('loop-hook-'), 'ran');
-    await writeFile(join(root, '.git', 'hooks', 'post-checkout'), `#!/bin/sh\necho "post-checkout $*" >> '${marker}'\n`);
-    await chmod(join(root, '.git', 'hooks', 'post-checkout'), 0o755);
+    for (const hook of ['post-checkout', 'reference-transaction']) {
+      await writeFile(join(root, '.git', 'hooks', hook), `#!/bin/sh\necho "${hook} $*" >> '${marker}'\n`);
+      await chmod(join(root, '.git', 'hooks', hook), 0o755);
+    }
     const workspace = new GitWorkspace({ root, patternId: 'p', clock: new FixedClock('2026-11-27T10:00:00Z', 1000) });
     const added = await attempt(workspace, 'tick-1'); // worktree add
     await workspace.files(added).write('src/example.ts', 'export const answer = 43;\n');
@@ -175,14 +177,18 @@ describe("the repository's hooks", () => {
     expect(await workspace.commit(added, { message: 'fix', trailers: {}, author })).toMatchObject({ ok: true });
     await workspace.recover(); // parked: checkout --force at the base
     await workspace.discard(await attempt(workspace, 'tick-2')); // a branch switched in the pool, parked again
-    sh(root, ['commit', '--quiet', '--allow-empty', '-m', 'the base moves']);
+    sh(root, ['commit', '--quiet', '--allow-empty', '--no-verify', '-m', 'the base moves']);
+    await rm(marker, { force: true }); // that commit is the test's own, and runs the hooks
     const moved = await attempt(workspace, 'tick-3'); // a slot at the old base: checkout -B at the new one
     expect(sh(moved.path, ['rev-parse', 'HEAD']).trim()).toBe(sh(root, ['rev-parse', 'HEAD']).trim());
+    await workspace.discard(moved); // the branch deleted
     expect(existsSync(marker)).toBe(false);
 
-    // The twin: the hook is there and runs for a checkout that does not turn it off.
-    sh(moved.path, ['checkout', '--quiet', '--detach']);
-    expect(await readFile(marker, 'utf8')).toContain('post-checkout');
+    // The twin: the hooks are there and run for git commands that do not turn them off.
+    const twin = await attempt(workspace, 'tick-4');
+    sh(twin.path, ['checkout', '--quiet', '--detach']);
+    sh(twin.path, ['update-ref', 'refs/heads/twin', 'HEAD']);
+    expect(await readFile(marker, 'utf8')).toMatch(/post-checkout[\s\S]*reference-transaction/);
   });
 
   it('the argument guard lets NO_HOOKS through at the front only, never another hooks path', async () => {

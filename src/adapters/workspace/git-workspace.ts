@@ -249,7 +249,7 @@ export class GitWorkspace implements Workspace {
       // (--no-verify skips neither), which may rewrite the message and its trailers.
       const message = stripspace(withTrailers(request.message, request.trailers));
       const sha = (await worktree.raw(['commit-tree', '--no-gpg-sign', reviewed, '-p', 'HEAD', '-m', message], identityEnv(request.author))).trim();
-      await worktree.raw(['update-ref', '-m', `commit: ${message.split('\n')[0] ?? ''}`, 'HEAD', sha]);
+      await worktree.raw([...NO_HOOKS, 'update-ref', '-m', `commit: ${message.split('\n')[0] ?? ''}`, 'HEAD', sha]);
       this.reviewed.delete(handle.id);
       this.baseIgnored.delete(handle.id);
       this.settled.delete(handle.id);

@@ -22,7 +22,7 @@ export async function switchPooled(path: string, slot: PoolSlot, branch: string,
   const worktree = git(path);
   if (slot.clean && slot.head === baseCommit) {
     // Two different files (the new branch's ref, the worktree's HEAD), written side by side.
-    await Promise.all([worktree.raw(['update-ref', `refs/heads/${branch}`, baseCommit, '']), worktree.raw(['symbolic-ref', 'HEAD', `refs/heads/${branch}`])]);
+    await Promise.all([worktree.raw([...NO_HOOKS, 'update-ref', `refs/heads/${branch}`, baseCommit, '']), worktree.raw([...NO_HOOKS, 'symbolic-ref', 'HEAD', `refs/heads/${branch}`])]);
     return;
   }
   await worktree.raw([...NO_HOOKS, 'checkout', '--quiet', '--force', '-B', branch, baseCommit]);

@@ -146,7 +146,7 @@ export class WorktreeStore {
 
   /** Deletes a branch unless it is checked out somewhere or already gone. */
   async deleteBranch(branch: string): Promise<void> {
-    await this.rootGit.tryRaw(['branch', '--delete', '--force', branch]);
+    await this.rootGit.tryRaw([...NO_HOOKS, 'branch', '--delete', '--force', branch]);
   }
 
   /**
