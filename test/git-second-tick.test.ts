@@ -8,7 +8,7 @@
  *   itself is kept, and a slot git forgot or whose directory is gone is dropped, never handed out;
  * - resolveBase reads the commit and the branch in one process, naming the branch as `symbolic-ref --short` does;
  * - the repository's `post-checkout` and `reference-transaction` hooks run in none of a tick's worktree and branch
- *   moves (add, park, switch, reset to another base, commit, branch deleted), while plain git runs them (the twin).
+ *   moves (add, park, switch, reset to another base, reset after a baseline run, commit, branch deleted), while plain git runs them (the twin).
  */
 import { existsSync } from 'node:fs';
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
@@ -181,6 +181,8 @@ describe("the repository's hooks", () => {
     await rm(marker, { force: true }); // that commit is the test's own, and runs the hooks
     const moved = await attempt(workspace, 'tick-3'); // a slot at the old base: checkout -B at the new one
     expect(sh(moved.path, ['rev-parse', 'HEAD']).trim()).toBe(sh(root, ['rev-parse', 'HEAD']).trim());
+    await workspace.files(moved).write('junk.txt', 'a baseline run wrote this\n');
+    expect(await workspace.resetToBase(moved)).toMatchObject({ ok: true }); // reset --hard after a baseline run
     await workspace.discard(moved); // the branch deleted
     expect(existsSync(marker)).toBe(false);
 
