@@ -13,9 +13,13 @@
  * `repeat` times (fresh ports each time, the base's results from the cache); the median is reported, with the
  * CPU time of the process and its children (git, bubblewrap), which a loaded machine inflates less than wall time.
  *
+ * Each tick's git processes are counted and timed by subcommand (`BENCH_GIT_TRACE=1` prints every one with its
+ * start and duration in ms from the tick's start, on stderr): a pass over a 20,000-entry index shows up by name.
+ *
  * Target: the second tick ≤ 1.5× one run of the verification command (run alone, in bubblewrap).
  */
-import { execFileSync } from 'node:child_process';
+import childProcess, { execFileSync } from 'node:child_process';
+import { syncBuiltinESMExports } from 'node:module';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -39,6 +43,28 @@ function cpuMs() {
   } catch {
     return Number.NaN;
   }
+}
+/**
+ * Every git process the tick starts (simple-git spawns through `child_process.spawn`; the ES module binding follows
+ * the patched export after `syncBuiltinESMExports`): its subcommand and wall time, to count a tick's passes over the
+ * index. Installed once; `gitProcesses.length = 0` starts a new count.
+ */
+const gitProcesses = [];
+function traceGitSpawns() {
+  if (childProcess.spawn.traced) return;
+  const original = childProcess.spawn;
+  const traced = function (command, args, ...rest) {
+    const child = original.call(this, command, args, ...rest);
+    if (command === 'git' && Array.isArray(args)) {
+      const record = { args, command: args.find((arg, index) => !arg.startsWith('-') && args[index - 1] !== '-c') ?? '?', start: now(), ms: Number.NaN };
+      gitProcesses.push(record);
+      child.once('close', () => (record.ms = now() - record.start));
+    }
+    return child;
+  };
+  traced.traced = true;
+  childProcess.spawn = traced;
+  syncBuiltinESMExports();
 }
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
@@ -123,6 +149,7 @@ async function splitTick(parts, repo, sandboxStartMs) {
   const commands = timer.timed('test', new parts.BwrapRunner());
   const engine = new parts.LoopEngine(plan, { ...memory, workspace, backend, commands });
   const cpuBefore = cpuMs();
+  gitProcesses.length = 0;
   const started = now();
   const result = await engine.tick();
   const wallMs = now() - started;
@@ -131,8 +158,12 @@ async function splitTick(parts, repo, sandboxStartMs) {
   const sandboxMs = Math.min(timer.totals.test, timer.counts.commandRuns * sandboxStartMs);
   const split = { model: timer.totals.model, test: timer.totals.test - sandboxMs, git: timer.totals.git, sandbox: sandboxMs };
   const other = wallMs - split.model - split.test - split.git - split.sandbox;
-  const gitSteps = [...timer.byMethod].filter(([key]) => key.startsWith('workspace.')).sort((a, b) => b[1] - a[1]).slice(0, 4);
-  return { wallMs, cpuMs: cpu, ...split, other, commandRuns: timer.counts.commandRuns, gitSteps };
+  const processes = gitProcesses.splice(0);
+  if (process.env['BENCH_GIT_TRACE']) for (const { args, start, ms } of processes) console.error(`${Math.round(start - started)}+${Math.round(ms)} git ${args.join(' ').slice(0, 160)}`);
+  const gitCommands = new Map();
+  for (const { command, ms } of processes) gitCommands.set(command, [(gitCommands.get(command)?.[0] ?? 0) + 1, (gitCommands.get(command)?.[1] ?? 0) + ms]);
+  const gitSteps = [...timer.byMethod].filter(([key]) => key.startsWith('workspace.')).sort((a, b) => b[1] - a[1]).slice(0, 6);
+  return { wallMs, cpuMs: cpu, ...split, other, commandRuns: timer.counts.commandRuns, gitSteps, gitProcesses: processes.length, gitCommands: [...gitCommands].sort((a, b) => b[1][1] - a[1][1]) };
 }
 
 /** The verification command alone in bubblewrap at the repository, and bubblewrap running `true` in an empty directory (medians of `runs`). */
@@ -153,6 +184,7 @@ async function referenceRuns(parts, repo, empty, runs) {
 
 /** Both repositories; null when bubblewrap is not usable here. */
 export async function benchTickSplit({ bigFiles = 20_000, checkMs = 1000, referenceRunCount = 3, repeat = 3 } = {}) {
+  traceGitSpawns();
   const parts = await loadParts();
   if ((await parts.detectSandbox()).kind !== 'bwrap') return null;
   const scratch = mkdtempSync(join(tmpdir(), 'bench-tick-split-'));
@@ -191,6 +223,7 @@ export function formatTickSplit(rows) {
     for (const [label, tick] of [['first tick (base runs):', row.first], ['second tick (base cached):', row.second]]) {
       lines.push(line(label, tick));
       lines.push(`  ${''.padEnd(27)} git/worktree by step: ${tick.gitSteps.map(([key, value]) => `${key.slice('workspace.'.length)} ${ms(value)}`).join(', ')}`);
+      lines.push(`  ${''.padEnd(27)} ${tick.gitProcesses} git processes: ${tick.gitCommands.map(([command, [count, total]]) => `${command} ×${count} ${ms(total)}`).join(', ')}`);
     }
     lines.push(`  second tick / one verification run: ${row.ratio.toFixed(2)}×  (target ≤ 1.5×${runs})`);
   }

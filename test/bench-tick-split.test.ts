@@ -1,7 +1,8 @@
 /**
  * `npm run bench`'s tick split (scripts/bench-tick-split.js) over the built library, with a 50-file "big"
  * repository: the parts add up to the tick's wall time, the first tick runs the verification command twice (base
- * and change) and the second, on the unchanged base, once (the baseline cache). Numbers are the bench's business.
+ * and change) and the second, on the unchanged base, once (the baseline cache); each tick's git processes are
+ * counted by subcommand. Numbers are the bench's business.
  */
 import { describe, expect, it } from 'vitest';
 import { detectSandbox } from '../src/adapters/command-runner/bwrap-runner.js';
@@ -17,6 +18,8 @@ interface Tick {
   other: number;
   cpuMs: number;
   commandRuns: number;
+  gitProcesses: number;
+  gitCommands: Array<[string, [number, number]]>;
 }
 
 describe.runIf((await detectSandbox()).kind === 'bwrap')('the tick split', () => {
@@ -35,6 +38,10 @@ describe.runIf((await detectSandbox()).kind === 'bwrap')('the tick split', () =>
         expect(tick.test + tick.sandbox).toBeGreaterThan(0);
         expect(tick.other).toBeGreaterThanOrEqual(-1);
         expect(tick.cpuMs).toBeGreaterThanOrEqual(0);
+        // Every git process the tick started is counted under its subcommand (the passes over the index show by name).
+        expect(tick.gitProcesses).toBeGreaterThan(0);
+        expect(tick.gitCommands.reduce((sum, [, [count]]) => sum + count, 0)).toBe(tick.gitProcesses);
+        expect(tick.gitCommands.map(([command]) => command)).toEqual(expect.arrayContaining(['status', 'commit-tree']));
       }
     }
     expect((formatTickSplit(rows) as string[]).join('\n')).toMatch(/second tick \/ one verification run: \d+\.\d\d×/);

@@ -102,7 +102,8 @@ describe('--dry-run', () => {
     const wrapper = await mkdtemp(join(tmpdir(), 'git-dry-run-path-'));
     const log = join(wrapper, 'calls.log');
     const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-    await writeFile(join(wrapper, 'git'), `#!/bin/sh\necho "$1" >> '${log}'\nexec '${realGit}' "$@"\n`);
+    // The subcommand, after a leading `-c key=value` (NO_HOOKS before `worktree add`).
+    await writeFile(join(wrapper, 'git'), `#!/bin/sh\nif [ "$1" = "-c" ]; then echo "$3"; else echo "$1"; fi >> '${log}'\nexec '${realGit}' "$@"\n`);
     await chmod(join(wrapper, 'git'), 0o755);
     const previousPath = process.env.PATH;
     process.env.PATH = `${wrapper}:${previousPath ?? ''}`;

@@ -3,7 +3,7 @@
  * sandbox masks files whose names match, and the proxy and the worktree scrub
  * redact the values found in them.
  */
-import { minimatch } from 'minimatch';
+import { Minimatch } from 'minimatch';
 import { MIN_SECRET_LENGTH } from '../../core/security/redact-secrets.js';
 
 /**
@@ -42,9 +42,12 @@ export const SECRET_FILE_PATTERNS: readonly string[] = [
 /** Directories whose whole content is masked (the gate denylist's `secrets/**` and `credentials/**`). */
 export const SECRET_DIRECTORY_NAMES: readonly string[] = ['secrets', 'credentials', '.aws', '.ssh', '.gnupg'];
 
+/** Compiled once: `minimatch(name, pattern)` compiles its pattern on every call, and every command's secret-file walk asks per file name. */
+const SECRET_FILE_MATCHERS = SECRET_FILE_PATTERNS.map((pattern) => new Minimatch(pattern, { dot: true, nocase: true }));
+
 /** True when a file's base name marks it as a secret file. */
 export function isSecretFileName(name: string): boolean {
-  return SECRET_FILE_PATTERNS.some((pattern) => minimatch(name, pattern, { dot: true, nocase: true }));
+  return SECRET_FILE_MATCHERS.some((matcher) => matcher.match(name));
 }
 
 /** True when a directory's base name marks its content as secret. */

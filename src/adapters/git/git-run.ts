@@ -37,6 +37,12 @@ const QUIET_ENV: Record<string, string> = {
   GIT_OPTIONAL_LOCKS: '0',
 };
 
+/**
+ * Put before a command that would run the repository's hooks (`worktree add` and `checkout` run `post-checkout`):
+ * none runs. The argument guard lets exactly this setting through, and only at the front (see unsafeFor).
+ */
+export const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null'] as const;
+
 /** The user's own transport settings, passed through so pushes authenticate as they do in a shell. */
 const TRANSPORT_KEYS = ['GIT_SSH_COMMAND', 'GIT_SSH', 'GIT_ASKPASS', 'SSH_ASKPASS'] as const;
 
@@ -100,12 +106,15 @@ let simpleGitModule: Promise<SimpleGitModule> | null = null;
 
 /**
  * The categories of simple-git's argument guard our own calls need: `init --template=` (an empty template, for the
- * dry run's object-borrowing copy) and the user's own transport settings when they have them. Every other guard
+ * dry run's object-borrowing copy), NO_HOOKS at the front of a command, and the user's own transport settings when
+ * they have them. Every other guard
  * stays on, so an item-derived value that reached an argument could not turn on a hook, pager or fsmonitor.
  */
-function unsafeFor(env: Record<string, string>): Record<string, boolean> {
+function unsafeFor(env: Record<string, string>, args: readonly string[]): Record<string, boolean> {
+  const noHooks = args[0] === NO_HOOKS[0] && args[1] === NO_HOOKS[1] && !args.slice(2).some((arg) => /hookspath/i.test(arg));
   return {
     allowUnsafeTemplateDir: true,
+    ...(noHooks ? { allowUnsafeHooksPath: true } : {}),
     ...(env['GIT_SSH_COMMAND'] || env['GIT_SSH'] ? { allowUnsafeSshCommand: true } : {}),
     ...(env['GIT_ASKPASS'] || env['SSH_ASKPASS'] ? { allowUnsafeAskPass: true } : {}),
   };
@@ -120,7 +129,7 @@ async function runGit(directory: string, args: readonly string[], env: Record<st
       baseDir: directory,
       // The environment is built here and passed whole: let simple-git pass the GIT_* keys we chose.
       allowEnvironment: Object.keys(env),
-      unsafe: unsafeFor(env),
+      unsafe: unsafeFor(env, args),
       // Close stdin at once: a git command that reads input (hash-object --stdin) must end, not wait.
       input: () => Buffer.alloc(0),
       errors: (error, result) => {

@@ -18,6 +18,9 @@ function isInside(root: string, target: string): boolean {
 }
 
 /**
+ * `hooks.onWrite` is called before each write or removal (GitWorkspace forgets there that the worktree matched the
+ * reviewed tree).
+ *
  * @example
  * ```ts
  * const files = confinedFiles('/repo/.loop-worktrees/abc');
@@ -25,7 +28,7 @@ function isInside(root: string, target: string): boolean {
  * await files.write('../escape', 'x'); // throws: climbs out with ".."
  * ```
  */
-export function confinedFiles(workspaceRoot: string): WorkspaceFiles {
+export function confinedFiles(workspaceRoot: string, hooks: { onWrite?: () => void } = {}): WorkspaceFiles {
   let realRoot: Promise<string> | null = null;
   const root = () => (realRoot ??= realpath(workspaceRoot));
 
@@ -66,6 +69,7 @@ export function confinedFiles(workspaceRoot: string): WorkspaceFiles {
       }
     },
     async write(path, content) {
+      hooks.onWrite?.();
       const target = await resolveInside(path);
       await mkdir(dirname(target), { recursive: true });
       // A dangling symlink resolves nowhere above; refuse to write through any link.
@@ -78,6 +82,7 @@ export function confinedFiles(workspaceRoot: string): WorkspaceFiles {
       await writeFile(target, content, 'utf8');
     },
     async remove(path) {
+      hooks.onWrite?.();
       const target = await resolveInside(path);
       try {
         await unlink(target);

@@ -31,7 +31,8 @@ export interface RecoverReport {
  */
 export async function recoverWorktrees(store: WorktreeStore, options: RecoverOptions): Promise<RecoverReport> {
   const report: RecoverReport = { stale: [], recycled: [], removedDirectories: [] };
-  await store.rootGit.tryRaw(['worktree', 'prune']);
+  // Also the test that the root is a repository at all: outside one there is nothing to recover.
+  if ((await store.rootGit.tryRaw(['worktree', 'prune'])) === null) return report;
   await store.update(async (current) => {
     let manifest: WorktreeManifest = current;
     const stamp = new Date(options.now).toISOString();
@@ -61,11 +62,13 @@ export async function recoverWorktrees(store: WorktreeStore, options: RecoverOpt
       }
     }
 
-    const registered = await store.registeredWorktrees();
+    // No second `worktree list`: a slot recycled above was just moved there by git, and nothing above touched the
+    // slots that were already parked, so git's list from the start of this update still speaks for them.
+    const parkedBefore = new Set(current.pool.map((slot) => slot.path));
     const pool = [];
     for (const slot of manifest.pool) {
       const path = store.absolutePath(slot.path);
-      if ((await isDirectory(path)) && registered.has(path)) pool.push(slot);
+      if (!parkedBefore.has(slot.path) || ((await isDirectory(path)) && known.has(path))) pool.push(slot);
       else await store.remove(path);
     }
     manifest = { ...manifest, pool };
@@ -84,6 +87,6 @@ export async function recoverWorktrees(store: WorktreeStore, options: RecoverOpt
     }
     return { manifest: pruneHistory(manifest, options.historySize), result: undefined };
   });
-  await store.rootGit.tryRaw(['worktree', 'prune']);
+  // No `worktree prune` after: every directory removed above went through store.remove, which unregisters it.
   return report;
 }

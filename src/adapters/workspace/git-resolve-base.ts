@@ -23,11 +23,12 @@ export async function resolveBase(root: string, baseBranch: string | null): Prom
     }
     throw new Error(`the base branch "${baseBranch}" does not exist in ${root}. To fix: create it, or set baseBranch to an existing branch.`);
   }
-  // Both at once (each is a git process); the branch is read only when there is a commit.
-  const [commit, symbolic] = await Promise.all([repository.tryRaw(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']), repository.tryRaw(['symbolic-ref', '--quiet', '--short', 'HEAD'])]);
-  if (!commit?.trim()) {
+  // One process for both: the commit, then the branch as `symbolic-ref --short` names it (`HEAD` when detached;
+  // git allows no branch of that name). It fails when HEAD has no commit yet.
+  const [commit, abbreviated] = ((await repository.tryRaw(['rev-parse', 'HEAD^{commit}', '--abbrev-ref=loose', 'HEAD', '--'])) ?? '').split('\n');
+  if (!commit || !/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(commit)) {
     throw new Error(`${root} is not a git repository with at least one commit. To fix: run \`git init\` and commit once, then run the loop again.`);
   }
-  const branch = symbolic?.trim() || null;
-  return { commit: commit.trim(), branch };
+  const branch = abbreviated && abbreviated !== 'HEAD' ? abbreviated : null;
+  return { commit, branch };
 }

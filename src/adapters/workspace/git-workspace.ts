@@ -10,16 +10,16 @@
  * switches its branch instead of checking out every file again.
  */
 import type { BaselineCache, ChangeSet, Clock, CommitRecord, CommitRequest, ReadOnlyBind, WorkItem, Workspace, WorkspaceFiles, WorkspaceHandle, WorkspaceResult } from '../../core/ports/index.js';
-import { buildChangedFiles, capPatch, parseBinaryPaths, parseNameStatus, splitNul, withTrailers } from '../../core/workspace/git-diff-parse.js';
+import { splitNul, withTrailers } from '../../core/workspace/git-diff-parse.js';
 import { makeWorktreeId, updateEntry, type PoolSlot, type WorktreeEntry } from '../../core/workspace/worktree-manifest.js';
-import { isBuildOutput } from '../../core/verify/ignored-files.js';
 import { confinedFiles } from './git-confined-files.js';
+import { readChanges } from './git-read-changes.js';
 import { stripspace } from './git-commit-message.js';
 import { dependencyDirs, readAtCommit, withBaseFiles } from './git-base-files.js';
 import { recoverWorktrees } from './git-recover.js';
 import { fileBaselineCache } from './git-baseline-cache.js';
 import { resetToBase, restoreGatedTree, type IgnoredSnapshot } from './git-gated-tree.js';
-import { git, gitFailure, identityEnv } from '../git/git-run.js';
+import { git, gitFailure, identityEnv, NO_HOOKS } from '../git/git-run.js';
 import { resolveBase, type ResolvedBase } from './git-resolve-base.js';
 import { liveWorktrees, WorktreeStore } from './git-worktree-store.js';
 import { excludeFromStatus, switchPooled } from './git-worktree-setup.js';
@@ -49,13 +49,6 @@ export interface GitWorkspaceOptions {
 
 type PrepareRequest = Parameters<Workspace['prepare']>[0];
 
-/**
- * One diff shape whatever the user's git config says: renames found, no
- * external diff or textconv (the patch shows the real bytes), no colour, and
- * `a/` `b/` prefixes even under `diff.noprefix` or `diff.mnemonicPrefix`.
- */
-const DIFF_ARGS = ['diff', '--cached', '--find-renames', '--no-ext-diff', '--no-textconv', '--no-color', '--src-prefix=a/', '--dst-prefix=b/'] as const;
-
 function refuseCommit(handle: WorkspaceHandle, why: string): WorkspaceResult<never> {
   return {
     ok: false,
@@ -82,6 +75,12 @@ export class GitWorkspace implements Workspace {
   private readonly reviewed = new Map<string, string>();
   /** Per attempt: the ignored files the base's run left (see git-gated-tree.ts); none when no reset ran. */
   private readonly baseIgnored = new Map<string, IgnoredSnapshot>();
+  /**
+   * Attempts whose worktree restoreGatedTree compared with the index (the reviewed tree) since the last changes(),
+   * putting back whatever differed: commit() then has nothing left to compare (see there). Any other step that
+   * writes through this adapter forgets it.
+   */
+  private readonly settled = new Set<string>();
 
   constructor(options: GitWorkspaceOptions) {
     this.options = options;
@@ -90,7 +89,6 @@ export class GitWorkspace implements Workspace {
 
   /** Prunes what crashed ticks left: stale entries, orphan directories, dead pool slots. */
   async recover(): Promise<void> {
-    if ((await this.store.rootGit.tryRaw(['rev-parse', '--git-dir'])) === null) return;
     await recoverWorktrees(this.store, {
       now: this.options.clock.now(),
       poolSize: this.poolSize,
@@ -161,7 +159,7 @@ export class GitWorkspace implements Workspace {
       slot = claimed.slot;
       const path = this.store.absolutePath(entry.path);
       if (slot) await switchPooled(path, slot, entry.branch, base.commit);
-      else await this.store.rootGit.raw(['worktree', 'add', '--quiet', '-b', entry.branch, path, base.commit]);
+      else await this.store.rootGit.raw([...NO_HOOKS, 'worktree', 'add', '--quiet', '-b', entry.branch, path, base.commit]);
       const handle: WorkspaceHandle = { id: entry.id, path, branch: entry.branch, baseCommit: base.commit, itemKey: request.item.key };
       return { ok: true, handle };
     } catch (error) {
@@ -171,7 +169,8 @@ export class GitWorkspace implements Workspace {
   }
 
   files(handle: WorkspaceHandle): WorkspaceFiles {
-    return confinedFiles(handle.path);
+    // A write through the port after the last comparison with the reviewed tree: commit() compares again.
+    return confinedFiles(handle.path, { onWrite: () => this.settled.delete(handle.id) });
   }
 
   /** The base's files: read one; run with the base's versions of `paths` (the reviewed tree comes back after). */
@@ -180,11 +179,13 @@ export class GitWorkspace implements Workspace {
   }
   async withBaseFiles<T>(handle: WorkspaceHandle, paths: readonly string[], run: () => Promise<T>, options?: { testItemsOf?: readonly string[] }): Promise<WorkspaceResult<{ value: T }>> {
     const reviewed = this.reviewed.get(handle.id);
+    this.settled.delete(handle.id);
     return reviewed === undefined ? refuseCommit(handle, 'changes() was never read, so no reviewed tree can be restored after the base tests') : withBaseFiles(handle, reviewed, paths, run, options?.testItemsOf);
   }
   /** Back to the base exactly after the baseline run (git-gated-tree.ts), the ignored files it left remembered. */
   async resetToBase(handle: WorkspaceHandle): Promise<WorkspaceResult<{}>> {
     try {
+      this.settled.delete(handle.id);
       const snapshot = await resetToBase(handle.path, handle.baseCommit);
       this.reviewed.delete(handle.id);
       this.baseIgnored.set(handle.id, snapshot);
@@ -196,8 +197,11 @@ export class GitWorkspace implements Workspace {
   /** Verification judges the reviewed tree: ignored writes since the base removed, source writes put back. */
   async restoreGatedTree(handle: WorkspaceHandle): Promise<WorkspaceResult<{ removedIgnored: string[]; written: string[] }>> {
     if (!this.reviewed.has(handle.id)) return refuseCommit(handle, 'changes() was never read, so there is no reviewed tree to verify');
+    this.settled.delete(handle.id);
     try {
-      return { ok: true, ...(await restoreGatedTree(handle.path, this.baseIgnored.get(handle.id) ?? new Map())) };
+      const restored = await restoreGatedTree(handle.path, this.baseIgnored.get(handle.id) ?? new Map());
+      this.settled.add(handle.id);
+      return { ok: true, ...restored };
     } catch (error) {
       return gitFailure(`Could not put ${handle.path} back to the reviewed tree for verification`, error, 'io');
     }
@@ -212,25 +216,11 @@ export class GitWorkspace implements Workspace {
   }
 
   async changes(handle: WorkspaceHandle): Promise<WorkspaceResult<{ changes: ChangeSet }>> {
-    const worktree = git(handle.path);
+    this.settled.delete(handle.id);
     try {
-      // Side by side (each call is a process): `add --all` adds no ignored file, so the list is the same before and
-      // after it, and the diffs only read the index (git's optional locks are off, see git-run.ts).
-      const [listed, tree] = await Promise.all([
-        worktree.raw(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory']),
-        // The index then holds the change; its tree is what commit() will record, and nothing else.
-        worktree.raw(['add', '--all']).then(async () => (await worktree.raw(['write-tree'])).trim()),
-      ]);
-      // Caches and build outputs (`__pycache__/`, `target/`, `.pytest_cache/`) are no part of a change: the gate never counts them.
-      const ignored = splitNul(listed).filter((path) => !isBuildOutput(path));
-      const [nameStatus, numstat, patch] = await Promise.all([
-        worktree.raw([...DIFF_ARGS, '-z', '--name-status', handle.baseCommit]),
-        worktree.raw([...DIFF_ARGS, '-z', '--numstat', handle.baseCommit]),
-        worktree.raw([...DIFF_ARGS, handle.baseCommit]),
-      ]);
-      const files = buildChangedFiles(parseNameStatus(nameStatus), parseBinaryPaths(numstat), ignored);
+      const { tree, changes } = await readChanges(handle, this.options.patchLimit ?? 200_000);
       this.reviewed.set(handle.id, tree);
-      return { ok: true, changes: { files, patch: capPatch(patch, this.options.patchLimit ?? 200_000) } };
+      return { ok: true, changes };
     } catch (error) {
       this.reviewed.delete(handle.id);
       return gitFailure(`Could not read the changes in ${handle.path}`, error);
@@ -243,20 +233,26 @@ export class GitWorkspace implements Workspace {
     const reviewed = this.reviewed.get(handle.id);
     if (reviewed === undefined) return refuseCommit(handle, 'changes() was never read for it, so nothing was checked');
     try {
-      await worktree.raw(['add', '--all']);
-      const tree = (await worktree.raw(['write-tree'])).trim();
-      if (tree !== reviewed) {
-        const moved = splitNul(await worktree.raw(['diff-tree', '-r', '-z', '--name-only', '--no-renames', reviewed, tree]));
-        return refuseCommit(handle, `${moved.join(', ') || 'its files'} changed after changes() was read (by a verification command or a still-running agent?), so the commit would hold files nobody checked`);
+      // The commit records the reviewed tree by its id whatever the worktree holds; this pass says whether the
+      // worktree still agrees. After a restoreGatedTree since changes() it does: that status compared every file
+      // with the index (the reviewed tree) and put back what differed — the same pass again would find the same.
+      if (!this.settled.has(handle.id)) {
+        await worktree.raw(['add', '--all']);
+        const tree = (await worktree.raw(['write-tree'])).trim();
+        if (tree !== reviewed) {
+          const moved = splitNul(await worktree.raw(['diff-tree', '-r', '-z', '--name-only', '--no-renames', reviewed, tree]));
+          return refuseCommit(handle, `${moved.join(', ') || 'its files'} changed after changes() was read (by a verification command or a still-running agent?), so the commit would hold files nobody checked`);
+        }
       }
       // The reviewed tree itself, committed with plumbing: `git commit` would refresh the index over every file a
       // second time, and run the repository's prepare-commit-msg and post-commit hooks in the attempt's worktree
       // (--no-verify skips neither), which may rewrite the message and its trailers.
       const message = stripspace(withTrailers(request.message, request.trailers));
       const sha = (await worktree.raw(['commit-tree', '--no-gpg-sign', reviewed, '-p', 'HEAD', '-m', message], identityEnv(request.author))).trim();
-      await worktree.raw(['update-ref', '-m', `commit: ${message.split('\n')[0] ?? ''}`, 'HEAD', sha]);
+      await worktree.raw([...NO_HOOKS, 'update-ref', '-m', `commit: ${message.split('\n')[0] ?? ''}`, 'HEAD', sha]);
       this.reviewed.delete(handle.id);
       this.baseIgnored.delete(handle.id);
+      this.settled.delete(handle.id);
       await this.store.update(async (manifest) => ({
         manifest: updateEntry(manifest, handle.id, { status: 'merged', commit: sha, updatedAt: this.stamp() }),
         result: undefined,
@@ -272,6 +268,7 @@ export class GitWorkspace implements Workspace {
   async discard(handle: WorkspaceHandle): Promise<void> {
     this.reviewed.delete(handle.id);
     this.baseIgnored.delete(handle.id);
+    this.settled.delete(handle.id);
     await this.finish(handle.id, handle.branch, 'rejected', undefined, true);
   }
 
@@ -279,6 +276,7 @@ export class GitWorkspace implements Workspace {
   async keep(handle: WorkspaceHandle, reason: string): Promise<void> {
     this.reviewed.delete(handle.id);
     this.baseIgnored.delete(handle.id);
+    this.settled.delete(handle.id);
     await this.store.update(async (manifest) => ({
       manifest: updateEntry(manifest, handle.id, { status: 'escalated', reason, updatedAt: this.stamp() }),
       result: undefined,
