@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { WorkItem, WorkspaceHandle } from '../src/core/ports/index.js';
 import { git, NO_HOOKS } from '../src/adapters/git/git-run.js';
+import { gitRunner } from '../src/adapters/state-branch/state-branch-git.js';
 import { GitWorkspace, resolveBase } from '../src/adapters/workspace/git-workspace.js';
 import { worktreesDirFor } from '../src/adapters/workspace/worktrees-location.js';
 import { parseManifest } from '../src/core/workspace/worktree-manifest.js';
@@ -193,11 +194,20 @@ describe("the repository's hooks", () => {
     expect(await readFile(marker, 'utf8')).toMatch(/post-checkout[\s\S]*reference-transaction/);
   });
 
-  it('the argument guard lets NO_HOOKS through at the front only, never another hooks path', async () => {
+  it('every git command through the runner and the state branch runs no hook; a caller cannot name a hooks path', async () => {
     const root = await makeRepo(BASE);
-    await expect(git(root).raw([...NO_HOOKS, 'status', '--porcelain'])).resolves.toBe('');
+    const marker = join(await tempDir('loop-hook-'), 'ran');
+    await writeFile(join(root, '.git', 'hooks', 'reference-transaction'), `#!/bin/sh\necho "reference-transaction $*" >> '${marker}'\n`);
+    await chmod(join(root, '.git', 'hooks', 'reference-transaction'), 0o755);
+    // The delivery's and the fleet's own git calls go through git(): no hook runs, whoever the caller.
+    await git(root).raw(['update-ref', 'refs/heads/by-runner', 'HEAD']);
+    await gitRunner({ root, files: [] }).run(['update-ref', 'refs/heads/by-state-branch', 'HEAD']);
+    expect(existsSync(marker)).toBe(false);
+    sh(root, ['update-ref', 'refs/heads/by-plain-git', 'HEAD']); // the twin: the hook is live
+    expect(await readFile(marker, 'utf8')).toMatch(/reference-transaction/);
+
+    await expect(git(root).raw(['status', '--porcelain'])).resolves.toBe('');
     await expect(git(root).raw(['-c', 'core.hooksPath=/tmp/hooks', 'status'])).rejects.toThrow(/hooksPath/i);
-    await expect(git(root).raw(['status', ...NO_HOOKS])).rejects.toThrow();
-    await expect(git(root).raw([...NO_HOOKS, '-c', 'core.hooksPath=/tmp/hooks', 'status'])).rejects.toThrow(/hooksPath/i);
+    await expect(git(root).raw([...NO_HOOKS, 'status'])).rejects.toThrow(/hooksPath/i);
   });
 });

@@ -38,8 +38,12 @@ const QUIET_ENV: Record<string, string> = {
 };
 
 /**
- * Put before a command that would run the repository's hooks (`worktree add` and `checkout` run `post-checkout`):
- * none runs. The argument guard lets exactly this setting through, and only at the front (see unsafeFor).
+ * Put before every git command loop-runtime runs, here and in the state branch's runner: none of the repository's
+ * hooks runs (`worktree add`/`checkout` run `post-checkout`, `update-ref`/`branch`/`reset` run
+ * `reference-transaction`, `rebase` runs `post-rewrite`, `push` runs `pre-push`). A hook is code from the repository,
+ * which an agent may have written (a tracked `core.hooksPath`), running outside the sandbox. A `-c` on the command
+ * line outranks every config file and works on every git version. The argument guard lets exactly this setting
+ * through, in front of the caller's arguments only (see unsafeFor).
  */
 export const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null'] as const;
 
@@ -106,12 +110,13 @@ let simpleGitModule: Promise<SimpleGitModule> | null = null;
 
 /**
  * The categories of simple-git's argument guard our own calls need: `init --template=` (an empty template, for the
- * dry run's object-borrowing copy), NO_HOOKS at the front of a command, and the user's own transport settings when
+ * dry run's object-borrowing copy), the NO_HOOKS runGit puts in front of every command (unless the caller's own
+ * arguments name a hooks path), and the user's own transport settings when
  * they have them. Every other guard
  * stays on, so an item-derived value that reached an argument could not turn on a hook, pager or fsmonitor.
  */
 function unsafeFor(env: Record<string, string>, args: readonly string[]): Record<string, boolean> {
-  const noHooks = args[0] === NO_HOOKS[0] && args[1] === NO_HOOKS[1] && !args.slice(2).some((arg) => /hookspath/i.test(arg));
+  const noHooks = !args.some((arg) => /hookspath/i.test(arg));
   return {
     allowUnsafeTemplateDir: true,
     ...(noHooks ? { allowUnsafeHooksPath: true } : {}),
@@ -147,7 +152,7 @@ async function runGit(directory: string, args: readonly string[], env: Record<st
         // arrived once stdout ends, so an empty chunk then tells it so; nothing is added to the output.
         stdout.once('end', () => stdout.emit('data', Buffer.alloc(0)));
       });
-    const stdout = await client.raw([...args]);
+    const stdout = await client.raw([...NO_HOOKS, ...args]);
     return { stdout, stderr: seen.exit?.stderr ?? '', failure: null };
   } catch (error) {
     const cause = error instanceof Error ? error : new Error(String(error));

@@ -6,6 +6,7 @@
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { execa } from 'execa';
+import { NO_HOOKS } from '../git/git-run.js';
 import { LoopRuntimeError } from '../../core/errors.js';
 import type { StateBranchOptions, StateFile } from './state-branch.js';
 
@@ -49,7 +50,7 @@ export function gitRunner(options: StateBranchOptions) {
     ...(options.env ?? process.env),
   };
   const run = async (args: string[], extra: { input?: string; env?: Record<string, string> } = {}) => {
-    const result = await execa('git', args, { cwd: options.root, env: { ...env, ...extra.env }, extendEnv: false, reject: false, ...(extra.input !== undefined ? { input: extra.input } : {}), stripFinalNewline: false });
+    const result = await execa('git', [...NO_HOOKS, ...args], { cwd: options.root, env: { ...env, ...extra.env }, extendEnv: false, reject: false, ...(extra.input !== undefined ? { input: extra.input } : {}), stripFinalNewline: false });
     return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
   };
   const identity = async (): Promise<Record<string, string>> => {

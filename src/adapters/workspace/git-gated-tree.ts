@@ -12,7 +12,7 @@
 import { lstat, readdir, rm, rmdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { splitNul } from '../../core/workspace/git-diff-parse.js';
-import { git, NO_HOOKS } from '../git/git-run.js';
+import { git } from '../git/git-run.js';
 
 /** Ignored file → its stamp, as the base's run left the worktree. */
 export type IgnoredSnapshot = ReadonlyMap<string, string>;
@@ -103,7 +103,7 @@ async function restoreReviewedSources(directory: string, { modified, untracked }
  */
 export async function resetToBase(directory: string, baseCommit: string): Promise<IgnoredSnapshot> {
   const worktree = git(directory);
-  await worktree.raw([...NO_HOOKS, 'reset', '--hard', '--quiet', baseCommit]);
+  await worktree.raw(['reset', '--hard', '--quiet', baseCommit]);
   await worktree.raw(['clean', '-f', '-d', '--quiet']);
   return snapshotIgnored(directory);
 }

@@ -19,7 +19,7 @@ import { dependencyDirs, readAtCommit, withBaseFiles } from './git-base-files.js
 import { recoverWorktrees } from './git-recover.js';
 import { fileBaselineCache } from './git-baseline-cache.js';
 import { resetToBase, restoreGatedTree, type IgnoredSnapshot } from './git-gated-tree.js';
-import { git, gitFailure, identityEnv, NO_HOOKS } from '../git/git-run.js';
+import { git, gitFailure, identityEnv } from '../git/git-run.js';
 import { resolveBase, type ResolvedBase } from './git-resolve-base.js';
 import { liveWorktrees, WorktreeStore } from './git-worktree-store.js';
 import { excludeFromStatus, switchPooled } from './git-worktree-setup.js';
@@ -159,7 +159,7 @@ export class GitWorkspace implements Workspace {
       slot = claimed.slot;
       const path = this.store.absolutePath(entry.path);
       if (slot) await switchPooled(path, slot, entry.branch, base.commit);
-      else await this.store.rootGit.raw([...NO_HOOKS, 'worktree', 'add', '--quiet', '-b', entry.branch, path, base.commit]);
+      else await this.store.rootGit.raw(['worktree', 'add', '--quiet', '-b', entry.branch, path, base.commit]);
       const handle: WorkspaceHandle = { id: entry.id, path, branch: entry.branch, baseCommit: base.commit, itemKey: request.item.key };
       return { ok: true, handle };
     } catch (error) {
@@ -249,7 +249,7 @@ export class GitWorkspace implements Workspace {
       // (--no-verify skips neither), which may rewrite the message and its trailers.
       const message = stripspace(withTrailers(request.message, request.trailers));
       const sha = (await worktree.raw(['commit-tree', '--no-gpg-sign', reviewed, '-p', 'HEAD', '-m', message], identityEnv(request.author))).trim();
-      await worktree.raw([...NO_HOOKS, 'update-ref', '-m', `commit: ${message.split('\n')[0] ?? ''}`, 'HEAD', sha]);
+      await worktree.raw(['update-ref', '-m', `commit: ${message.split('\n')[0] ?? ''}`, 'HEAD', sha]);
       this.reviewed.delete(handle.id);
       this.baseIgnored.delete(handle.id);
       this.settled.delete(handle.id);

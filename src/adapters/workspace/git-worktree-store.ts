@@ -19,7 +19,7 @@ import {
   parseManifest,
 } from '../../core/workspace/worktree-manifest.js';
 import { readTextOrNull, withFileLock, writeTextAtomically } from '../fs/atomic-file.js';
-import { git, NO_HOOKS, type GitRunner } from '../git/git-run.js';
+import { git, type GitRunner } from '../git/git-run.js';
 import { LEGACY_WORKTREES_DIR, worktreesDirFor, type LocationEnv } from './worktrees-location.js';
 import { processIsAlive } from '../fs/process-alive.js';
 
@@ -120,7 +120,7 @@ export class WorktreeStore {
     }
     try {
       const worktree = git(worktreePath);
-      await worktree.raw([...NO_HOOKS, 'checkout', '--quiet', '--force', '--detach', ...(baseCommit ? [baseCommit] : [])]);
+      await worktree.raw(['checkout', '--quiet', '--force', '--detach', ...(baseCommit ? [baseCommit] : [])]);
       await worktree.raw(['clean', '-fdxq']);
       // A full commit id checked out is the head; anything else is asked.
       const head = baseCommit && /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(baseCommit) ? baseCommit : (await worktree.raw(['rev-parse', 'HEAD'])).trim();
@@ -146,7 +146,7 @@ export class WorktreeStore {
 
   /** Deletes a branch unless it is checked out somewhere or already gone. */
   async deleteBranch(branch: string): Promise<void> {
-    await this.rootGit.tryRaw([...NO_HOOKS, 'branch', '--delete', '--force', branch]);
+    await this.rootGit.tryRaw(['branch', '--delete', '--force', branch]);
   }
 
   /**
