@@ -6,6 +6,11 @@
  * The bundle lies under node_modules/.cache, so the packages it leaves external resolve from this checkout;
  * `import.meta.url` in it is a module two levels below the package root, as in dist/lib, where the package root
  * (findPackageRoot) and its version are looked for. It is removed when the test file ends.
+ *
+ * Code-split as dist/lib is: each `import()` in the sources stays a lazy import of its own chunk, so what a module
+ * loads on first use (proper-lockfile and its signal listeners on the first lock, a CLI command's handler) still
+ * loads then, not when the child starts. The child is plain `node` running the entry: the pid the test holds is the
+ * process doing the work, as it was under vite-node (which runs the script in its own process).
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
@@ -34,24 +39,31 @@ afterAll(async () => {
 export function bundledChild(entry: string): Promise<string> {
   let bundle = bundles.get(entry);
   if (!bundle) {
+    const index = bundles.size;
     bundle = (async () => {
       directory ??= (async () => {
         mkdirSync(join(ROOT, 'node_modules', '.cache'), { recursive: true });
         return mkdtemp(join(ROOT, 'node_modules', '.cache', 'bundled-child-'));
       })();
-      const outfile = join(await directory, `${basename(entry, '.ts')}.mjs`);
+      // One directory per entry: entries and their chunks side by side, two entries never share a chunk name.
+      const outdir = join(await directory, String(index));
+      const name = basename(entry, '.ts');
       await build({
-        entryPoints: [entry],
-        outfile,
+        entryPoints: { [name]: entry },
+        outdir,
         bundle: true,
+        splitting: true,
+        // .mjs: a .js file under node_modules is CommonJS to node (no package.json of ours applies there).
+        outExtension: { '.js': '.mjs' },
+        chunkNames: 'chunk-[hash]',
         platform: 'node',
         format: 'esm',
         target: 'node20',
         packages: 'external',
         logLevel: 'error',
-        define: { 'import.meta.url': JSON.stringify(pathToFileURL(join(ROOT, 'test', 'bundled', basename(outfile))).href) },
+        define: { 'import.meta.url': JSON.stringify(pathToFileURL(join(ROOT, 'test', 'bundled', `${name}.mjs`)).href) },
       });
-      return outfile;
+      return join(outdir, `${name}.mjs`);
     })();
     bundles.set(entry, bundle);
   }

@@ -23,9 +23,9 @@ import { dailyTriagePattern } from './fixtures/patterns.js';
 import { makeLoopRepo, runCli } from './e2e-fixtures.js';
 import { cleanupTempDirs, makeRepo, sh } from './git-fixtures.js';
 import { cliJson } from './cli-json.js';
+import { bundledChild } from './bundled-child.js';
 
 const ROOT = join(import.meta.dirname, '..');
-const VITE_NODE = join(ROOT, 'node_modules', '.bin', 'vite-node');
 const CHILD = join(import.meta.dirname, 'crash-child.ts');
 
 const children: ChildProcess[] = [];
@@ -36,7 +36,7 @@ afterAll(cleanupTempDirs);
 
 /** Starts the child, waits for its line starting with `expect`, returns it and the child. */
 async function childAt(mode: 'write' | 'lock', file: string, marker: string): Promise<{ child: ChildProcess; line: string }> {
-  const child = spawn(VITE_NODE, [CHILD, mode, file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [await bundledChild(CHILD), mode, file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += String(chunk)));

@@ -25,11 +25,11 @@ import { openRuntime } from '../src/composition/runtime.js';
 import { FixedClock } from '../src/testing/fixed-clock.js';
 import { makeLoopRepo } from './e2e-fixtures.js';
 import { cleanupTempDirs } from './git-fixtures.js';
+import { bundledChild } from './bundled-child.js';
 import { eventually, spawnUntilReady } from './fleet-processes.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
 
 const ROOT = join(import.meta.dirname, '..');
-const VITE_NODE = join(ROOT, 'node_modules', '.bin', 'vite-node');
 const CHILD = join(import.meta.dirname, 'fleet-worker-child.ts');
 
 let cluster: PgCluster;
@@ -54,7 +54,7 @@ interface Worker {
 async function startWorker(args: string[]): Promise<Worker> {
   let settle: (value: { kind: string; holder?: string }) => void = () => undefined;
   const result = new Promise<{ kind: string; holder?: string }>((resolve) => (settle = resolve));
-  const { child } = await spawnUntilReady(VITE_NODE, [CHILD, ...args], {
+  const { child } = await spawnUntilReady(process.execPath, [await bundledChild(CHILD), ...args], {
     cwd: ROOT,
     track: children,
     onLine(line) {

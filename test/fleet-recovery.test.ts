@@ -13,11 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundledChild } from './bundled-child.js';
 import { eventually, spawnUntilReady } from './fleet-processes.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
 
 const ROOT = join(import.meta.dirname, '..');
-const VITE_NODE = join(ROOT, 'node_modules', '.bin', 'vite-node');
 const CHILD = join(import.meta.dirname, 'fleet-worker-child.ts');
 
 let cluster: PgCluster;
@@ -41,7 +41,7 @@ interface Worker {
 
 async function startWorker(args: string[]): Promise<Worker> {
   const sweeps: string[] = [];
-  const { child } = await spawnUntilReady(VITE_NODE, [CHILD, ...args], {
+  const { child } = await spawnUntilReady(process.execPath, [await bundledChild(CHILD), ...args], {
     cwd: ROOT,
     track: children,
     onLine(line) {

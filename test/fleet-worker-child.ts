@@ -1,5 +1,5 @@
 /**
- * A fleet worker process for the fleet tests, run with vite-node:
+ * A fleet worker process for the fleet tests, bundled by test/bundled-child.ts and run with node:
  *   fleet-worker-child.ts <url> <executorId> <backendLog> <run|hang-in-implement|wait-for-gate> <clock-start> [enqueue-slot]
  * <clock-start> is the ISO time this worker's clock starts at: a worker started
  * later must read a later time than every step an earlier worker recorded.

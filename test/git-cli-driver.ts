@@ -1,4 +1,4 @@
-/** Runs the CLI from source in a child process (used by the crash test): `vite-node test/git-cli-driver.ts -- <args>`. */
+/** Runs the CLI from source in a child process (used by the crash test), bundled by test/bundled-child.ts: `node <bundle> -- <args>`. */
 import { main } from '../src/cli/main.js';
 
 const separator = process.argv.indexOf('--');

@@ -1,18 +1,17 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { parseManifest } from '../src/core/workspace/worktree-manifest.js';
 import { worktreesDirFor } from '../src/adapters/workspace/worktrees-location.js';
 import { cleanupTempDirs, fingerprint, makeRepo, sh } from './git-fixtures.js';
+import { bundledChild } from './bundled-child.js';
 import { cliJson } from './cli-json.js';
 
 afterAll(cleanupTempDirs);
 
-const VITE_NODE = resolve('node_modules/.bin/vite-node');
-const DRIVER = resolve('test/git-cli-driver.ts');
 
 /** A backend plugin whose implementer writes a file, says so, then hangs until killed. */
 const HANGING_BACKEND = `
@@ -52,7 +51,7 @@ describe('crash in the middle of a tick', () => {
     sh(root, ['add', 'hang-backend.mjs']);
     sh(root, ['commit', '--quiet', '-m', 'backend plugin']);
 
-    const child = spawn(process.execPath, [VITE_NODE, DRIVER, '--', '--cwd', root, 'run', 'daily-triage', '--level', 'L2', '--backend', './hang-backend.mjs'], {
+    const child = spawn(process.execPath, [await bundledChild(join(import.meta.dirname, 'git-cli-driver.ts')), '--', '--cwd', root, 'run', 'daily-triage', '--level', 'L2', '--backend', './hang-backend.mjs'], {
       cwd: root,
       stdio: 'ignore',
       env: { ...process.env, NO_COLOR: '1' },

@@ -9,15 +9,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { bundledChild } from './bundled-child.js';
 
 const ROOT = join(import.meta.dirname, '..');
-const VITE_NODE = join(ROOT, 'node_modules', '.bin', 'vite-node');
 const scratch = await mkdtemp(join(tmpdir(), 'late-lock-'));
 afterAll(() => rm(scratch, { recursive: true, force: true }));
 
 describe('a lock taken after a graceful SIGTERM listener', () => {
   it('leaves the stop to that listener: the process finishes its stop and exits 0', async () => {
-    const child = spawn(VITE_NODE, [join(import.meta.dirname, 'late-lock-child.ts'), join(scratch, 'state.json')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [await bundledChild(join(import.meta.dirname, 'late-lock-child.ts')), join(scratch, 'state.json')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8');

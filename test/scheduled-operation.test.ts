@@ -14,11 +14,12 @@ import { MockBackend } from '../backends/mock/index.js';
 import { main } from '../src/cli/main.js';
 import { createLoopRuntime } from '../src/composition/create-runtime.js';
 import { loadProject, resolvePlan } from '../src/project/load-project.js';
+import { bundledChild } from './bundled-child.js';
 import { cliJson } from './cli-json.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const VITE_NODE = join(ROOT, 'node_modules', '.bin', 'vite-node');
-const ENTRY = join(ROOT, 'test', 'schedule', 'cli-entry.ts');
+/** The CLI from the current sources, bundled once for this file: each child is plain node running it. */
+const ENTRY = await bundledChild(join(ROOT, 'test', 'schedule', 'cli-entry.ts'));
 const GIT_ENV = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.test', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.test' };
 /** A probe that holds the tick (and so its lease) until the test creates the file `go`. */
 const BLOCKING_PROBE = 'while [ ! -f go ]; do sleep 0.05; done; echo work';
@@ -42,7 +43,7 @@ async function repo(loops: Record<string, string>): Promise<string> {
 const probeSetting = (command: string, found = 'non-empty') => `      probes: [{ name: work, command: ${JSON.stringify(command)}, found: ${found} }]\n`;
 
 function cli(dir: string, args: string[], options: { detached?: boolean } = {}): ChildProcess & { done: Promise<{ code: number | null; stdout: string }> } {
-  const child = spawn(VITE_NODE, [ENTRY, '--', '--cwd', dir, ...args], { cwd: ROOT, env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false });
+  const child = spawn(process.execPath, [ENTRY, '--', '--cwd', dir, ...args], { cwd: ROOT, env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false });
   let stdout = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.resume();

@@ -16,6 +16,7 @@ import { FileBudgetLedger } from '../src/adapters/budget-ledger/file-budget-ledg
 import { FileStateWriter } from '../src/adapters/state-writer/file-state-writer.js';
 import { RUN_LOG_MARKER, formatRunLogLine, parseRunLog, runLogLineFromTick } from '../src/core/state/run-log.js';
 import { updateStateFile } from '../src/core/state/state-file.js';
+import { bundledChild } from './bundled-child.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'node_modules', '.bin');
@@ -189,8 +190,9 @@ for (let index = 0; index < Number(count); index += 1) {
 `,
     );
     const count = 60;
+    const bundle = await bundledChild(child);
     const children = ['alpha', 'beta'].map((tag) =>
-      spawn(join(BIN, 'vite-node'), [child, '--', dir, tag, String(count)], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] }),
+      spawn(process.execPath, [bundle, '--', dir, tag, String(count)], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] }),
     );
     const exits = children.map(
       (process) =>

@@ -1,5 +1,5 @@
 /**
- * A second OS process for the item-lease tests, run with vite-node:
+ * A second OS process for the item-lease tests, bundled by test/bundled-child.ts and run with node:
  *   item-lease-child.ts <root> <itemKey> <patternId> <tickId> <release|hold>
  * Prints one JSON line with what it got. With "hold" it keeps a granted lease
  * until it is killed.

@@ -14,13 +14,13 @@ import { MemoryItemLeases } from '../../src/adapters/leases/memory-item-leases.j
 import { FileItemLeases, FileLeases } from '../../src/adapters/leases/file-leases.js';
 import { describeItemLeasesConformance } from '../../src/testing/conformance/index.js';
 import { FixedClock } from '../../src/testing/fixed-clock.js';
+import { bundledChild } from '../bundled-child.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const VITE_NODE = join(ROOT, 'node_modules', '.bin', 'vite-node');
 const CHILD = join(import.meta.dirname, 'item-lease-child.ts');
 
 async function childAcquire(root: string, request: { itemKey: string; patternId: string; tickId: string }): Promise<{ ok: boolean; holder?: string }> {
-  const result = await execa(VITE_NODE, [CHILD, root, request.itemKey, request.patternId, request.tickId, 'release'], { cwd: ROOT, reject: false, timeout: 240_000 });
+  const result = await execa(process.execPath, [await bundledChild(CHILD), root, request.itemKey, request.patternId, request.tickId, 'release'], { cwd: ROOT, reject: false, timeout: 240_000 });
   if (result.exitCode !== 0) throw new Error(`item-lease child failed (exit ${String(result.exitCode)}): ${String(result.stderr)}`);
   return JSON.parse(String(result.stdout).trim().split('\n').pop() ?? '{}') as { ok: boolean; holder?: string };
 }
@@ -50,7 +50,7 @@ describeItemLeasesConformance('MemoryItemLeases', {
 describe('FileItemLeases across a crash', () => {
   it('a holder killed with SIGKILL blocks others while alive and is recovered at once after', async () => {
     const root = await mkdtemp(join(tmpdir(), 'item-leases-crash-'));
-    const child = spawn(VITE_NODE, [CHILD, root, 'issue#5', 'crashing-loop', 't1', 'hold'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [await bundledChild(CHILD), root, 'issue#5', 'crashing-loop', 't1', 'hold'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     try {
       const [line] = await new Promise<string[]>((resolve) => createInterface({ input: child.stdout }).once('line', (first) => resolve([first])));
       expect(JSON.parse(line ?? '{}')).toEqual({ ok: true, pid: child.pid });

@@ -10,10 +10,10 @@ import { PostgresAttemptLedger, PostgresDatabase, PostgresItemLeases, PostgresLo
 import type { TickResult } from '../../src/core/engine/tick-result.js';
 import { describeAttemptLedgerConformance, describeItemLeasesConformance, describeLoopLeasesConformance } from '../../src/testing/conformance/index.js';
 import { FixedClock } from '../../src/testing/fixed-clock.js';
+import { bundledChild } from '../bundled-child.js';
 import { startPgCluster, type PgCluster } from '../pg-cluster.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const VITE_NODE = join(ROOT, 'node_modules', '.bin', 'vite-node');
 const CHILD = join(import.meta.dirname, 'postgres-lease-child.ts');
 
 let cluster: PgCluster;
@@ -42,7 +42,7 @@ describeItemLeasesConformance('PostgresItemLeases', {
       participant: () => new PostgresItemLeases({ database, clock, scope: 'acme/demo', staleMs }),
       advance: (ms) => clock.advance(ms),
       async acquireInOtherProcess(request) {
-        const result = await execa(VITE_NODE, [CHILD, url, String(clock.now()), request.itemKey, request.patternId, request.tickId], { cwd: ROOT, reject: false, timeout: 240_000 });
+        const result = await execa(process.execPath, [await bundledChild(CHILD), url, String(clock.now()), request.itemKey, request.patternId, request.tickId], { cwd: ROOT, reject: false, timeout: 240_000 });
         if (result.exitCode !== 0) throw new Error(`lease child failed (exit ${String(result.exitCode)}): ${String(result.stderr)}`);
         return JSON.parse(String(result.stdout).trim().split('\n').pop() ?? '{}') as { ok: boolean; holder?: string };
       },

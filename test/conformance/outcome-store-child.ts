@@ -1,5 +1,5 @@
 /**
- * A real second (third, …) OS process for the OutcomeStore suite, run with vite-node:
+ * A real second (third, …) OS process for the OutcomeStore suite, bundled by test/bundled-child.ts and run with node:
  *   outcome-store-child.ts <files|postgres> <root|url> <batches.json>
  * Opens the store, prints `ready`, waits for a line on stdin (so every process starts appending at once), appends each
  * batch in order with `oncePer: 'tick'`, and prints how many lines it added.

@@ -4,16 +4,17 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { OutcomeLine } from '../../src/core/outcomes/index.js';
+import { bundledChild } from '../bundled-child.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const VITE_NODE = join(ROOT, 'node_modules', '.bin', 'vite-node');
 const CHILD = join(import.meta.dirname, 'outcome-store-child.ts');
 
 export async function appendInProcesses(kind: 'files' | 'postgres', target: string, scratch: string, batches: readonly (readonly OutcomeLine[])[], processes: number): Promise<number[]> {
   const batchesFile = join(scratch, `batches-${processes}.json`);
   await writeFile(batchesFile, JSON.stringify(batches));
+  const bundle = await bundledChild(CHILD);
   const children = Array.from({ length: processes }, () => {
-    const child = spawn(VITE_NODE, [CHILD, kind, target, batchesFile], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bundle, kind, target, batchesFile], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const lines: string[] = [];

@@ -1,5 +1,5 @@
 /**
- * A second OS process for the Postgres lease tests, run with vite-node:
+ * A second OS process for the Postgres lease tests, bundled by test/bundled-child.ts and run with node:
  *   postgres-lease-child.ts <url> <now> <itemKey> <patternId> <tickId>
  * Acquires the item lease at clock time <now>, prints one JSON line with what
  * it got, and releases a granted lease.

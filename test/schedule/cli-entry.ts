@@ -1,4 +1,4 @@
-/** Runs the CLI from source in a child process (for multi-process tests): `vite-node cli-entry.ts -- <args>`. */
+/** Runs the CLI from source in a child process (for multi-process tests), bundled by test/bundled-child.ts: `node <bundle> -- <args>`. */
 import { main } from '../../src/cli/main.js';
 
 const separator = process.argv.indexOf('--');
