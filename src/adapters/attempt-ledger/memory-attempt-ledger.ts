@@ -20,7 +20,7 @@ export class MemoryAttemptLedger implements AttemptLedger {
   private snapshot: readonly AttemptRecord[] | null = null;
 
   constructor(seed: readonly AttemptRecord[] = []) {
-    this.stored = seed.map((record) => Object.freeze({ ...record }));
+    this.stored = seed.map(frozenCopy);
   }
 
   /** A copy of every record, oldest first. */
@@ -36,9 +36,18 @@ export class MemoryAttemptLedger implements AttemptLedger {
   }
 
   async append(record: AttemptRecord): Promise<void> {
-    this.stored.push(Object.freeze({ ...record }));
+    this.stored.push(frozenCopy(record));
     this.snapshot = null;
   }
+}
+
+/**
+ * Not `Object.freeze({ ...record })`: on Node 20's V8 a frozen spread copy of a record with a non-small number (`at`)
+ * gets a hidden class of its own, so a long run kept one class per record and every read of the history went
+ * megamorphic. `Object.assign` onto a fresh object copies the same own enumerable keys and shares one class.
+ */
+function frozenCopy(record: AttemptRecord): Readonly<AttemptRecord> {
+  return Object.freeze(Object.assign({}, record));
 }
 
 /** Is `key` an array index at or past `length` (a record appended after the view was taken)? */

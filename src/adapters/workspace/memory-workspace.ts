@@ -24,6 +24,9 @@ import { normalizeWorkspacePath as checkedPath } from './workspace-path.js';
 /** The shape check, remembered per path (a tick reads and writes the same few); a refused path throws every time, never cached. */
 const normalizeWorkspacePath = memoByString(checkedPath);
 
+/** A branch name per item key, remembered: every tick prepares a workspace for one of the same few items. */
+const slugOf = memoByString(slugify);
+
 export interface MemoryWorkspaceOptions {
   /** Files of the base snapshot, by repository-relative path. */
   files?: Record<string, string>;
@@ -124,7 +127,7 @@ export class MemoryWorkspace implements Workspace {
     const handle: WorkspaceHandle = {
       id,
       path: `memory:/${id}`,
-      branch: `${request.branchPrefix}${slugify(request.item.key)}`,
+      branch: `${request.branchPrefix}${slugOf(request.item.key)}`,
       baseCommit: this.baseCommit,
       itemKey: request.item.key,
     };
@@ -139,7 +142,9 @@ export class MemoryWorkspace implements Workspace {
     return {
       read: async (path) => {
         const key = normalizeWorkspacePath(path);
-        return attempt.edits.has(key) ? attempt.edits.get(key)! : this.readBaseFile(key);
+        if (attempt.edits.has(key)) return attempt.edits.get(key)!;
+        // Awaited here, not returned: an async function that returns a promise takes two more microtask hops.
+        return this.base.has(key) ? this.base.get(key)! : await this.readBaseFile(key);
       },
       write: async (path, content) => {
         attempt.edits.set(normalizeWorkspacePath(path), content);
@@ -154,7 +159,8 @@ export class MemoryWorkspace implements Workspace {
 
   async readBase(handle: WorkspaceHandle, path: string): Promise<string | null> {
     this.attempt(handle);
-    return this.readBaseFile(normalizeWorkspacePath(path));
+    const key = normalizeWorkspacePath(path);
+    return this.base.has(key) ? this.base.get(key)! : await this.readBaseFile(key);
   }
 
   /** The base's versions of `paths` while `run` runs; the attempt's edits (or their absence) come back after. */
@@ -279,8 +285,9 @@ export class MemoryWorkspace implements Workspace {
   /** Each edited path that differs from the base, sorted by path. */
   private async versions(attempt: Attempt): Promise<FileVersions[]> {
     const versions: FileVersions[] = [];
-    for (const [path, after] of [...attempt.edits].sort(([a], [b]) => comparePaths(a, b))) {
-      const before = await this.readBaseFile(path);
+    for (const [path, after] of attempt.edits.size < 2 ? attempt.edits : [...attempt.edits].sort(([a], [b]) => comparePaths(a, b))) {
+      // The base map answers without an await; only a base read from elsewhere (readBase) is waited for.
+      const before = this.base.has(path) ? this.base.get(path)! : await this.readBaseFile(path);
       if (before !== after) versions.push({ path, before, after });
     }
     return versions;
