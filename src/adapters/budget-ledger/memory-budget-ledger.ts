@@ -52,7 +52,9 @@ export class MemoryBudgetLedger implements BudgetLedger {
 
   async open(request: ReservationRequest): Promise<OpenReservation> {
     const reservation: OpenReservation = Object.assign(copyRequest(request), { id: `r-${this.journal.nextId++}` });
-    this.journal.entries.push({ kind: 'open', ...reservation });
+    // Keys written out (the order `{ kind, ...reservation }` gave): a spread of the fresh reservation was ~1% of a tick.
+    const { at, day, patternId, tickId, phase, tokens, id } = reservation;
+    this.journal.entries.push({ kind: 'open', at, day, patternId, tickId, phase, tokens, id });
     return reservation;
   }
 
