@@ -43,19 +43,6 @@ export function historyOf(history: readonly AttemptRecord[], patternId: string):
   return history.filter((record) => countsFor(record, patternId));
 }
 
-/**
- * The index of the newest record before `before` that counts for one loop, or -1. Callers walk the history
- * backwards with it and copy nothing: every tick asks several times, and filtering the whole history each time
- * made long runs quadratic. An index walk rather than a generator: a generator object per question was a
- * measurable share of a tick's garbage.
- */
-function olderOf(history: readonly AttemptRecord[], patternId: string, before: number): number {
-  for (let index = before - 1; index >= 0; index--) {
-    if (countsFor(history[index]!, patternId)) return index;
-  }
-  return -1;
-}
-
 /** Looks at one loop's recent history (newest last); other loops' records are skipped. */
 export function circuitState(allHistory: readonly AttemptRecord[], limits: AttemptLimits, patternId: string): CircuitState {
   let consecutive = 0;
@@ -63,8 +50,10 @@ export function circuitState(allHistory: readonly AttemptRecord[], limits: Attem
   let latestSignature: string | null = null;
   let latestError = '';
   let sameRunEnded = false;
-  for (let index = olderOf(allHistory, patternId, allHistory.length); index >= 0; index = olderOf(allHistory, patternId, index)) {
+  // Newest first, by index: no copy and no generator, and each record is read once (a ledger's view may be a Proxy).
+  for (let index = allHistory.length - 1; index >= 0; index--) {
     const attempt = allHistory[index]!;
+    if (!countsFor(attempt, patternId)) continue;
     if (attempt.outcome !== 'failure') break;
     consecutive++;
     const signature = errorSignature(attempt.error ?? '');
@@ -102,8 +91,9 @@ export interface CircuitFailure {
 /** The failures since the loop's last non-failure (a success, a no-op, a reset), newest first, at most `limit`. */
 export function openingFailures(allHistory: readonly AttemptRecord[], patternId: string, limit = 10): CircuitFailure[] {
   const failures: CircuitFailure[] = [];
-  for (let index = olderOf(allHistory, patternId, allHistory.length); index >= 0 && failures.length < limit; index = olderOf(allHistory, patternId, index)) {
+  for (let index = allHistory.length - 1; index >= 0 && failures.length < limit; index--) {
     const attempt = allHistory[index]!;
+    if (!countsFor(attempt, patternId)) continue;
     if (attempt.outcome !== 'failure') break;
     failures.push({ tickId: attempt.tickId, itemKey: attempt.itemKey, at: attempt.at, error: attempt.error ?? '' });
   }
@@ -141,9 +131,10 @@ export interface ItemOfLoop {
 export function failedAttemptsOn(allHistory: readonly AttemptRecord[], target: ItemOfLoop): number {
   let failures = 0;
   let seen = 0;
-  for (let index = olderOf(allHistory, target.patternId, allHistory.length); index >= 0 && seen < ATTEMPT_WINDOW; index = olderOf(allHistory, target.patternId, index)) {
-    seen++;
+  for (let index = allHistory.length - 1; index >= 0 && seen < ATTEMPT_WINDOW; index--) {
     const attempt = allHistory[index]!;
+    if (!countsFor(attempt, target.patternId)) continue;
+    seen++;
     if (attempt.itemKey !== target.itemKey) continue;
     if (attempt.outcome === 'success') break;
     if (attempt.outcome === 'failure') failures++;
@@ -154,9 +145,10 @@ export function failedAttemptsOn(allHistory: readonly AttemptRecord[], target: I
 /** The most recent failure message of one loop on an item, for the next attempt's prompt. */
 export function lastFailureOn(allHistory: readonly AttemptRecord[], target: ItemOfLoop): string | undefined {
   let seen = 0;
-  for (let index = olderOf(allHistory, target.patternId, allHistory.length); index >= 0 && seen < ATTEMPT_WINDOW; index = olderOf(allHistory, target.patternId, index)) {
-    seen++;
+  for (let index = allHistory.length - 1; index >= 0 && seen < ATTEMPT_WINDOW; index--) {
     const attempt = allHistory[index]!;
+    if (!countsFor(attempt, target.patternId)) continue;
+    seen++;
     if (attempt.itemKey !== target.itemKey) continue;
     return attempt.outcome === 'failure' ? attempt.error : undefined;
   }

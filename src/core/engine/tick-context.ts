@@ -5,9 +5,10 @@
 import type { BudgetBreaker } from '../budget/budget-breaker.js';
 import type { ExecutionPlan } from '../plan/execution-plan.js';
 import type { EnginePorts } from './engine-ports.js';
-import { resultForRole, type AgentProgress, type AgentRequest, type AgentRole, type Clock, type EngineObserver, type InstructionDocument, type RequestFor, type ResultFor } from '../ports/index.js';
+import { resultForRole, type AgentProgress, type AgentRequest, type AgentRole, type Clock, type EngineObserver, type InstructionDocument, type RequestFor, type ResultFor, type WorkspaceHandle } from '../ports/index.js';
 import { INTERRUPT_SOURCE, type TickBase, type TickStep } from './tick-result.js';
 import { formatCount } from '../text/format-count.js';
+import type { ReportPlan } from '../verify/test-reports/test-evidence.js';
 
 /** Fields the context fills in for every call: the caller gives only what is specific to the role. */
 type Filled = 'tickId' | 'plan' | 'maxTokens' | 'instructions' | 'maxTurns';
@@ -44,6 +45,8 @@ export function overrunHalt(call: { message: string }): { kind: 'halted'; reason
 export class TickContext {
   readonly steps: TickStep[] = [];
   tokens = 0;
+  /** The attempt's report plans (verify-phase.ts): read once from the base, shared by the base's run and the change's. */
+  reportPlans: { handle: WorkspaceHandle; commands: unknown; plans: Promise<Map<string, ReportPlan>> } | null = null;
 
   constructor(
     readonly tickId: string,
