@@ -12,6 +12,7 @@ import type { OpenReservation } from '../../core/ports/index.js';
 import { reservationOf, type JournalEntry } from '../../core/budget/budget-journal.js';
 
 interface Slot {
+  id: string;
   open: OpenReservation | undefined;
   settled: number | undefined;
   reconciled: number | undefined;
@@ -19,8 +20,12 @@ interface Slot {
 
 interface Bucket {
   spent: number;
-  /** Per reservation not yet settled, in the order its first entry came (its open, in a journal that is in order). */
-  slots: Map<string, Slot>;
+  /**
+   * Per reservation not yet settled, in the order its first entry came (its open, in a journal that is in order).
+   * A list searched from its end (a settle closes a recent open; few are unsettled at once), not a Map: deleting
+   * a Map's last entry shrinks its table, on every settle.
+   */
+  slots: Slot[];
   /** How many of `slots` are open and not closed: the question every tick asks is usually answered by a zero. */
   open: number;
 }
@@ -49,7 +54,7 @@ export class MemoryJournalIndex {
     const open: OpenReservation[] = [];
     for (const bucket of chosen) {
       if (bucket.open === 0) continue;
-      for (const slot of bucket.slots.values()) if (isOpen(slot)) open.push(slot.open!);
+      for (const slot of bucket.slots) if (isOpen(slot)) open.push(slot.open!);
     }
     return open.length > 1 ? open.sort((a, b) => a.at - b.at) : open;
   }
@@ -62,14 +67,16 @@ export class MemoryJournalIndex {
     let loops = this.days.get(entry.day);
     if (!loops) this.days.set(entry.day, (loops = new Map()));
     let bucket = loops.get(entry.patternId);
-    if (!bucket) loops.set(entry.patternId, (bucket = { spent: 0, slots: new Map(), open: 0 }));
+    if (!bucket) loops.set(entry.patternId, (bucket = { spent: 0, slots: [], open: 0 }));
     if (entry.kind === 'spend') {
       bucket.spent += entry.tokens;
       return;
     }
     // One shape for every slot (all three keys from the start), so reading them stays monomorphic.
-    let slot = bucket.slots.get(entry.id);
-    if (!slot) bucket.slots.set(entry.id, (slot = { open: undefined, settled: undefined, reconciled: undefined }));
+    let at = bucket.slots.length - 1;
+    while (at >= 0 && bucket.slots[at]!.id !== entry.id) at--;
+    let slot = bucket.slots[at];
+    if (!slot) bucket.slots.push((slot = { id: entry.id, open: undefined, settled: undefined, reconciled: undefined }));
     const before = contribution(slot);
     const wasOpen = isOpen(slot);
     if (entry.kind === 'open') {
@@ -83,6 +90,6 @@ export class MemoryJournalIndex {
     bucket.spent += contribution(slot) - before;
     // A settle is final: the ledger refuses any later close of that reservation (decideClose), and ids are never
     // reused, so its slot has nothing left to count — dropped, or a long run keeps one per reservation ever opened.
-    if (entry.kind === 'settle') bucket.slots.delete(entry.id);
+    if (entry.kind === 'settle') bucket.slots.splice(at === -1 ? bucket.slots.length - 1 : at, 1);
   }
 }

@@ -143,8 +143,9 @@ export class MemoryWorkspace implements Workspace {
       read: async (path) => {
         const key = normalizeWorkspacePath(path);
         if (attempt.edits.has(key)) return attempt.edits.get(key)!;
-        // Awaited here, not returned: an async function that returns a promise takes two more microtask hops.
-        return this.base.has(key) ? this.base.get(key)! : await this.readBaseFile(key);
+        const base = this.baseText(key);
+        // Awaited only when the base is read from elsewhere; a promise returned from an async function takes two more hops.
+        return typeof base === 'object' && base !== null ? await base : base;
       },
       write: async (path, content) => {
         attempt.edits.set(normalizeWorkspacePath(path), content);
@@ -160,7 +161,8 @@ export class MemoryWorkspace implements Workspace {
   async readBase(handle: WorkspaceHandle, path: string): Promise<string | null> {
     this.attempt(handle);
     const key = normalizeWorkspacePath(path);
-    return this.base.has(key) ? this.base.get(key)! : await this.readBaseFile(key);
+    const base = this.baseText(key);
+    return typeof base === 'object' && base !== null ? await base : base;
   }
 
   /** The base's versions of `paths` while `run` runs; the attempt's edits (or their absence) come back after. */
@@ -287,13 +289,19 @@ export class MemoryWorkspace implements Workspace {
     const versions: FileVersions[] = [];
     for (const [path, after] of attempt.edits.size < 2 ? attempt.edits : [...attempt.edits].sort(([a], [b]) => comparePaths(a, b))) {
       // The base map answers without an await; only a base read from elsewhere (readBase) is waited for.
-      const before = this.base.has(path) ? this.base.get(path)! : await this.readBaseFile(path);
+      const base = this.baseText(path);
+      const before = typeof base === 'object' && base !== null ? await base : base;
       if (before !== after) versions.push({ path, before, after });
     }
     return versions;
   }
 
   private async readBaseFile(path: string): Promise<string | null> {
+    return this.baseText(path);
+  }
+
+  /** A base file's text, or null: at once from the snapshot (or when there is nothing else to ask), else read on demand. */
+  private baseText(path: string): string | null | Promise<string | null> {
     if (this.base.has(path)) return this.base.get(path)!;
     return this.readBaseOption ? this.readBaseOption(path) : null;
   }
