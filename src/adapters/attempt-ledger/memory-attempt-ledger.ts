@@ -70,21 +70,49 @@ function beyond(key: string | symbol, length: number): boolean {
  * write throws in strict mode) without copying. `items` must only ever grow.
  */
 export function prefixView<T>(items: T[], length: number): readonly T[] {
-  const refuse = (): boolean => false;
-  return new Proxy(items, {
-    get: (target, key, receiver) => (key === 'length' ? length : beyond(key, length) ? undefined : Reflect.get(target, key, receiver)),
-    has: (target, key) => !beyond(key, length) && Reflect.has(target, key),
-    ownKeys: (target) => Reflect.ownKeys(target).filter((key) => !beyond(key, length)),
-    getOwnPropertyDescriptor: (target, key) => {
-      if (beyond(key, length)) return undefined;
-      const descriptor = Reflect.getOwnPropertyDescriptor(target, key);
-      if (!descriptor) return undefined;
-      return key === 'length' ? { ...descriptor, value: length } : { ...descriptor, writable: false };
-    },
-    set: refuse,
-    defineProperty: refuse,
-    deleteProperty: refuse,
-    setPrototypeOf: refuse,
-    preventExtensions: refuse,
-  });
+  return new Proxy(items, new PrefixHandler<T>(length));
+}
+
+/** The traps of a prefix view, on a prototype: one object per view rather than ten closures (a view is taken every tick). */
+class PrefixHandler<T> implements ProxyHandler<T[]> {
+  constructor(private readonly length: number) {}
+
+  get(target: T[], key: string | symbol, receiver: unknown): unknown {
+    return key === 'length' ? this.length : beyond(key, this.length) ? undefined : Reflect.get(target, key, receiver);
+  }
+
+  has(target: T[], key: string | symbol): boolean {
+    return !beyond(key, this.length) && Reflect.has(target, key);
+  }
+
+  ownKeys(target: T[]): ArrayLike<string | symbol> {
+    return Reflect.ownKeys(target).filter((key) => !beyond(key, this.length));
+  }
+
+  getOwnPropertyDescriptor(target: T[], key: string | symbol): PropertyDescriptor | undefined {
+    if (beyond(key, this.length)) return undefined;
+    const descriptor = Reflect.getOwnPropertyDescriptor(target, key);
+    if (!descriptor) return undefined;
+    return key === 'length' ? { ...descriptor, value: this.length } : { ...descriptor, writable: false };
+  }
+
+  set(): boolean {
+    return false;
+  }
+
+  defineProperty(): boolean {
+    return false;
+  }
+
+  deleteProperty(): boolean {
+    return false;
+  }
+
+  setPrototypeOf(): boolean {
+    return false;
+  }
+
+  preventExtensions(): boolean {
+    return false;
+  }
 }
