@@ -108,10 +108,17 @@ export class BudgetBreaker {
   }
 
   /** Today's status for a loop. `refresh` re-reads the ledger (another process may have spent). */
-  async status(patternId: string, now: number, options: { refresh?: boolean } = {}): Promise<BudgetStatus> {
-    const day = utcDay(now);
-    const totals = (options.refresh ? null : this.cachedTotals(patternId, day)) ?? (await this.totalsFor(patternId, day, options.refresh ?? false));
-    return this.describe(totals);
+  status(patternId: string, now: number, options?: { refresh?: boolean }): Promise<BudgetStatus> {
+    try {
+      const day = utcDay(now);
+      const refresh = options?.refresh ?? false;
+      const cached = refresh ? null : this.cachedTotals(patternId, day);
+      // Totals this breaker holds answer at once, with no async frame or ledger read (two of a tick's three asks).
+      if (cached) return Promise.resolve(this.describe(cached));
+      return this.totalsFor(patternId, day, refresh).then((totals) => this.describe(totals));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**
