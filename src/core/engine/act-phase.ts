@@ -25,7 +25,8 @@ export interface ActInput {
  * an item another loop is working on is reported, not acted on.
  */
 export async function act(context: TickContext, ports: EnginePorts, input: ActInput): Promise<Outcome> {
-  if (!ports.items) return actOnItem(context, ports, input);
+  // `return await`, not `return promise`: an async function resolved with a promise takes two more hops to settle.
+  if (!ports.items) return await actOnItem(context, ports, input);
   const lease = await ports.items.acquire({ itemKey: input.item.key, patternId: context.plan.pattern.id, tickId: context.tickId });
   if (!lease.ok) {
     context.step('workspace', `item lease held: ${lease.message}`);

@@ -48,7 +48,7 @@ function reportPlans(context: TickContext, ports: EnginePorts, handle: Workspace
   const known = context.reportPlans;
   if (known?.handle === handle && known.commands === commands) return known.plans;
   // The reporter is chosen from the base's package.json scripts: the agent's edits to them never choose it.
-  const plans = planReports(commands, ports.commands!, async (path) => (ports.workspace.readBase ? ports.workspace.readBase(handle, path) : ((await ports.workspace.files?.(handle).read(path)) ?? null)));
+  const plans = planReports(commands, ports.commands!, async (path) => (ports.workspace.readBase ? await ports.workspace.readBase(handle, path) : ((await ports.workspace.files?.(handle).read(path)) ?? null)));
   context.reportPlans = { handle, commands, plans };
   return plans;
 }
