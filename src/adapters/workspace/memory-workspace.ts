@@ -108,6 +108,13 @@ export class MemoryWorkspace implements Workspace {
   private readonly baseCommit: string;
   private readonly restoreTestItems: MemoryWorkspaceOptions['restoreTestItems'];
   private readonly attempts = new Map<string, Attempt>();
+  /**
+   * Attempt ids in the order they were prepared, from `oldest` on: `forgetOldest` reads them here instead of
+   * iterating the Map from its start, where every forgotten attempt leaves a hole the iteration steps over (up to
+   * about a thousand per tick at the default `retain`).
+   */
+  private readonly order: string[] = [];
+  private oldest = 0;
   private readonly baselines = new Map<string, unknown>();
   private counter = 0;
   private readonly retain: number;
@@ -143,6 +150,7 @@ export class MemoryWorkspace implements Workspace {
       itemKey: request.item.key,
     };
     this.attempts.set(id, { handle, edits: new Map(), status: 'active', revision: 0 });
+    this.order.push(id);
     if (this.attempts.size > this.retain) this.forgetOldest();
     return { ok: true, handle };
   }
@@ -280,10 +288,22 @@ export class MemoryWorkspace implements Workspace {
     }));
   }
 
+  /** Forgets the oldest finished attempts until `retain` are left; active ones stay, first in line. */
   private forgetOldest(): void {
-    for (const [id, attempt] of this.attempts) {
-      if (this.attempts.size <= this.retain) return;
-      if (attempt.status !== 'active') this.attempts.delete(id);
+    const passed: string[] = [];
+    let index = this.oldest;
+    while (this.attempts.size > this.retain && index < this.order.length) {
+      const id = this.order[index++]!;
+      const attempt = this.attempts.get(id);
+      if (attempt?.status === 'active') passed.push(id);
+      else if (attempt) this.attempts.delete(id);
+    }
+    // The active attempts stepped over go back, in their order, just before the first one not reached.
+    this.oldest = index - passed.length;
+    for (let position = 0; position < passed.length; position++) this.order[this.oldest + position] = passed[position]!;
+    if (this.oldest > 1_024 && this.oldest * 2 > this.order.length) {
+      this.order.splice(0, this.oldest);
+      this.oldest = 0;
     }
   }
 
