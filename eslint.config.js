@@ -127,6 +127,13 @@ export default [
             'A key after a leading spread is slow on Node 20 (~0.5 µs a key, every tick). To fix: Object.assign({}, object, { key }) — ' +
             'or Object.assign(fresh, { key }) on an object built here — or put the keys first when no key can collide.',
         },
+        {
+          // Not only after a leading one: `{ kind, ...base, at, tokens }` took the same path (the budget journal's settle entry).
+          selector: 'ObjectExpression > SpreadElement ~ Property',
+          message:
+            'A key after a spread is slow on Node 20 wherever the spread stands (every tick). To fix: write the keys out, ' +
+            'or set the optional ones on the object just built (`if (x) object.key = x`).',
+        },
       ],
     },
   },

@@ -56,7 +56,9 @@ export class ScriptedCommandRunner implements CommandRunner {
 
   async run(command: CommandSpec, options: CommandRunOptions): Promise<CommandEvidence> {
     // The verifier may wrap a plan command in its reporter's environment or arguments: answer for the plan command.
-    const planned = Object.keys(this.options.testResults ?? {}).find((key) => command.command === key || command.command.includes(key)) ?? command.command;
+    const results = this.options.testResults;
+    // No per-test results scripted (the common case): the command is its own plan command, with no list of keys built.
+    const planned = results ? (Object.keys(results).find((key) => command.command === key || command.command.includes(key)) ?? command.command) : command.command;
     this.runs.push({ command: planned, cwd: options.cwd });
     const sequence = this.options.testResults?.[planned];
     const index = this.testRuns.get(planned) ?? 0;

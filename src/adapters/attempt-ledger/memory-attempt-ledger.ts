@@ -20,7 +20,7 @@ export class MemoryAttemptLedger implements AttemptLedger {
   private snapshot: readonly AttemptRecord[] | null = null;
 
   constructor(seed: readonly AttemptRecord[] = []) {
-    this.stored = seed.map((record) => Object.freeze({ ...record }));
+    this.stored = seed.map(frozenCopy);
   }
 
   /** A copy of every record, oldest first. */
@@ -36,9 +36,18 @@ export class MemoryAttemptLedger implements AttemptLedger {
   }
 
   async append(record: AttemptRecord): Promise<void> {
-    this.stored.push(Object.freeze({ ...record }));
+    this.stored.push(frozenCopy(record));
     this.snapshot = null;
   }
+}
+
+/**
+ * Not `Object.freeze({ ...record })`: on Node 20's V8 a frozen spread copy of a record with a non-small number (`at`)
+ * gets a hidden class of its own, so a long run kept one class per record and every read of the history went
+ * megamorphic. `Object.assign` onto a fresh object copies the same own enumerable keys and shares one class.
+ */
+function frozenCopy(record: AttemptRecord): Readonly<AttemptRecord> {
+  return Object.freeze(Object.assign({}, record));
 }
 
 /** Is `key` an array index at or past `length` (a record appended after the view was taken)? */
@@ -61,21 +70,49 @@ function beyond(key: string | symbol, length: number): boolean {
  * write throws in strict mode) without copying. `items` must only ever grow.
  */
 export function prefixView<T>(items: T[], length: number): readonly T[] {
-  const refuse = (): boolean => false;
-  return new Proxy(items, {
-    get: (target, key, receiver) => (key === 'length' ? length : beyond(key, length) ? undefined : Reflect.get(target, key, receiver)),
-    has: (target, key) => !beyond(key, length) && Reflect.has(target, key),
-    ownKeys: (target) => Reflect.ownKeys(target).filter((key) => !beyond(key, length)),
-    getOwnPropertyDescriptor: (target, key) => {
-      if (beyond(key, length)) return undefined;
-      const descriptor = Reflect.getOwnPropertyDescriptor(target, key);
-      if (!descriptor) return undefined;
-      return key === 'length' ? { ...descriptor, value: length } : { ...descriptor, writable: false };
-    },
-    set: refuse,
-    defineProperty: refuse,
-    deleteProperty: refuse,
-    setPrototypeOf: refuse,
-    preventExtensions: refuse,
-  });
+  return new Proxy(items, new PrefixHandler<T>(length));
+}
+
+/** The traps of a prefix view, on a prototype: one object per view rather than ten closures (a view is taken every tick). */
+class PrefixHandler<T> implements ProxyHandler<T[]> {
+  constructor(private readonly length: number) {}
+
+  get(target: T[], key: string | symbol, receiver: unknown): unknown {
+    return key === 'length' ? this.length : beyond(key, this.length) ? undefined : Reflect.get(target, key, receiver);
+  }
+
+  has(target: T[], key: string | symbol): boolean {
+    return !beyond(key, this.length) && Reflect.has(target, key);
+  }
+
+  ownKeys(target: T[]): ArrayLike<string | symbol> {
+    return Reflect.ownKeys(target).filter((key) => !beyond(key, this.length));
+  }
+
+  getOwnPropertyDescriptor(target: T[], key: string | symbol): PropertyDescriptor | undefined {
+    if (beyond(key, this.length)) return undefined;
+    const descriptor = Reflect.getOwnPropertyDescriptor(target, key);
+    if (!descriptor) return undefined;
+    return key === 'length' ? { ...descriptor, value: this.length } : { ...descriptor, writable: false };
+  }
+
+  set(): boolean {
+    return false;
+  }
+
+  defineProperty(): boolean {
+    return false;
+  }
+
+  deleteProperty(): boolean {
+    return false;
+  }
+
+  setPrototypeOf(): boolean {
+    return false;
+  }
+
+  preventExtensions(): boolean {
+    return false;
+  }
 }

@@ -51,9 +51,13 @@ export class MemoryBudgetLedger implements BudgetLedger {
   }
 
   async open(request: ReservationRequest): Promise<OpenReservation> {
-    const reservation: OpenReservation = Object.assign(copyRequest(request), { id: `r-${this.journal.nextId++}` });
-    this.journal.entries.push({ kind: 'open', ...reservation });
-    return reservation;
+    // Keys written out, in the order a copy of the request and its id gave (a spread of the fresh reservation into
+    // the entry was ~1% of a tick).
+    const { at, day, patternId, tickId, phase } = request;
+    const tokens = Math.max(0, Math.ceil(request.tokens));
+    const id = `r-${this.journal.nextId++}`;
+    this.journal.entries.push({ kind: 'open', at, day, patternId, tickId, phase, tokens, id });
+    return { at, day, patternId, tickId, phase, tokens, id };
   }
 
   async settle(reservationId: string, usage: SettleUsage): Promise<CloseResult> {
@@ -91,8 +95,4 @@ export class MemoryBudgetLedger implements BudgetLedger {
     if (decided.entry) this.journal.entries.push(decided.entry);
     return decided.result;
   }
-}
-
-function copyRequest(request: ReservationRequest): ReservationRequest {
-  return { at: request.at, day: request.day, patternId: request.patternId, tickId: request.tickId, phase: request.phase, tokens: Math.max(0, Math.ceil(request.tokens)) };
 }

@@ -12,19 +12,26 @@ import type { OpenReservation } from '../../core/ports/index.js';
 import { reservationOf, type JournalEntry } from '../../core/budget/budget-journal.js';
 
 interface Slot {
-  open?: OpenReservation;
-  settled?: number;
-  reconciled?: number;
+  id: string;
+  open: OpenReservation | undefined;
+  settled: number | undefined;
+  reconciled: number | undefined;
 }
 
 interface Bucket {
   spent: number;
-  slots: Map<string, Slot>;
-  /** Reservations opened and not closed, in journal order. */
-  open: Map<string, OpenReservation>;
+  /**
+   * Per reservation not yet settled, in the order its first entry came (its open, in a journal that is in order).
+   * A list searched from its end (a settle closes a recent open; few are unsettled at once), not a Map: deleting
+   * a Map's last entry shrinks its table, on every settle.
+   */
+  slots: Slot[];
+  /** How many of `slots` are open and not closed: the question every tick asks is usually answered by a zero. */
+  open: number;
 }
 
 const contribution = (slot: Slot): number => slot.settled ?? slot.reconciled ?? slot.open?.tokens ?? 0;
+const isOpen = (slot: Slot): boolean => slot.open !== undefined && slot.settled === undefined && slot.reconciled === undefined;
 
 export class MemoryJournalIndex {
   private processed = 0;
@@ -43,13 +50,13 @@ export class MemoryJournalIndex {
     this.catchUp();
     const buckets = this.days.get(day);
     if (!buckets) return [];
-    if (patternId !== undefined) {
-      // The question every tick asks at its start (reconciling abandoned reservations): usually none are open.
-      const open = buckets.get(patternId)?.open;
-      return open && open.size > 0 ? [...open.values()].sort((a, b) => a.at - b.at) : [];
-    }
     const chosen = patternId === undefined ? [...buckets.values()] : [buckets.get(patternId)].filter((bucket): bucket is Bucket => bucket !== undefined);
-    return chosen.flatMap((bucket) => [...bucket.open.values()]).sort((a, b) => a.at - b.at);
+    const open: OpenReservation[] = [];
+    for (const bucket of chosen) {
+      if (bucket.open === 0) continue;
+      for (const slot of bucket.slots) if (isOpen(slot)) open.push(slot.open!);
+    }
+    return open.length > 1 ? open.sort((a, b) => a.at - b.at) : open;
   }
 
   private catchUp(): void {
@@ -60,28 +67,29 @@ export class MemoryJournalIndex {
     let loops = this.days.get(entry.day);
     if (!loops) this.days.set(entry.day, (loops = new Map()));
     let bucket = loops.get(entry.patternId);
-    if (!bucket) loops.set(entry.patternId, (bucket = { spent: 0, slots: new Map(), open: new Map() }));
+    if (!bucket) loops.set(entry.patternId, (bucket = { spent: 0, slots: [], open: 0 }));
     if (entry.kind === 'spend') {
       bucket.spent += entry.tokens;
       return;
     }
-    let slot = bucket.slots.get(entry.id);
-    if (!slot) bucket.slots.set(entry.id, (slot = {}));
+    // One shape for every slot (all three keys from the start), so reading them stays monomorphic.
+    let at = bucket.slots.length - 1;
+    while (at >= 0 && bucket.slots[at]!.id !== entry.id) at--;
+    let slot = bucket.slots[at];
+    if (!slot) bucket.slots.push((slot = { id: entry.id, open: undefined, settled: undefined, reconciled: undefined }));
     const before = contribution(slot);
+    const wasOpen = isOpen(slot);
     if (entry.kind === 'open') {
-      if (!slot.open) {
-        const reservation = reservationOf(entry);
-        slot.open = reservation;
-        if (slot.settled === undefined && slot.reconciled === undefined) bucket.open.set(entry.id, reservation);
-      }
+      slot.open ??= reservationOf(entry);
+    } else if (entry.kind === 'settle') {
+      slot.settled = entry.tokens;
     } else {
-      if (entry.kind === 'settle') slot.settled = entry.tokens;
-      else slot.reconciled = entry.tokens;
-      bucket.open.delete(entry.id);
+      slot.reconciled = entry.tokens;
     }
+    bucket.open += (isOpen(slot) ? 1 : 0) - (wasOpen ? 1 : 0);
     bucket.spent += contribution(slot) - before;
     // A settle is final: the ledger refuses any later close of that reservation (decideClose), and ids are never
     // reused, so its slot has nothing left to count — dropped, or a long run keeps one per reservation ever opened.
-    if (entry.kind === 'settle') bucket.slots.delete(entry.id);
+    if (entry.kind === 'settle') bucket.slots.splice(at === -1 ? bucket.slots.length - 1 : at, 1);
   }
 }

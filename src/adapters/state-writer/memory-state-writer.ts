@@ -83,11 +83,11 @@ export class MemoryStateWriter implements StateWriter {
   /** Refuses a damaged seed the way the file writer refuses a damaged file (`STATE_FAILED`, name:line). */
   async recordTick(record: TickRecord): Promise<void> {
     this.checkSeed();
-    // A copy, so a caller mutating its record later cannot rewrite history.
-    const copy: TickRecord = Object.assign({}, record, {
-      findings: record.findings.map((finding) => ({ ...finding })),
-      waiting: record.waiting.map((item) => ({ ...item })),
-    });
+    // A copy, so a caller mutating its record later cannot rewrite history. A plain spread (an exact-size copy of
+    // the record, kept for the whole run), then its lists replaced by copies on the object just built.
+    const copy: TickRecord = { ...record };
+    copy.findings = record.findings.map((finding) => ({ ...finding }));
+    copy.waiting = record.waiting.map((item) => ({ ...item }));
     this.records.push(copy);
     this.pending.push({ kind: 'tick', record: copy });
   }

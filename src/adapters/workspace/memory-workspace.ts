@@ -24,6 +24,9 @@ import { normalizeWorkspacePath as checkedPath } from './workspace-path.js';
 /** The shape check, remembered per path (a tick reads and writes the same few); a refused path throws every time, never cached. */
 const normalizeWorkspacePath = memoByString(checkedPath);
 
+/** A branch name per item key, remembered: every tick prepares a workspace for one of the same few items. */
+const slugOf = memoByString(slugify);
+
 export interface MemoryWorkspaceOptions {
   /** Files of the base snapshot, by repository-relative path. */
   files?: Record<string, string>;
@@ -53,8 +56,12 @@ interface Attempt {
   edits: Map<string, string | null>;
   status: MemoryWorkspaceStatus;
   keptBecause?: string;
-  /** What the last `changes()` reported, as path → new content; `commit` holds exactly this. */
-  reviewed?: Map<string, string | null>;
+  /**
+   * What the last `changes()` reported, sorted by path; `commit` holds exactly these `after` contents. The
+   * versions list itself (no Map built from it): a finished attempt is kept for `inspect()`, so its size is paid on
+   * every tick of a long run.
+   */
+  reviewed?: readonly FileVersions[];
   /** Counts writes to `edits`: equal to `reviewedAt`, nothing moved since `changes()` (no second diff to prove it). */
   revision: number;
   reviewedAt?: number;
@@ -71,6 +78,13 @@ function fnv1a(parts: readonly string[]): string {
     }
   }
   return (hash >>> 0).toString(16).padStart(8, '0');
+}
+
+/** Paths whose new content differs between two `versions()` lists (either may lack a path), sorted. */
+function movedSince(reviewed: readonly FileVersions[], now: readonly FileVersions[]): string[] {
+  const before = new Map(reviewed.map((version) => [version.path, version.after]));
+  const after = new Map(now.map((version) => [version.path, version.after]));
+  return [...new Set([...before.keys(), ...after.keys()])].filter((path) => before.get(path) !== after.get(path)).sort();
 }
 
 function conflict(message: string): WorkspaceResult<never> {
@@ -94,6 +108,13 @@ export class MemoryWorkspace implements Workspace {
   private readonly baseCommit: string;
   private readonly restoreTestItems: MemoryWorkspaceOptions['restoreTestItems'];
   private readonly attempts = new Map<string, Attempt>();
+  /**
+   * Attempt ids in the order they were prepared, from `oldest` on: `forgetOldest` reads them here instead of
+   * iterating the Map from its start, where every forgotten attempt leaves a hole the iteration steps over (up to
+   * about a thousand per tick at the default `retain`).
+   */
+  private readonly order: string[] = [];
+  private oldest = 0;
   private readonly baselines = new Map<string, unknown>();
   private counter = 0;
   private readonly retain: number;
@@ -124,11 +145,12 @@ export class MemoryWorkspace implements Workspace {
     const handle: WorkspaceHandle = {
       id,
       path: `memory:/${id}`,
-      branch: `${request.branchPrefix}${slugify(request.item.key)}`,
+      branch: `${request.branchPrefix}${slugOf(request.item.key)}`,
       baseCommit: this.baseCommit,
       itemKey: request.item.key,
     };
     this.attempts.set(id, { handle, edits: new Map(), status: 'active', revision: 0 });
+    this.order.push(id);
     if (this.attempts.size > this.retain) this.forgetOldest();
     return { ok: true, handle };
   }
@@ -139,7 +161,10 @@ export class MemoryWorkspace implements Workspace {
     return {
       read: async (path) => {
         const key = normalizeWorkspacePath(path);
-        return attempt.edits.has(key) ? attempt.edits.get(key)! : this.readBaseFile(key);
+        if (attempt.edits.has(key)) return attempt.edits.get(key)!;
+        const base = this.baseText(key);
+        // Awaited only when the base is read from elsewhere; a promise returned from an async function takes two more hops.
+        return typeof base === 'object' && base !== null ? await base : base;
       },
       write: async (path, content) => {
         attempt.edits.set(normalizeWorkspacePath(path), content);
@@ -154,7 +179,9 @@ export class MemoryWorkspace implements Workspace {
 
   async readBase(handle: WorkspaceHandle, path: string): Promise<string | null> {
     this.attempt(handle);
-    return this.readBaseFile(normalizeWorkspacePath(path));
+    const key = normalizeWorkspacePath(path);
+    const base = this.baseText(key);
+    return typeof base === 'object' && base !== null ? await base : base;
   }
 
   /** The base's versions of `paths` while `run` runs; the attempt's edits (or their absence) come back after. */
@@ -209,7 +236,7 @@ export class MemoryWorkspace implements Workspace {
   async changes(handle: WorkspaceHandle): Promise<WorkspaceResult<{ changes: ChangeSet }>> {
     const attempt = this.attempt(handle);
     const versions = await this.versions(attempt);
-    attempt.reviewed = new Map(versions.map((version) => [version.path, version.after]));
+    attempt.reviewed = versions;
     attempt.reviewedAt = attempt.revision;
     return { ok: true, changes: buildChangeSet(versions, this.patchLimit) };
   }
@@ -220,14 +247,14 @@ export class MemoryWorkspace implements Workspace {
     if (!reviewed) return conflict(`Refused to commit ${handle.id}: changes() was never called, so nothing was checked.`);
     // Unwritten since changes() over a base that cannot move (no readBase from disk): exactly what was reviewed.
     const unwritten = attempt.reviewedAt === attempt.revision && !this.readBaseOption;
-    const now = unwritten ? null : new Map((await this.versions(attempt)).map((version) => [version.path, version.after]));
-    const moved = now ? [...new Set([...reviewed.keys(), ...now.keys()])].filter((path) => reviewed.get(path) !== now.get(path)).sort() : [];
+    const moved = unwritten ? [] : movedSince(reviewed, await this.versions(attempt));
     if (moved.length > 0) {
       return conflict(`Refused to commit ${handle.id}: ${moved.join(', ')} changed after changes() was read, so the commit would hold files nobody checked.`);
     }
     // Filled by a loop: building it and JSON.stringify took ~2× as long from Object.fromEntries on V8 11 (~0.8 vs ~0.45 µs).
     const files: Record<string, string | null> = {};
-    for (const [path, content] of reviewed.size < 2 ? reviewed : [...reviewed].sort(([a], [b]) => comparePaths(a, b))) files[path] = content;
+    // `versions()` lists paths sorted (comparePaths), so the files are in that order.
+    for (const version of reviewed) files[version.path] = version.after;
     const sha = fnv1a([handle.id, '\n', request.message, '\n', JSON.stringify(files)]);
     const commit = { sha, branch: handle.branch };
     attempt.status = 'committed';
@@ -261,10 +288,22 @@ export class MemoryWorkspace implements Workspace {
     }));
   }
 
+  /** Forgets the oldest finished attempts until `retain` are left; active ones stay, first in line. */
   private forgetOldest(): void {
-    for (const [id, attempt] of this.attempts) {
-      if (this.attempts.size <= this.retain) return;
-      if (attempt.status !== 'active') this.attempts.delete(id);
+    const passed: string[] = [];
+    let index = this.oldest;
+    while (this.attempts.size > this.retain && index < this.order.length) {
+      const id = this.order[index++]!;
+      const attempt = this.attempts.get(id);
+      if (attempt?.status === 'active') passed.push(id);
+      else if (attempt) this.attempts.delete(id);
+    }
+    // The active attempts stepped over go back, in their order, just before the first one not reached.
+    this.oldest = index - passed.length;
+    for (let position = 0; position < passed.length; position++) this.order[this.oldest + position] = passed[position]!;
+    if (this.oldest > 1_024 && this.oldest * 2 > this.order.length) {
+      this.order.splice(0, this.oldest);
+      this.oldest = 0;
     }
   }
 
@@ -279,14 +318,21 @@ export class MemoryWorkspace implements Workspace {
   /** Each edited path that differs from the base, sorted by path. */
   private async versions(attempt: Attempt): Promise<FileVersions[]> {
     const versions: FileVersions[] = [];
-    for (const [path, after] of [...attempt.edits].sort(([a], [b]) => comparePaths(a, b))) {
-      const before = await this.readBaseFile(path);
+    for (const [path, after] of attempt.edits.size < 2 ? attempt.edits : [...attempt.edits].sort(([a], [b]) => comparePaths(a, b))) {
+      // The base map answers without an await; only a base read from elsewhere (readBase) is waited for.
+      const base = this.baseText(path);
+      const before = typeof base === 'object' && base !== null ? await base : base;
       if (before !== after) versions.push({ path, before, after });
     }
     return versions;
   }
 
   private async readBaseFile(path: string): Promise<string | null> {
+    return this.baseText(path);
+  }
+
+  /** A base file's text, or null: at once from the snapshot (or when there is nothing else to ask), else read on demand. */
+  private baseText(path: string): string | null | Promise<string | null> {
     if (this.base.has(path)) return this.base.get(path)!;
     return this.readBaseOption ? this.readBaseOption(path) : null;
   }

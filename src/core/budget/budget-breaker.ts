@@ -87,7 +87,11 @@ export class BudgetBreaker {
   readonly degradeAtFraction: number;
   private readonly isTickRunning: (reservation: OpenReservation) => boolean | Promise<boolean>;
   private readonly totals = new Map<string, DayTotals>();
-  private readonly outstanding = new Map<string, Reservation>();
+  /**
+   * Reservations this breaker holds open, oldest first: a few at most (one per phase call in flight), so a list
+   * searched by id. A Map shrank its table on every delete that emptied it (three a tick).
+   */
+  private readonly outstanding: Reservation[] = [];
 
   constructor(dailyTokenCap: number, options: BudgetBreakerOptions) {
     if (!Number.isFinite(dailyTokenCap) || dailyTokenCap <= 0) {
@@ -104,10 +108,17 @@ export class BudgetBreaker {
   }
 
   /** Today's status for a loop. `refresh` re-reads the ledger (another process may have spent). */
-  async status(patternId: string, now: number, options: { refresh?: boolean } = {}): Promise<BudgetStatus> {
-    const day = utcDay(now);
-    const totals = (options.refresh ? null : this.cachedTotals(patternId, day)) ?? (await this.totalsFor(patternId, day, options.refresh ?? false));
-    return this.describe(totals);
+  status(patternId: string, now: number, options?: { refresh?: boolean }): Promise<BudgetStatus> {
+    try {
+      const day = utcDay(now);
+      const refresh = options?.refresh ?? false;
+      const cached = refresh ? null : this.cachedTotals(patternId, day);
+      // Totals this breaker holds answer at once, with no async frame or ledger read (two of a tick's three asks).
+      if (cached) return Promise.resolve(this.describe(cached));
+      return this.totalsFor(patternId, day, refresh).then((totals) => this.describe(totals));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**
@@ -142,7 +153,7 @@ export class BudgetBreaker {
       throw error;
     }
     const reservation: Reservation = { id: opened.id, patternId: request.patternId, tickId: request.tickId, phase: request.phase, tokens, day: totals.day };
-    this.outstanding.set(reservation.id, reservation);
+    this.outstanding.push(reservation);
     return { ok: true, reservation };
   }
 
@@ -177,7 +188,7 @@ export class BudgetBreaker {
 
   /** Gives a reservation back without spending (the phase did not run): settles it at zero. */
   async release(reservation: Reservation, now: number): Promise<void> {
-    if (!this.outstanding.has(reservation.id)) return;
+    if (!this.holds(reservation.id)) return;
     await this.ledger.settle(reservation.id, { at: now, tokens: 0, costUsd: null });
     this.forget(reservation);
   }
@@ -194,7 +205,7 @@ export class BudgetBreaker {
     // Two distinct days always (UTC has no DST: 24 h back is the day before), so no Set to deduplicate them.
     for (const day of [utcDay(now - DAY_MS), utcDay(now)]) {
       for (const reservation of await this.ledger.openReservations({ day, patternId })) {
-        if (this.outstanding.has(reservation.id) || (await this.isTickRunning(reservation))) continue;
+        if (this.holds(reservation.id) || (await this.isTickRunning(reservation))) continue;
         const result = await this.ledger.reconcile(reservation.id, {
           at: now,
           tokens: reservation.tokens,
@@ -209,11 +220,17 @@ export class BudgetBreaker {
 
   /** Drops a reservation from this breaker's hold; returns its day's totals when cached. */
   private forget(reservation: Reservation): DayTotals | null {
-    if (!this.outstanding.delete(reservation.id)) return null;
+    const held = this.outstanding.findIndex((candidate) => candidate.id === reservation.id);
+    if (held === -1) return null;
+    this.outstanding.splice(held, 1);
     const totals = this.totals.get(reservation.patternId);
     if (!totals || totals.day !== reservation.day) return null;
     totals.reserved = Math.max(0, totals.reserved - reservation.tokens);
     return totals;
+  }
+
+  private holds(id: string): boolean {
+    return this.outstanding.some((reservation) => reservation.id === id);
   }
 
   /** Today's totals when this breaker already holds them: no ledger read, so no await (three per backend call). */
@@ -226,7 +243,7 @@ export class BudgetBreaker {
     let totals = this.totals.get(patternId);
     if (!totals || totals.day !== day) {
       let reserved = 0;
-      for (const reservation of this.outstanding.values()) {
+      for (const reservation of this.outstanding) {
         if (reservation.patternId === patternId && reservation.day === day) reserved += reservation.tokens;
       }
       totals = { day, spent: Math.max(0, (await this.ledger.spentOn(day, patternId)) - reserved), reserved };

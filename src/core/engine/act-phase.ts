@@ -7,7 +7,7 @@ import { checkGate, type GateAction } from '../gate/check-gate.js';
 import { failedAttemptsOn, lastFailureOn } from './circuit-breaker.js';
 import type { EnginePorts } from './engine-ports.js';
 import { changedPaths, type AttemptRecord, type ChangedFile, type DeliveryRecord, type WorkItem, type WorkspaceHandle } from '../ports/index.js';
-import { INTERRUPT_SOURCE, overrunHalt, type TickContext } from './tick-context.js';
+import { INTERRUPT_SOURCE, overrunHalt, type RoleCall, type TickContext } from './tick-context.js';
 import type { TickBase, TickResult, VerificationSummary } from './tick-result.js';
 import { runBaseline, verificationBrief, verifyChange } from './verify-phase.js';
 import { cannotRunAtBase, type CannotRun } from '../verify/base-runnable.js';
@@ -25,7 +25,8 @@ export interface ActInput {
  * an item another loop is working on is reported, not acted on.
  */
 export async function act(context: TickContext, ports: EnginePorts, input: ActInput): Promise<Outcome> {
-  if (!ports.items) return actOnItem(context, ports, input);
+  // `return await`, not `return promise`: an async function resolved with a promise takes two more hops to settle.
+  if (!ports.items) return await actOnItem(context, ports, input);
   const lease = await ports.items.acquire({ itemKey: input.item.key, patternId: context.plan.pattern.id, tickId: context.tickId });
   if (!lease.ok) {
     context.step('workspace', `item lease held: ${lease.message}`);
@@ -105,16 +106,13 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
   }
   const brief = await verificationBrief(context, ports, handle, baseline);
 
-  const implemented = await context.callBackend({
-    role: 'implement',
-    item,
-    workspace: handle,
-    permissions: { write: true, execute: ports.commands !== undefined },
-    ...(ports.commands ? { commands: ports.commands } : {}),
-    ...(files ? { files } : {}),
-    ...(previousFailure ? { previousFailure } : {}),
-    ...(brief ? { verification: brief } : {}),
-  });
+  // Optional keys set on the request just built (same keys, same order), not spread in from a literal made per key.
+  const request: Extract<RoleCall, { role: 'implement' }> = { role: 'implement', item, workspace: handle, permissions: { write: true, execute: ports.commands !== undefined } };
+  if (ports.commands) request.commands = ports.commands;
+  if (files) request.files = files;
+  if (previousFailure) request.previousFailure = previousFailure;
+  if (brief) request.verification = brief;
+  const implemented = await context.callBackend(request);
   if (implemented.kind === 'paused' && context.interrupted) {
     // The operator stopped it: the half-done work stays for a look (inbox: approve or reject), unverified.
     await ports.workspace.keep(handle, `interrupted by ${context.interruptedBy} during the implementer; unverified`);
@@ -171,14 +169,10 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
     const reason = verified.kind === 'paused' ? `kill switch (${verified.source})` : 'budget';
     return { kind: 'report', summary: `Stopped before verification finished: ${reason}.`, findings: [], items: [item], degraded: true, degradedReason: reason };
   }
-  const verification: VerificationSummary = {
-    verdict: verified.verdict,
-    reasons: verified.reasons,
-    evidence: verified.evidence,
-    ...(baseline ? { baseline } : {}),
-    ...(verified.baseTests ? { baseTests: verified.baseTests } : {}),
-    ...(verified.verificationEdits ? { verificationEdits: verified.verificationEdits } : {}),
-  };
+  const verification: VerificationSummary = { verdict: verified.verdict, reasons: verified.reasons, evidence: verified.evidence };
+  if (baseline) verification.baseline = baseline;
+  if (verified.baseTests) verification.baseTests = verified.baseTests;
+  if (verified.verificationEdits) verification.verificationEdits = verified.verificationEdits;
   if (verified.verdict === 'REJECT') return failAttempt(handle, verified.reasons, changes.files, verification);
   if (verified.verdict === 'ESCALATE_HUMAN') {
     await ports.workspace.keep(handle, verified.reasons.join('; '));

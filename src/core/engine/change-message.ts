@@ -7,6 +7,7 @@
  * quoted as data (`quoteUntrusted`).
  */
 import { plainLine, quoteUntrusted } from '../security/untrusted-text.js';
+import { firstFilledLine } from '../text/first-filled-line.js';
 import { formatCount } from '../text/format-count.js';
 import type { TickContext } from './tick-context.js';
 import type { VerificationSummary } from './tick-result.js';
@@ -26,7 +27,7 @@ export interface ChangeFacts {
 
 /** What changed, in one line: the summary's first line, else the paths. */
 function changeLine(summary: string, paths: readonly string[], max: number): string {
-  const first = plainLine(summary.split(/\r?\n/).find((line) => line.trim()) ?? '', max);
+  const first = plainLine(firstFilledLine(summary), max);
   if (first) return first;
   const shown = paths.slice(0, 3).join(', ');
   return plainLine(`change ${paths.length} file(s)${shown ? `: ${shown}` : ''}${paths.length > 3 ? ', …' : ''}`, max);

@@ -43,20 +43,6 @@ export function historyOf(history: readonly AttemptRecord[], patternId: string):
   return history.filter((record) => countsFor(record, patternId));
 }
 
-/**
- * The records that count for one loop, newest first, at most `limit` of them. Reads backwards from the end and
- * copies nothing: every tick asks several times, and filtering the whole history each time made long runs quadratic.
- */
-function* newestOf(history: readonly AttemptRecord[], patternId: string, limit = Number.POSITIVE_INFINITY): Generator<AttemptRecord> {
-  let seen = 0;
-  for (let index = history.length - 1; index >= 0 && seen < limit; index--) {
-    const record = history[index]!;
-    if (!countsFor(record, patternId)) continue;
-    seen++;
-    yield record;
-  }
-}
-
 /** Looks at one loop's recent history (newest last); other loops' records are skipped. */
 export function circuitState(allHistory: readonly AttemptRecord[], limits: AttemptLimits, patternId: string): CircuitState {
   let consecutive = 0;
@@ -64,7 +50,10 @@ export function circuitState(allHistory: readonly AttemptRecord[], limits: Attem
   let latestSignature: string | null = null;
   let latestError = '';
   let sameRunEnded = false;
-  for (const attempt of newestOf(allHistory, patternId)) {
+  // Newest first, by index: no copy and no generator, and each record is read once (a ledger's view may be a Proxy).
+  for (let index = allHistory.length - 1; index >= 0; index--) {
+    const attempt = allHistory[index]!;
+    if (!countsFor(attempt, patternId)) continue;
     if (attempt.outcome !== 'failure') break;
     consecutive++;
     const signature = errorSignature(attempt.error ?? '');
@@ -102,7 +91,9 @@ export interface CircuitFailure {
 /** The failures since the loop's last non-failure (a success, a no-op, a reset), newest first, at most `limit`. */
 export function openingFailures(allHistory: readonly AttemptRecord[], patternId: string, limit = 10): CircuitFailure[] {
   const failures: CircuitFailure[] = [];
-  for (const attempt of newestOf(allHistory, patternId, limit)) {
+  for (let index = allHistory.length - 1; index >= 0 && failures.length < limit; index--) {
+    const attempt = allHistory[index]!;
+    if (!countsFor(attempt, patternId)) continue;
     if (attempt.outcome !== 'failure') break;
     failures.push({ tickId: attempt.tickId, itemKey: attempt.itemKey, at: attempt.at, error: attempt.error ?? '' });
   }
@@ -139,7 +130,11 @@ export interface ItemOfLoop {
 /** Failed attempts of one loop on one item since its last success (within the loop's last ATTEMPT_WINDOW records). */
 export function failedAttemptsOn(allHistory: readonly AttemptRecord[], target: ItemOfLoop): number {
   let failures = 0;
-  for (const attempt of newestOf(allHistory, target.patternId, ATTEMPT_WINDOW)) {
+  let seen = 0;
+  for (let index = allHistory.length - 1; index >= 0 && seen < ATTEMPT_WINDOW; index--) {
+    const attempt = allHistory[index]!;
+    if (!countsFor(attempt, target.patternId)) continue;
+    seen++;
     if (attempt.itemKey !== target.itemKey) continue;
     if (attempt.outcome === 'success') break;
     if (attempt.outcome === 'failure') failures++;
@@ -149,7 +144,11 @@ export function failedAttemptsOn(allHistory: readonly AttemptRecord[], target: I
 
 /** The most recent failure message of one loop on an item, for the next attempt's prompt. */
 export function lastFailureOn(allHistory: readonly AttemptRecord[], target: ItemOfLoop): string | undefined {
-  for (const attempt of newestOf(allHistory, target.patternId, ATTEMPT_WINDOW)) {
+  let seen = 0;
+  for (let index = allHistory.length - 1; index >= 0 && seen < ATTEMPT_WINDOW; index--) {
+    const attempt = allHistory[index]!;
+    if (!countsFor(attempt, target.patternId)) continue;
+    seen++;
     if (attempt.itemKey !== target.itemKey) continue;
     return attempt.outcome === 'failure' ? attempt.error : undefined;
   }

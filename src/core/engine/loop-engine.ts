@@ -225,7 +225,8 @@ export class LoopEngine {
       const skipped = output.items.filter(isOpen).map((candidate) => candidate.key);
       if (skipped.length > 0) context.step('triage', `not proposed again while an earlier proposal is open: ${skipped.join(', ')}`);
     }
-    return act(context, this.ports, { item, history });
+    // Awaited here: resolving this async function with act's promise would take two more hops.
+    return await act(context, this.ports, { item, history });
   }
 
   private pickItem(items: readonly WorkItem[], history: readonly AttemptRecord[]): WorkItem | undefined {

@@ -5,14 +5,18 @@
 import type { BudgetBreaker } from '../budget/budget-breaker.js';
 import type { ExecutionPlan } from '../plan/execution-plan.js';
 import type { EnginePorts } from './engine-ports.js';
-import { resultForRole, type AgentProgress, type AgentRequest, type AgentRole, type Clock, type EngineObserver, type RequestFor, type ResultFor } from '../ports/index.js';
+import { resultForRole, type AgentProgress, type AgentRequest, type AgentRole, type Clock, type EngineObserver, type InstructionDocument, type RequestFor, type ResultFor, type WorkspaceHandle } from '../ports/index.js';
 import { INTERRUPT_SOURCE, type TickBase, type TickStep } from './tick-result.js';
 import { formatCount } from '../text/format-count.js';
+import type { ReportPlan } from '../verify/test-reports/test-evidence.js';
 
 /** Fields the context fills in for every call: the caller gives only what is specific to the role. */
 type Filled = 'tickId' | 'plan' | 'maxTokens' | 'instructions' | 'maxTurns';
 
 export { INTERRUPT_SOURCE };
+
+/** What a backend is given when the ports bring no instructions: one frozen list, not a new one per call. */
+const NO_INSTRUCTIONS: readonly InstructionDocument[] = Object.freeze([]);
 
 /** `SIGTERM` for an abort whose reason is a signal's name, else "the operator". */
 export function interruptedBy(reason: unknown): string {
@@ -41,6 +45,8 @@ export function overrunHalt(call: { message: string }): { kind: 'halted'; reason
 export class TickContext {
   readonly steps: TickStep[] = [];
   tokens = 0;
+  /** The attempt's report plans (verify-phase.ts): read once from the base, shared by the base's run and the change's. */
+  reportPlans: { handle: WorkspaceHandle; commands: unknown; plans: Promise<Map<string, ReportPlan>> } | null = null;
 
   constructor(
     readonly tickId: string,
@@ -96,18 +102,19 @@ export class TickContext {
     const startedAt = this.observer ? this.clock.now() : 0;
     this.observer?.({ type: 'phase-start', tickId: this.tickId, phase: request.role, at: startedAt });
     // Object.assign, not `{ ...request, … }`: Node 20's V8 adds each key after a leading spread through a slow path.
+    // The optional keys are set on the copy just built, not spread in from a literal made (and dropped) per call.
     const call: RoleCall = request;
     const full: AgentRequest = Object.assign({}, call, {
       tickId: this.tickId,
       plan: this.plan,
       maxTokens: grant.reservation.tokens,
       maxTurns: this.plan.attempts.maxIterations,
-      instructions: this.ports.instructions ?? [],
-      ...(this.ports.signal ? { signal: this.ports.signal } : {}),
-      // No clock read here: the backend calls this, and a replayed backend does not, so a recorded tick would replay
-      // a clock call short. The event is stamped with the call's start.
-      ...(this.observer ? { onProgress: (progress: AgentProgress) => this.observer?.({ type: 'agent-retry', tickId: this.tickId, phase: request.role, at: startedAt, attempts: progress.attempts, endpoint: progress.endpoint, failure: progress.failure }) } : {}),
+      instructions: this.ports.instructions ?? NO_INSTRUCTIONS,
     });
+    if (this.ports.signal) full.signal = this.ports.signal;
+    // No clock read here: the backend calls this, and a replayed backend does not, so a recorded tick would replay
+    // a clock call short. The event is stamped with the call's start.
+    if (this.observer) full.onProgress = (progress: AgentProgress) => this.observer?.({ type: 'agent-retry', tickId: this.tickId, phase: request.role, at: startedAt, attempts: progress.attempts, endpoint: progress.endpoint, failure: progress.failure });
     let result: ResultFor<Call['role']>;
     try {
       const role: Call['role'] = request.role;

@@ -13,7 +13,7 @@
  * (`Workspace.withBaseFiles`), and every command must pass both ways.
  */
 import { checkDiffIntegrity } from '../verify/check-diff-integrity.js';
-import { combineVerdict } from '../verify/combine-verdict.js';
+import { combineVerdict, type VerdictInput } from '../verify/combine-verdict.js';
 import { planReports, runWithReport, testSummary } from '../verify/test-reports/run-with-report.js';
 import type { ReportPlan } from '../verify/test-reports/test-evidence.js';
 import { verificationEdits, type VerificationEdit } from '../verify/verification-paths.js';
@@ -21,7 +21,7 @@ import { implementerBrief } from '../verify/implementer-brief.js';
 import { baselineCacheKey, cacheableBaseline, cachedBaseline } from '../verify/baseline-cache.js';
 import { scriptsOf } from '../verify/test-reports/detect-test-runner.js';
 import type { EnginePorts } from './engine-ports.js';
-import type { ChangeSet, CheckOutput, CommandEvidence, ImplementVerification, ReadOnlyBind, Verdict, WorkItem, WorkspaceHandle } from '../ports/index.js';
+import type { ChangeSet, CheckOutput, CommandEvidence, CommandRunOptions, ImplementVerification, ReadOnlyBind, Verdict, WorkItem, WorkspaceHandle } from '../ports/index.js';
 import { INTERRUPT_SOURCE, type TickContext } from './tick-context.js';
 import { restoreGatedTree } from './verify-gated-tree.js';
 import type { BaselineSummary } from './tick-result.js';
@@ -40,15 +40,16 @@ export type VerifyOutcome =
 
 const failed = (entry: CommandEvidence) => entry.exitCode !== 0 || entry.timedOut || entry.signal !== null;
 
-/** Report plans per attempt: the base they are read from does not move, so the base's run and the change's share one. */
-const PLANNED = new WeakMap<WorkspaceHandle, { commands: unknown; plans: Promise<Map<string, ReportPlan>> }>();
-
-function reportPlans(ports: EnginePorts, handle: WorkspaceHandle, commands: TickContext['plan']['phases']['verify']['commands']): Promise<Map<string, ReportPlan>> {
-  const known = PLANNED.get(handle);
-  if (known?.commands === commands) return known.plans;
+/**
+ * Report plans per attempt: the base they are read from does not move, so the base's run and the change's share
+ * one. Kept on the tick's context (one attempt per tick), not in a WeakMap keyed by a handle made every tick.
+ */
+function reportPlans(context: TickContext, ports: EnginePorts, handle: WorkspaceHandle, commands: TickContext['plan']['phases']['verify']['commands']): Promise<Map<string, ReportPlan>> {
+  const known = context.reportPlans;
+  if (known?.handle === handle && known.commands === commands) return known.plans;
   // The reporter is chosen from the base's package.json scripts: the agent's edits to them never choose it.
-  const plans = planReports(commands, ports.commands!, async (path) => (ports.workspace.readBase ? ports.workspace.readBase(handle, path) : ((await ports.workspace.files?.(handle).read(path)) ?? null)));
-  PLANNED.set(handle, { commands, plans });
+  const plans = planReports(commands, ports.commands!, async (path) => (ports.workspace.readBase ? await ports.workspace.readBase(handle, path) : ((await ports.workspace.files?.(handle).read(path)) ?? null)));
+  context.reportPlans = { handle, commands, plans };
   return plans;
 }
 
@@ -62,12 +63,15 @@ async function runAll(
   buildCache: 'warm' | 'copy',
 ): Promise<CommandEvidence[]> {
   const evidence: CommandEvidence[] = [];
-  const reports = await reportPlans(ports, handle, commands);
+  const reports = await reportPlans(context, ports, handle, commands);
   for (const command of commands) {
     // Stopped by a signal: no further command starts (the one it killed is not evidence; see `interruptedVerification`).
     if (context.interrupted) break;
     context.phaseStart('verify', command.command);
-    const options = { cwd: handle.path, timeoutMs: command.timeoutMs, buildCache, ...(binds.length ? { readOnlyBinds: binds } : {}), ...(ports.signal ? { signal: ports.signal } : {}) };
+    // Optional keys set on the options just built (same order), not spread in from a literal made per key.
+    const options: CommandRunOptions = { cwd: handle.path, timeoutMs: command.timeoutMs, buildCache };
+    if (binds.length) options.readOnlyBinds = binds;
+    if (ports.signal) options.signal = ports.signal;
     const result = await runWithReport(ports.commands!, command, options, reports.get(command.command) ?? { detected: null, instrumentation: null, collects: false });
     // Identity is the plan's command (runWithReport sets it): a runner may redact the text it reports, and two
     // commands that redact alike must not merge into one (a passing one would hide a failing one) or go missing.
@@ -87,7 +91,7 @@ export async function runBaseline(context: TickContext, ports: EnginePorts, hand
   const cache = ports.workspace.baselineCache?.(handle);
   const key = cache ? baselineCacheKey(handle.baseCommit, planned.commands, ports.commands) : '';
   const cached = cache ? cachedBaseline(await cache.read(key).catch(() => null), planned.commands) : null;
-  const evidence = cached ?? (await runAll(context, ports, handle, planned.commands, (await ports.workspace.dependencyDirs?.(handle)) ?? [], 'warm'));
+  const evidence = cached ?? (await runAll(context, ports, handle, planned.commands, ports.workspace.dependencyDirs ? ((await ports.workspace.dependencyDirs(handle)) ?? []) : [], 'warm'));
   if (cached) context.step('verify', `base ${handle.baseCommit.slice(0, 12)}: results from the cache (same commit, commands and environment); nothing ran`);
   else if (cache && !context.interrupted && cacheableBaseline(evidence, planned.commands)) await cache.write(key, evidence).catch(() => undefined);
   if (context.interrupted) {
@@ -137,11 +141,13 @@ export async function verifyChange(
   }
   const running = verify.commands.length > 0;
   // The commands judge the tree to be committed: ignored files the change wrote are gone before they run.
-  const gated = running ? await restoreGatedTree(context, ports, handle, 'before verification') : [];
-  const binds = running ? ((await ports.workspace.dependencyDirs?.(handle)) ?? []) : [];
+  // A capability the workspace lacks is not awaited at all (an await of nothing still costs a hop, twice a tick).
+  const gatedTree = running && ports.workspace.restoreGatedTree !== undefined;
+  const gated = gatedTree ? await restoreGatedTree(context, ports, handle, 'before verification') : [];
+  const binds = running && ports.workspace.dependencyDirs ? ((await ports.workspace.dependencyDirs(handle)) ?? []) : [];
   const evidence = await runAll(context, ports, handle, verify.commands, binds, 'copy');
   if (context.interrupted) return interruptedVerification(context);
-  if (running) gated.push(...(await restoreGatedTree(context, ports, handle, 'after the change')));
+  if (gatedTree) gated.push(...(await restoreGatedTree(context, ports, handle, 'after the change')));
   const files = ports.workspace.files?.(handle);
   const edits = await verificationEdits(changes, async (path) => ({
     before: (await ports.workspace.readBase?.(handle, path)) ?? null,
@@ -185,10 +191,15 @@ export async function verifyChange(
   );
 
   const itemText = [item.title, item.untrustedDetail ?? ''].join('\n');
-  const perTestInput = { itemText, ...(baseline ? { baseline: baseline.evidence } : {}) };
+  /** The inputs both verdicts share, set on the input just built (no spread of a literal per optional key). */
+  const withShared = (input: VerdictInput): VerdictInput => {
+    if (baseTests) input.baseTests = baseTests;
+    input.itemText = itemText;
+    if (baseline) input.baseline = baseline.evidence;
+    return input;
+  };
   // Whether the evidence alone already rejects (per test where there are reports, else by exit code).
-  const commandFailed =
-    combineVerdict({ evidence, integrity: [], checker: null, lastWriteAt, checkerConfigured: false, requireEvidence: false, ...(baseTests ? { baseTests } : {}), ...perTestInput }).verdict === 'REJECT';
+  const commandFailed = combineVerdict(withShared({ evidence, integrity: [], checker: null, lastWriteAt, checkerConfigured: false, requireEvidence: false })).verdict === 'REJECT';
   let checker: CheckOutput | null = null;
   let checkerConfigured = verify.checker;
   if (verify.checker && commandFailed) {
@@ -210,7 +221,7 @@ export async function verifyChange(
     if (call.result.ok) checker = call.result.output;
     context.step('check', call.result.ok ? `checker (read-only): ${call.result.output.verdict}` : `checker failed: ${call.result.message}`, call.tokens);
   }
-  const combined = combineVerdict({
+  const input: VerdictInput = {
     evidence,
     integrity,
     checker,
@@ -218,12 +229,11 @@ export async function verifyChange(
     expectedCommands: verify.commands.map((command) => command.command),
     requireEvidence: verify.commands.length > 0,
     checkerConfigured,
-    ...(baseTests ? { baseTests } : {}),
-    ...(baseTestsUnavailable ? { baseTestsUnavailable } : {}),
     verificationEdits: edits,
     testEditsAllowed: verify.testEdits === 'allow',
-    ...perTestInput,
-  });
+  };
+  if (baseTestsUnavailable) input.baseTestsUnavailable = baseTestsUnavailable;
+  const combined = combineVerdict(withShared(input));
   if (verify.commands.length === 0) {
     // Fail closed: the checker's opinion alone never approves; the change waits for a human.
     if (combined.verdict === 'APPROVE') combined.verdict = 'ESCALATE_HUMAN';
@@ -243,9 +253,12 @@ export async function verifyChange(
       ...(checker?.reasons ?? []),
     );
   }
-  // Notes went into the reasons above; leaving them out here rather than `delete` keeps the object a fast one.
-  const { notes: _notes, ...verdict } = combined;
-  return { kind: 'verdict', ...verdict, evidence, ...(baseTests ? { baseTests } : {}), ...(edits.length ? { verificationEdits: edits } : {}) };
+  // Notes went into the reasons above and are left out; the optional keys are set on the outcome just built (no
+  // rest copy, no spread of a literal per key).
+  const outcome: Extract<VerifyOutcome, { kind: 'verdict' }> = { kind: 'verdict', verdict: combined.verdict, reasons: combined.reasons, evidence };
+  if (baseTests) outcome.baseTests = baseTests;
+  if (edits.length) outcome.verificationEdits = edits;
+  return outcome;
 }
 
 /**

@@ -117,9 +117,10 @@ export async function verificationEdits(
   const edits = new Map<string, VerificationEdit>();
   for (const file of changes.files) {
     if (file.status === 'untracked') continue;
-    for (const path of new Set([file.path, ...(file.from ? [file.from] : [])])) {
+    // The new path, then the old one of a rename (no Set and spread per file: every tick's change passes here).
+    for (const path of file.from && file.from !== file.path ? [file.path, file.from] : [file.path]) {
       if (edits.has(path)) continue;
-      const name = path.split('/').pop() ?? path;
+      const name = path.slice(path.lastIndexOf('/') + 1);
       if (name === 'package.json') {
         const { before, after } = await readVersions(path);
         const fields = packageJsonVerificationChange(before, after);
@@ -141,5 +142,5 @@ export async function verificationEdits(
       }
     }
   }
-  return [...edits.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return edits.size === 0 ? [] : [...edits.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
