@@ -24,7 +24,7 @@ import { gitDeliveryFor, gitWorkspaceFor, redactorFor } from './wiring.js';
 import type { LoadedProject } from '../project/load-project.js';
 import type { ProjectStores } from './stores/project-stores.js';
 import { loadInstructions } from '../project/load-instructions.js';
-import { pinTriageToItem, withEventProbe, type EventItem } from '../adapters/discovery/event-discovery.js';
+import type { EventItem } from '../adapters/discovery/event-discovery.js';
 import { worktreeHidingPaths } from '../adapters/workspace/worktrees-location.js';
 
 export interface RuntimeOptions {
@@ -89,8 +89,10 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
   const instructions = await loadInstructions(project, plan.pattern.id);
   const worktreesDir = project.settings?.worktreesDir ?? null;
   const resolvedBackend = options.backend ?? (await resolvePlanBackend(plan, root, options, worktreesDir));
-  const backend = options.eventItem ? pinTriageToItem(resolvedBackend, options.eventItem.item) : resolvedBackend;
-  if (options.eventItem) plan = withEventProbe(plan);
+  // A tick on a GitHub event (`--event-item`) only: every other tick loads no event code.
+  const event = options.eventItem ? { item: options.eventItem, module: await import('../adapters/discovery/event-discovery.js') } : null;
+  const backend = event ? event.module.pinTriageToItem(resolvedBackend, event.item.item) : resolvedBackend;
+  if (event) plan = event.module.withEventProbe(plan);
   // Imported, not a static import: `status` loads these stores alone, and a second importer would give esbuild's
   // dynamic import a facade chunk (one more file for the ESM loader).
   const stores = options.stores ?? (await import('./stores/file-stores.js')).fileStores(project, clock);
@@ -143,8 +145,8 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
       instructions,
       // Probes run only for real ticks: --dry-run promises no command beyond the mock's runs.
       // Loaded here, not with the module: a dry run runs no probe.
-      discovery: options.eventItem
-        ? new (await import('../adapters/discovery/event-discovery.js')).EventDiscovery(options.eventItem.item, options.eventItem.note)
+      discovery: event
+        ? new event.module.EventDiscovery(event.item.item, event.item.note)
         : new (await import('../adapters/discovery/probe-discovery.js')).ProbeDiscovery({ root, env: options.env }),
       items: stores.itemLeases(plan),
     };

@@ -14,6 +14,9 @@ import { isLoopRuntimeError } from '../core/errors.js';
 import type { LoadedProject } from '../project/load-project.js';
 import { redactorFor, redactStrings } from '../composition/wiring.js';
 import type { ProjectStores } from '../composition/stores/project-stores.js';
+// Static: every tick checks its preconditions first; an import() from this module (itself loaded with the tick's
+// code) only added a facade file for the ESM loader to read.
+import { checkPreconditions, preconditionError } from './preconditions.js';
 
 /** What a refusal needs of the tick's options. */
 export interface RefusalOptions {
@@ -31,7 +34,6 @@ export interface RefusalOptions {
  * never as a quiet no-op.
  */
 export async function refuseUnmetPreconditions(project: LoadedProject, plan: ExecutionPlan, options: RefusalOptions): Promise<void> {
-  const { checkPreconditions, preconditionError } = await import('./preconditions.js');
   const problems = await checkPreconditions(project.root, plan, { env: options.env, dryRun: options.dryRun, backendInjected: Boolean(options.backend) });
   if (problems.length === 0) return;
   const error = preconditionError(plan, problems);
