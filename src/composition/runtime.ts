@@ -70,13 +70,13 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       const current = request.dryRun ? project : await checkOutcomesBeforeTick(project, [id]);
       const resolved = await resolvePlan(current, id, { ...(request.level ? { level: request.level } : {}), ...(backend ? { backend } : {}) });
       if (!resolved.ok) return resolved;
-      const { tickUnderLease } = await import('../use-cases/run.js');
+      const { tickUnderLease, REHEARSAL_PRICE_SOURCE } = await import('../use-cases/run.js');
       const summary = await tickUnderLease(current, resolved.plan, request.ticks ?? 1, await tickOptions(request));
       // A rehearsal (a dry run, or the mock standing in for the loop's agent) spends nothing the loop's cap counts.
       const configured = summary.backend === 'mock' && backend === 'mock' ? await resolvePlan(current, id) : null;
       if (request.dryRun || (configured?.ok && configured.plan.backend.name !== 'mock')) {
         summary.rehearsal = true;
-        if (summary.priceSource !== undefined) summary.priceSource = (await import('../use-cases/outcomes/tick-cost.js')).REHEARSAL_PRICE_SOURCE;
+        if (summary.priceSource !== undefined) summary.priceSource = REHEARSAL_PRICE_SOURCE;
       }
       if (request.dryRun && request.backendName && request.backendName !== 'mock') {
         summary.notes.unshift(`dry-run: rehearsed with the mock backend; --backend ${request.backendName} applies to runs without --dry-run.`);
@@ -88,7 +88,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       const unconfigured = request.dryRun || !request.id ? null : await refuseUnconfigured(project, request.id);
       if (unconfigured) return unconfigured;
       const backend = backendOverride(request);
-      const { tickDueLoops } = await import('../use-cases/run.js');
+      const { tickDueLoops } = await import('../use-cases/run-due.js');
       const current = request.dryRun ? project : await checkOutcomesBeforeTick(project, request.id ? [request.id] : project.configuredLoops);
       const due = await tickDueLoops(
         current,
