@@ -26,6 +26,12 @@ import type { ProjectStores } from './stores/project-stores.js';
 import { loadInstructions } from '../project/load-instructions.js';
 import type { EventItem } from '../adapters/discovery/event-discovery.js';
 import { worktreeHidingPaths } from '../adapters/workspace/worktrees-location.js';
+// Static: the backend choice and the opencode model are small, and an `import()` of the model made it an entry point
+// of its own, split off the agent detection beside it (one more file for `status`, `plan`, `validate` and a tick).
+import { withChosenBackend } from './backend-choice.js';
+// The mock is every dry run's backend: imported, an `import()` of it loaded a facade file on each one.
+import { createMockBackend } from '../../backends/mock/index.js';
+import { OPENCODE_KEY_PROVIDERS, openCodeProvider } from '../adapters/agents/opencode-model.js';
 
 export interface RuntimeOptions {
   dryRun: boolean;
@@ -218,10 +224,8 @@ const CONTAINED_CLI_BACKENDS = new Set(['claude-code', 'claude', 'codex', 'openc
  */
 async function resolvePlanBackend(writtenPlan: ExecutionPlan, root: string, options: RuntimeOptions, worktreesDir: string | null): Promise<AgentBackend> {
   const env = options.env;
-  const { createMockBackend } = await import('../../backends/mock/index.js');
   if (options.dryRun || writtenPlan.backend.name === 'mock') return createMockBackend(writtenPlan.backend.options as never);
   // An unconfigured loop runs the first installed agent of its candidates, or stops (exit 3) — never the mock.
-  const { withChosenBackend } = await import('./backend-choice.js');
   const { plan } = withChosenBackend(writtenPlan, root, env);
   const { resolveBackend } = await import('../../backends/registry.js');
   const settings: Record<string, unknown> = { model: plan.backend.model, ...plan.backend.options };
@@ -246,7 +250,6 @@ async function resolvePlanBackend(writtenPlan: ExecutionPlan, root: string, opti
   if (plan.backend.name === 'opencode') {
     // The model is the plan's (configured, or chosen from the key that is set, in withChosenBackend); its provider's
     // endpoint and key come from the runtime env, which the isolated opencode does not otherwise see.
-    const { openCodeProvider, OPENCODE_KEY_PROVIDERS } = await import('../adapters/agents/opencode-model.js');
     const model = typeof settings.model === 'string' ? settings.model : undefined;
     const provider = openCodeProvider(model, env, settings.provider as Record<string, unknown> | undefined);
     if (provider) settings.provider = provider;

@@ -15,6 +15,12 @@
 import type { Diagnostic } from '../core/config/diagnostics.js';
 // Static, not `import()`: every runtime loads the project first; it loads beside this module instead of after it.
 import { loadProject, resolvePlan, type LoadedProject } from '../project/load-project.js';
+// Static too: the project loader already imports this module, and an `import()` of it made it an entry point of its
+// own, split off the project loader's chunk — one more file for `list`, `plan`, `validate` and `status`.
+import { notConfiguredIssue } from '../project/loop-enrolment.js';
+// Static: every method but the `NOT_REDACTED` ones redacts its answer, and the rule set itself loads on first use
+// (secretlint-rules.ts); an `import()` here loaded a facade file for each of them.
+import { prepareRedaction, redactorFor, redactValues } from '../adapters/redaction/redaction.js';
 import type { OpenRuntimeOptions, RunRequest, Runtime } from './runtime-contract.js';
 // Static too: the store choice is ~3 KB and most commands that open a runtime open the stores; an `import()` cost
 // each of them a facade file that re-imports its chunks. The stores themselves still open on first use.
@@ -264,7 +270,6 @@ const NOT_REDACTED = new Set<keyof Runtime>(['status', 'doctor', 'resetMock', 'm
  * values; a dry run writes nothing and skips that walk.
  */
 function withRedaction(runtime: Runtime, project: LoadedProject, env: Record<string, string | undefined>): Runtime {
-  let loading: Promise<typeof import('../adapters/redaction/redaction.js')> | null = null;
   let walking: Promise<void> | null = null;
   const wrapped: Record<string, unknown> = { ...runtime };
   for (const [name, method] of Object.entries(runtime)) {
@@ -272,11 +277,9 @@ function withRedaction(runtime: Runtime, project: LoadedProject, env: Record<str
     wrapped[name] = async (...args: unknown[]) => {
       const request = args[name === 'run' ? 1 : 0] as { dryRun?: boolean } | undefined;
       const dryRun = (name === 'run' || name === 'runDue') && Boolean(request?.dryRun);
-      const redaction = await (loading ??= import('../adapters/redaction/redaction.js'));
       if (!dryRun) {
-        await (walking ??= redaction.prepareRedaction(project.root, project.settings?.worktreesDir ?? null));
+        await (walking ??= prepareRedaction(project.root, project.settings?.worktreesDir ?? null));
       }
-      const { redactorFor, redactValues } = redaction;
       const redact = redactorFor(env, project.root);
       if (name === 'events') {
         const listener = args[0] as (line: unknown) => void;
@@ -290,7 +293,6 @@ function withRedaction(runtime: Runtime, project: LoadedProject, env: Record<str
 
 /** A real tick of a loop the repository never configured is a config error: loops never enrol themselves. */
 async function refuseUnconfigured(project: LoadedProject, id: string): Promise<{ ok: false; issues: Diagnostic[] } | null> {
-  const { notConfiguredIssue } = await import('../project/loop-enrolment.js');
   const issue = notConfiguredIssue(project, id);
   return issue ? { ok: false, issues: [issue] } : null;
 }

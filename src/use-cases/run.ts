@@ -23,7 +23,6 @@ import { openTickSession } from '../composition/tick-session.js';
 import { createLoopRuntime } from '../composition/create-runtime.js';
 import { priceBasisOf, priceSource, tickCost, totalCost } from './outcomes/tick-cost.js';
 
-export { exitCodeForDue } from './run-due.js';
 /** What a rehearsal's dollars are said to be priced by (runtime.ts marks a mock-for-agent run with it). */
 export { REHEARSAL_PRICE_SOURCE } from './outcomes/tick-cost.js';
 
