@@ -31,7 +31,7 @@ function ownerOf(input) {
  * @example
  * ```js
  * const rows = bundleWeight({ repo });
- * // [{ command: 'status', files: 53, bytes: 162_000, modules: [{ module: 'src/core/config/schema.ts', bytes: 21_000 }, …] }, …]
+ * // [{ command: 'status', files: 58, empty: 1, bytes: 153_500, modules: [{ module: 'src/cli/commands/index.ts', bytes: 15_200 }, …] }, …]
  * ```
  */
 export function bundleWeight({ repo, commands = COLD_COMMANDS } = {}) {
@@ -58,7 +58,10 @@ export function bundleWeight({ repo, commands = COLD_COMMANDS } = {}) {
         }
       }
       const modules = [...byModule].map(([module, size]) => ({ module, bytes: size })).sort((a, b) => b.bytes - a.bytes);
-      return { command: label, files: files.length, bytes, modules };
+      // Files holding no module: esbuild's facades for an `import()` whose target sits in a shared chunk (each re-imports
+      // the chunks below it), and its runtime helpers. A facade is a file to load for nothing; build.md says how to drop one.
+      const empty = files.filter((file) => Object.keys(outputs.get(file).inputs).length === 0).length;
+      return { command: label, files: files.length, empty, bytes, modules };
     });
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -71,7 +74,7 @@ const kilobytes = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 export function formatBundleWeight(rows, top = 12) {
   return rows
     .map((row) => [
-      `${row.command}: ${kilobytes(row.bytes)} in ${row.files} files of dist/lib`,
+      `${row.command}: ${kilobytes(row.bytes)} in ${row.files} files of dist/lib (${row.empty} holding no module: import() facades, esbuild's helpers)`,
       ...row.modules.slice(0, top).map(({ module, bytes }) => `  ${kilobytes(bytes).padStart(9)}  ${module}`),
     ].join('\n'))
     .join('\n');

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { ExitCode, exitCodeFor, exitCodeForHalt, isFailingExitCode, LoopRuntimeError, mostSeriousExitCode, NOTICE_EXIT_CODES } from '../src/core/errors.js';
 import type { HaltReason, TickResult } from '../src/core/engine/tick-result.js';
-import { exitCodeForDue, exitCodeForTicks, type DueLoopReport } from '../src/use-cases/run.js';
+import { exitCodeForTicks, type DueLoopReport } from '../src/use-cases/run.js';
+import { exitCodeForDue } from '../src/use-cases/run-due.js';
 
 const base = { tickId: 't', patternId: 'p', level: 'L2', startedAt: 0, finishedAt: 0, tokens: 0, budget: { spentToday: 0, dailyTokenCap: 1 }, steps: [] };
 const halted = (reason: HaltReason): TickResult => ({ ...base, kind: 'halted', reason, message: reason });

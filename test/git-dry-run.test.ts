@@ -97,7 +97,7 @@ describe('--dry-run', () => {
     }
   });
 
-  it('rehearses with at most 13 git processes and no clone', async () => {
+  it('rehearses with at most 11 git processes and no clone', async () => {
     const root = await makeRepo();
     const wrapper = await mkdtemp(join(tmpdir(), 'git-dry-run-path-'));
     const log = join(wrapper, 'calls.log');
@@ -116,7 +116,7 @@ describe('--dry-run', () => {
     const calls = (await readFile(log, 'utf8')).trim().split('\n');
     expect(calls).toContain('worktree');
     expect(calls).not.toContain('clone');
-    expect(calls.length).toBeLessThanOrEqual(13);
+    expect(calls.length).toBeLessThanOrEqual(11);
     await rm(wrapper, { recursive: true, force: true });
   });
 });

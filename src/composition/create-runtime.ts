@@ -24,8 +24,14 @@ import { gitDeliveryFor, gitWorkspaceFor, redactorFor } from './wiring.js';
 import type { LoadedProject } from '../project/load-project.js';
 import type { ProjectStores } from './stores/project-stores.js';
 import { loadInstructions } from '../project/load-instructions.js';
-import { pinTriageToItem, withEventProbe, type EventItem } from '../adapters/discovery/event-discovery.js';
+import type { EventItem } from '../adapters/discovery/event-discovery.js';
 import { worktreeHidingPaths } from '../adapters/workspace/worktrees-location.js';
+// Static: the backend choice and the opencode model are small, and an `import()` of the model made it an entry point
+// of its own, split off the agent detection beside it (one more file for `status`, `plan`, `validate` and a tick).
+import { withChosenBackend } from './backend-choice.js';
+// The mock is every dry run's backend: imported, an `import()` of it loaded a facade file on each one.
+import { createMockBackend } from '../../backends/mock/index.js';
+import { OPENCODE_KEY_PROVIDERS, openCodeProvider } from '../adapters/agents/opencode-model.js';
 
 export interface RuntimeOptions {
   dryRun: boolean;
@@ -89,8 +95,10 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
   const instructions = await loadInstructions(project, plan.pattern.id);
   const worktreesDir = project.settings?.worktreesDir ?? null;
   const resolvedBackend = options.backend ?? (await resolvePlanBackend(plan, root, options, worktreesDir));
-  const backend = options.eventItem ? pinTriageToItem(resolvedBackend, options.eventItem.item) : resolvedBackend;
-  if (options.eventItem) plan = withEventProbe(plan);
+  // A tick on a GitHub event (`--event-item`) only: every other tick loads no event code.
+  const event = options.eventItem ? { item: options.eventItem, module: await import('../adapters/discovery/event-discovery.js') } : null;
+  const backend = event ? event.module.pinTriageToItem(resolvedBackend, event.item.item) : resolvedBackend;
+  if (event) plan = event.module.withEventProbe(plan);
   // Imported, not a static import: `status` loads these stores alone, and a second importer would give esbuild's
   // dynamic import a facade chunk (one more file for the ESM loader).
   const stores = options.stores ?? (await import('./stores/file-stores.js')).fileStores(project, clock);
@@ -143,8 +151,8 @@ export async function createLoopRuntime(project: LoadedProject, writtenPlan: Exe
       instructions,
       // Probes run only for real ticks: --dry-run promises no command beyond the mock's runs.
       // Loaded here, not with the module: a dry run runs no probe.
-      discovery: options.eventItem
-        ? new (await import('../adapters/discovery/event-discovery.js')).EventDiscovery(options.eventItem.item, options.eventItem.note)
+      discovery: event
+        ? new event.module.EventDiscovery(event.item.item, event.item.note)
         : new (await import('../adapters/discovery/probe-discovery.js')).ProbeDiscovery({ root, env: options.env }),
       items: stores.itemLeases(plan),
     };
@@ -216,10 +224,8 @@ const CONTAINED_CLI_BACKENDS = new Set(['claude-code', 'claude', 'codex', 'openc
  */
 async function resolvePlanBackend(writtenPlan: ExecutionPlan, root: string, options: RuntimeOptions, worktreesDir: string | null): Promise<AgentBackend> {
   const env = options.env;
-  const { createMockBackend } = await import('../../backends/mock/index.js');
   if (options.dryRun || writtenPlan.backend.name === 'mock') return createMockBackend(writtenPlan.backend.options as never);
   // An unconfigured loop runs the first installed agent of its candidates, or stops (exit 3) — never the mock.
-  const { withChosenBackend } = await import('./backend-choice.js');
   const { plan } = withChosenBackend(writtenPlan, root, env);
   const { resolveBackend } = await import('../../backends/registry.js');
   const settings: Record<string, unknown> = { model: plan.backend.model, ...plan.backend.options };
@@ -244,7 +250,6 @@ async function resolvePlanBackend(writtenPlan: ExecutionPlan, root: string, opti
   if (plan.backend.name === 'opencode') {
     // The model is the plan's (configured, or chosen from the key that is set, in withChosenBackend); its provider's
     // endpoint and key come from the runtime env, which the isolated opencode does not otherwise see.
-    const { openCodeProvider, OPENCODE_KEY_PROVIDERS } = await import('../adapters/agents/opencode-model.js');
     const model = typeof settings.model === 'string' ? settings.model : undefined;
     const provider = openCodeProvider(model, env, settings.provider as Record<string, unknown> | undefined);
     if (provider) settings.provider = provider;

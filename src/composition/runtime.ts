@@ -15,6 +15,12 @@
 import type { Diagnostic } from '../core/config/diagnostics.js';
 // Static, not `import()`: every runtime loads the project first; it loads beside this module instead of after it.
 import { loadProject, resolvePlan, type LoadedProject } from '../project/load-project.js';
+// Static too: the project loader already imports this module, and an `import()` of it made it an entry point of its
+// own, split off the project loader's chunk — one more file for `list`, `plan`, `validate` and `status`.
+import { notConfiguredIssue } from '../project/loop-enrolment.js';
+// Static: every method but the `NOT_REDACTED` ones redacts its answer, and the rule set itself loads on first use
+// (secretlint-rules.ts); an `import()` here loaded a facade file for each of them.
+import { prepareRedaction, redactorFor, redactValues } from '../adapters/redaction/redaction.js';
 import type { OpenRuntimeOptions, RunRequest, Runtime } from './runtime-contract.js';
 // Static too: the store choice is ~3 KB and most commands that open a runtime open the stores; an `import()` cost
 // each of them a facade file that re-imports its chunks. The stores themselves still open on first use.
@@ -70,13 +76,13 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       const current = request.dryRun ? project : await checkOutcomesBeforeTick(project, [id]);
       const resolved = await resolvePlan(current, id, { ...(request.level ? { level: request.level } : {}), ...(backend ? { backend } : {}) });
       if (!resolved.ok) return resolved;
-      const { tickUnderLease } = await import('../use-cases/run.js');
+      const { tickUnderLease, REHEARSAL_PRICE_SOURCE } = await import('../use-cases/run.js');
       const summary = await tickUnderLease(current, resolved.plan, request.ticks ?? 1, await tickOptions(request));
       // A rehearsal (a dry run, or the mock standing in for the loop's agent) spends nothing the loop's cap counts.
       const configured = summary.backend === 'mock' && backend === 'mock' ? await resolvePlan(current, id) : null;
       if (request.dryRun || (configured?.ok && configured.plan.backend.name !== 'mock')) {
         summary.rehearsal = true;
-        if (summary.priceSource !== undefined) summary.priceSource = (await import('../use-cases/outcomes/tick-cost.js')).REHEARSAL_PRICE_SOURCE;
+        if (summary.priceSource !== undefined) summary.priceSource = REHEARSAL_PRICE_SOURCE;
       }
       if (request.dryRun && request.backendName && request.backendName !== 'mock') {
         summary.notes.unshift(`dry-run: rehearsed with the mock backend; --backend ${request.backendName} applies to runs without --dry-run.`);
@@ -88,7 +94,7 @@ export async function openRuntime(options: OpenRuntimeOptions): Promise<{ ok: tr
       const unconfigured = request.dryRun || !request.id ? null : await refuseUnconfigured(project, request.id);
       if (unconfigured) return unconfigured;
       const backend = backendOverride(request);
-      const { tickDueLoops } = await import('../use-cases/run.js');
+      const { tickDueLoops } = await import('../use-cases/run-due.js');
       const current = request.dryRun ? project : await checkOutcomesBeforeTick(project, request.id ? [request.id] : project.configuredLoops);
       const due = await tickDueLoops(
         current,
@@ -264,7 +270,6 @@ const NOT_REDACTED = new Set<keyof Runtime>(['status', 'doctor', 'resetMock', 'm
  * values; a dry run writes nothing and skips that walk.
  */
 function withRedaction(runtime: Runtime, project: LoadedProject, env: Record<string, string | undefined>): Runtime {
-  let loading: Promise<typeof import('../adapters/redaction/redaction.js')> | null = null;
   let walking: Promise<void> | null = null;
   const wrapped: Record<string, unknown> = { ...runtime };
   for (const [name, method] of Object.entries(runtime)) {
@@ -272,11 +277,9 @@ function withRedaction(runtime: Runtime, project: LoadedProject, env: Record<str
     wrapped[name] = async (...args: unknown[]) => {
       const request = args[name === 'run' ? 1 : 0] as { dryRun?: boolean } | undefined;
       const dryRun = (name === 'run' || name === 'runDue') && Boolean(request?.dryRun);
-      const redaction = await (loading ??= import('../adapters/redaction/redaction.js'));
       if (!dryRun) {
-        await (walking ??= redaction.prepareRedaction(project.root, project.settings?.worktreesDir ?? null));
+        await (walking ??= prepareRedaction(project.root, project.settings?.worktreesDir ?? null));
       }
-      const { redactorFor, redactValues } = redaction;
       const redact = redactorFor(env, project.root);
       if (name === 'events') {
         const listener = args[0] as (line: unknown) => void;
@@ -290,7 +293,6 @@ function withRedaction(runtime: Runtime, project: LoadedProject, env: Record<str
 
 /** A real tick of a loop the repository never configured is a config error: loops never enrol themselves. */
 async function refuseUnconfigured(project: LoadedProject, id: string): Promise<{ ok: false; issues: Diagnostic[] } | null> {
-  const { notConfiguredIssue } = await import('../project/loop-enrolment.js');
   const issue = notConfiguredIssue(project, id);
   return issue ? { ok: false, issues: [issue] } : null;
 }

@@ -13,7 +13,7 @@ import type { GitDelivery, GitDeliveryOptions } from '../adapters/delivery/git-d
 import type { DeliveryLedgerStore } from '../adapters/delivery/delivery-flow.js';
 import type { OutcomeStore } from '../adapters/outcomes/outcome-store.js';
 import { GitWorkspace, type GitWorkspaceOptions } from '../adapters/workspace/git-workspace.js';
-import { LEASE_MARGIN_MS } from '../adapters/leases/file-leases.js';
+import { LEASE_MARGIN_MS } from '../adapters/leases/file-item-leases.js';
 
 import type { Redact } from '../adapters/redaction/redaction.js';
 

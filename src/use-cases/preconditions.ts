@@ -69,9 +69,15 @@ export function repositoryProbe(root: string, env: Record<string, string | undef
     gitState: () =>
       (state ??= (async () => {
         const git = await runner();
-        // Both at once: outside a repository the second fails too, and is not read.
-        const [repository, head] = await Promise.all([git.tryRaw(['rev-parse', '--git-dir']), git.tryRaw(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'])]);
-        return { repository, head };
+        // One process answers both in a repository with a commit (every tick's case): the git directory's line, then
+        // HEAD's. Only when it fails is the git directory asked alone, to tell no repository from no commit.
+        const both = await git.tryRaw(['rev-parse', '--git-dir', '--verify', '--quiet', 'HEAD^{commit}']);
+        if (both !== null) {
+          const lines = both.trimEnd().split('\n');
+          const head = lines.pop() ?? '';
+          return { repository: `${lines.join('\n')}\n`, head: `${head}\n` };
+        }
+        return { repository: await git.tryRaw(['rev-parse', '--git-dir']), head: null };
       })()),
     remoteUrl: (remote) => {
       let url = remotes.get(remote);

@@ -14,6 +14,13 @@ import { isLoopRuntimeError } from '../core/errors.js';
 import type { LoadedProject } from '../project/load-project.js';
 import { redactorFor, redactStrings } from '../composition/wiring.js';
 import type { ProjectStores } from '../composition/stores/project-stores.js';
+// Static: every tick checks its preconditions first; an import() from this module (itself loaded with the tick's
+// code) only added a facade file for the ESM loader to read.
+import { checkPreconditions, preconditionError } from './preconditions.js';
+// Static as well: the tick these refusals stand for loads both with the engine; an `import()` here split them off the
+// engine's chunk as entry points of their own (two more files on every tick).
+import { toTickRecord } from '../core/engine/tick-record.js';
+import { SequentialIds } from '../core/engine/sequential-ids.js';
 
 /** What a refusal needs of the tick's options. */
 export interface RefusalOptions {
@@ -31,7 +38,6 @@ export interface RefusalOptions {
  * never as a quiet no-op.
  */
 export async function refuseUnmetPreconditions(project: LoadedProject, plan: ExecutionPlan, options: RefusalOptions): Promise<void> {
-  const { checkPreconditions, preconditionError } = await import('./preconditions.js');
   const problems = await checkPreconditions(project.root, plan, { env: options.env, dryRun: options.dryRun, backendInjected: Boolean(options.backend) });
   if (problems.length === 0) return;
   const error = preconditionError(plan, problems);
@@ -55,11 +61,7 @@ export async function refusingWithoutSandbox<T>(project: LoadedProject, plan: Ex
 
 /** A tick refused before any model call (unmet precondition, no sandbox): a failed tick in the run log and a STATE.md note. */
 export async function recordRefusedTick(project: LoadedProject, plan: ExecutionPlan, options: RefusalOptions, message: string): Promise<void> {
-  const [{ stateWriterFor }, { toTickRecord }, { SequentialIds }] = await Promise.all([
-    import('../composition/project-adapters.js'),
-    import('../core/engine/tick-record.js'),
-    import('../core/engine/sequential-ids.js'),
-  ]);
+  const { stateWriterFor } = await import('../composition/project-adapters.js');
   const now = options.clock.now();
   const result: TickResult = {
     tickId: new SequentialIds(options.clock).next('tick'),

@@ -1,14 +1,12 @@
 /**
- * Ticking loops the way every entry point does it: one loop now (`run <id>`)
- * or the due ones (`run --due`), each tick under the loop's lease, through
- * the one composition root, with everything reported redacted.
+ * Ticking a loop the way every entry point does it: `run <id>` now, and each due loop of `run --due` (run-due.ts),
+ * each tick under the loop's lease, through the one composition root, with everything reported redacted.
  */
 import { relative } from 'node:path';
 import type { Level } from '../core/config/schemas.js';
-import type { Diagnostic } from '../core/config/diagnostics.js';
 import type { TickResult } from '../core/engine/tick-result.js';
 import { runLogOutcome } from '../core/engine/tick-result.js';
-import { ExitCode, exitCodeFor, exitCodeForHalt, isLoopRuntimeError, mostSeriousExitCode } from '../core/errors.js';
+import { ExitCode, exitCodeForHalt, mostSeriousExitCode } from '../core/errors.js';
 import type { ExecutionPlan } from '../core/plan/execution-plan.js';
 import type { DueDecision } from '../core/schedule/decide-due.js';
 import type { AgentBackend, Clock } from '../core/ports/index.js';
@@ -18,6 +16,15 @@ import { refuseUnmetPreconditions, refusingWithoutSandbox } from './refused-tick
 import { tickLeasePort, type ProjectStores } from '../composition/stores/project-stores.js';
 import type { EventItem } from '../adapters/discovery/event-discovery.js';
 import { phaseLabel, retryLabel } from './progress-labels.js';
+// Static: every tick needs them, and this module is itself loaded by import() (runtime.ts), so an import() here only
+// added esbuild facade files (create-runtime's re-imported ~40 chunks) for the ESM loader to read. `run --due` lives
+// in run-due.ts and loads this module only when a loop is due.
+import { openTickSession } from '../composition/tick-session.js';
+import { createLoopRuntime } from '../composition/create-runtime.js';
+import { priceBasisOf, priceSource, tickCost, totalCost } from './outcomes/tick-cost.js';
+
+/** What a rehearsal's dollars are said to be priced by (runtime.ts marks a mock-for-agent run with it). */
+export { REHEARSAL_PRICE_SOURCE } from './outcomes/tick-cost.js';
 
 export interface RunSummary {
   pattern: { id: string; name: string };
@@ -100,10 +107,6 @@ export function exitCodeForTicks(ticks: readonly TickResult[]): number {
   );
 }
 
-/** Most serious first: needs a human, config error, a failed tick, a halt, a held lease, then success. */
-export function exitCodeForDue(reports: readonly DueLoopReport[]): number {
-  return mostSeriousExitCode(reports.map((report) => report.exitCode));
-}
 
 /**
  * Runs `count` ticks of one loop under its lease (no lease for a dry run,
@@ -131,7 +134,6 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
     }
     // What surrounds a tick (recovery, stranded deliveries, telemetry, the event journal, outcome tracking): shared
     // with the fleet worker's tick, so the two cannot drift apart.
-    const { openTickSession } = await import('../composition/tick-session.js');
     const session = await openTickSession({
       project,
       plan,
@@ -152,7 +154,6 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
       },
     });
     const recovery = session.recovery;
-    const { createLoopRuntime } = await import('../composition/create-runtime.js');
     const runtime = await refusingWithoutSandbox(project, plan, { ...options, stores }, () =>
       createLoopRuntime(project, plan, {
         dryRun: options.dryRun,
@@ -214,7 +215,6 @@ export async function tickUnderLease(project: LoadedProject, writtenPlan: Execut
  * pricing (a dry run writes none: it is a rehearsal, $0).
  */
 async function priceTicks(stores: ProjectStores, plan: ExecutionPlan, backend: string, ticks: readonly TickResult[], dryRun: boolean) {
-  const { tickCost, totalCost, priceBasisOf, priceSource } = await import('./outcomes/tick-cost.js');
   // The mock's tokens are priced at nothing, whether it rehearses for another agent or is the loop's own backend.
   const rehearsal = dryRun || backend === 'mock';
   // An unreadable spend prices nothing: every tick that spent tokens is then unknown (null), never a guess.
@@ -230,58 +230,4 @@ async function decideBackend(project: LoadedProject, plan: ExecutionPlan, option
   const { withChosenBackend } = await import('../composition/backend-choice.js');
   const chosen = withChosenBackend(plan, project.root, options.env);
   return { plan: chosen.plan, backendReason: chosen.choice.reason };
-}
-
-export interface DueSelection {
-  id?: string;
-  level?: Level;
-  backendName?: string;
-}
-
-/**
- * Decides which configured loops are due by their cadence and past ticks,
- * then ticks each due loop once under its lease. A held lease is skipped and
- * reported, never waited for.
- */
-export async function tickDueLoops(project: LoadedProject, selection: DueSelection, options: TickOptions): Promise<{ ok: true; summary: DueRunSummary; issues: Diagnostic[] } | { ok: false; issues: Diagnostic[] }> {
-  const { evaluateDueLoops } = await import('./due-loops.js');
-  const now = options.clock.now();
-  const evaluation = await evaluateDueLoops(project, now, {
-    ...(options.stores ? { stores: options.stores } : {}),
-    ...(selection.id ? { loops: [selection.id] } : {}),
-    ...(selection.level ? { level: selection.level } : {}),
-    ...(selection.backendName ? { backend: selection.backendName } : {}),
-  });
-  if (evaluation.issues.length > 0 && evaluation.decisions.length === 0) return { ok: false, issues: evaluation.issues };
-  const redact = redactorFor(options.env, project.root);
-  const progress = (line: string) => options.progress?.(redact(line));
-  const reports: DueLoopReport[] = [];
-  for (const decision of evaluation.decisions) {
-    // Ctrl-C: the loop that was ticking has stopped cleanly; the rest wait for the next run.
-    if (options.signal?.aborted) break;
-    const base = { id: decision.id, due: decision.due, reason: decision.reason, detail: decision.detail, intervalMs: decision.intervalMs, nextAt: new Date(decision.nextAt).toISOString() };
-    if (!decision.due) {
-      progress(`${decision.id}: not due — ${decision.detail}`);
-      reports.push({ ...base, action: 'not-due', exitCode: ExitCode.ok });
-      continue;
-    }
-    progress(`${decision.id}: due (${decision.reason}) — ${decision.detail}`);
-    const plan = evaluation.plans.get(decision.id)!;
-    try {
-      const summary = await tickUnderLease(project, plan, 1, options);
-      reports.push({
-        ...base, action: 'ticked', exitCode: summary.exitCode, tick: summary.ticks[0]!,
-        ...(summary.priceSource !== undefined ? { priceSource: summary.priceSource } : {}), ...(summary.rehearsal ? { rehearsal: true } : {}),
-      });
-    } catch (error) {
-      const message = redact(error instanceof Error ? error.message : String(error));
-      const held = isLoopRuntimeError(error) && error.code === 'LEASE_HELD';
-      progress(`${decision.id}: ${held ? 'skipped, lease held' : 'error'} — ${message}`);
-      reports.push({ ...base, action: held ? 'lease-held' : 'error', exitCode: held ? ExitCode.leaseHeld : exitCodeFor(error), message });
-    }
-  }
-  const priced = reports.filter((report) => report.priceSource !== undefined);
-  const costUsd = priced.length > 0 ? (await import('./outcomes/tick-cost.js')).totalCost(priced.map((report) => report.tick?.costUsd ?? null)) : undefined;
-  const summary: DueRunSummary = { mode: 'due', at: new Date(now).toISOString(), dryRun: options.dryRun, decisions: reports, ...(costUsd !== undefined ? { costUsd } : {}), exitCode: exitCodeForDue(reports) };
-  return { ok: true, summary, issues: evaluation.issues };
 }

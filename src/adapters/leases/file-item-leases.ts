@@ -1,6 +1,10 @@
 import type { ItemLeaseResult, ItemLeases } from '../../core/ports/index.js';
 import type { FileLeases } from './file-leases.js';
 
+// The stale margin beside the item leases that use it: the wiring and the file stores take both from here, so the
+// bundle keeps them in one chunk (status and a tick load one file for them, not two).
+export { LEASE_MARGIN_MS } from './lease-records.js';
+
 /**
  * The engine's item-lease port over `FileLeases`.
  *

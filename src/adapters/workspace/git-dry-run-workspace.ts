@@ -125,21 +125,22 @@ export class DryRunGitWorkspace implements Workspace {
     const baseBranch = this.options.baseBranch ?? null;
     let early: Promise<ResolvedBase> | null = baseBranch ? resolveBase(root, baseBranch) : null;
     early?.catch(() => undefined);
-    // One read-only probe (rev-parse writes nothing) answers where the objects are and whether HEAD is a commit;
-    // the temporary directory is made meanwhile.
-    const [probe, symbolic, copy] = await Promise.all([
-      git(root).tryRaw(['rev-parse', '--git-common-dir', '--verify', '--quiet', 'HEAD^{commit}']),
-      baseBranch ? null : git(root).tryRaw(['symbolic-ref', '--quiet', '--short', 'HEAD']),
+    // One read-only probe (rev-parse writes nothing) answers where the objects are, whether HEAD is a commit and,
+    // without a base branch named, the branch HEAD is on (`HEAD` when detached); the temporary directory is made
+    // meanwhile. A repository without a commit fails the probe (exit 128).
+    const [probe, copy] = await Promise.all([
+      // (`--verify` takes one revision, so with the branch asked too it is left out and the commit's line checked.)
+      git(root).tryRaw(baseBranch ? ['rev-parse', '--git-common-dir', '--verify', '--quiet', 'HEAD^{commit}'] : ['rev-parse', '--git-common-dir', 'HEAD^{commit}', '--symbolic-full-name', 'HEAD']),
       mkdtemp(join(tmpdir(), 'loop-runtime-dry-run-')),
     ]);
     this.copy = copy;
-    const [commonDir, head] = (probe ?? '').split('\n');
-    if (!commonDir || !head?.trim()) {
+    const [commonDir, head, symbolic] = (probe ?? '').split('\n');
+    if (!commonDir || !/^[0-9a-f]{40,64}$/.test(head?.trim() ?? '')) {
       await this.close();
       return this.fallBack(`${root} is not a git repository with a commit`);
     }
     // What resolveBase answers for no base branch: HEAD's commit and the branch it is on (null when detached).
-    early ??= Promise.resolve({ commit: head.trim(), branch: symbolic?.trim() || null });
+    early ??= Promise.resolve({ commit: head!.trim(), branch: symbolic?.startsWith('refs/heads/') ? symbolic.slice('refs/heads/'.length) : null });
     try {
       await borrowObjects(resolve(root, commonDir), join(copy, 'repo'));
     } catch (error) {

@@ -100,10 +100,16 @@ export async function planCommand({ args, options, io }: CommandContext): Promis
   }
   const warnings = [...loaded.warnings, ...resolved.warnings];
   const choice = describeBackendChoice(resolved.plan, loaded.project.root, io.env);
-  const { describeVerifyRunners, describeVerifyRunner } = await import('../../project/detect-test-runners.js');
   const commands = resolved.plan.phases.verify.commands.map((command) => command.command);
-  const runners = commands.length ? (await describeVerifyRunners(loaded.project.root, commands)).map(describeVerifyRunner) : [];
+  // Which test runner each verification command starts: loaded only for a plan that has commands (a report-only
+  // loop, loop-init's first plan, has none).
+  const runners = commands.length ? await describeRunners(loaded.project.root, commands) : [];
   const output: CommandOutput = { exitCode: ExitCode.ok, json: resolved.plan, text: renderPlan(resolved.plan, choice, runners) };
   if (warnings.length > 0) output.stderr = warnings.map((warning) => pc.yellow(`warning: ${formatDiagnostic(warning)}`)).join('\n');
   return output;
+}
+
+async function describeRunners(root: string, commands: readonly string[]): Promise<string[]> {
+  const { describeVerifyRunners, describeVerifyRunner } = await import('../../project/detect-test-runners.js');
+  return (await describeVerifyRunners(root, commands)).map(describeVerifyRunner);
 }

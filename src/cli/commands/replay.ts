@@ -8,7 +8,7 @@ import { LoopRuntimeError } from '../../core/errors.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 import { configErrorOutput, openCliRuntime } from '../open.js';
 import { renderReplay } from '../render/render-replay.js';
-import { parseLevel } from './run.js';
+import { parseLevel } from '../parse-level.js';
 
 /** Handler for `loop-runtime replay <file>`. */
 export async function replayCommand({ args, options, io }: CommandContext): Promise<CommandOutput> {

@@ -8,21 +8,12 @@ import { resolve } from 'node:path';
 import type { EventItem } from '../../adapters/discovery/event-discovery.js';
 import { exitCodeForSignal, LoopRuntimeError } from '../../core/errors.js';
 import { isInterrupted, runLogOutcome, type TickResult } from '../../core/engine/tick-result.js';
-import { LEVELS, type Level } from '../../core/config/constants.js';
 import { formatDiagnostic } from '../../core/config/diagnostics.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 import { configErrorOutput, openCliRuntime } from '../open.js';
+import { parseLevel } from '../parse-level.js';
 import { renderDue } from '../render/render-due.js';
 import { renderRun } from '../render/render-run.js';
-
-export function parseLevel(value: unknown): Level | undefined {
-  if (value === undefined) return undefined;
-  const level = String(value).toUpperCase();
-  if (!(LEVELS as readonly string[]).includes(level)) {
-    throw new LoopRuntimeError('USAGE', `--level ${String(value)} is not an autonomy level.`, { fix: 'use L0, L1, L2 or L3.' });
-  }
-  return level as Level;
-}
 
 function parseTicks(value: unknown): number {
   const ticks = value === undefined ? 1 : Number(value);

@@ -6,7 +6,7 @@
 import type { CommandContext, CommandOutput } from '../command.js';
 import { openCliRuntime } from '../open.js';
 import { renderRecordingTests } from '../render/render-replay.js';
-import { parseLevel } from './run.js';
+import { parseLevel } from '../parse-level.js';
 
 /** Handler for `loop-runtime test [id]`. */
 export async function testCommand({ args, options, io }: CommandContext): Promise<CommandOutput> {

@@ -9,9 +9,9 @@ import type { FileAttemptLedgerOptions } from '../../adapters/attempt-ledger/fil
 import { FileBudgetLedger } from '../../adapters/budget-ledger/file-budget-ledger.js';
 import { FileKillSwitch } from '../../adapters/kill-switch/kill-switch.js';
 import type { LoadedProject } from '../../project/load-project.js';
-import { FileItemLeases } from '../../adapters/leases/file-item-leases.js';
-import { LEASE_MARGIN_MS } from '../../adapters/leases/lease-records.js';
+import { FileItemLeases, LEASE_MARGIN_MS } from '../../adapters/leases/file-item-leases.js';
 import { killSwitchTarget, type ProjectStores } from './project-stores.js';
+import { spendByTick } from '../../use-cases/outcomes/spend-by-tick.js';
 
 /**
  * The file attempt ledger, loaded on its first call: `status` opens the stores only to read spend, and the
@@ -102,7 +102,7 @@ export function fileStores(project: LoadedProject, _clock: Clock): ProjectStores
     outcomes: () => outcomeStoreFor(root),
     recordTicks: async () => undefined,
     pastTicks: async () => [],
-    spendByTick: async () => (await import('../../use-cases/outcomes/spend-by-tick.js')).spendByTick(root),
+    spendByTick: async () => spendByTick(root),
     removeRehearsal: async (patternId) => ({
       spendRecords: await new FileBudgetLedger({ root }).removeRehearsal(patternId),
       outcomes: await outcomeStoreFor(root).removeRehearsal(patternId),

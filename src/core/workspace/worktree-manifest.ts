@@ -7,46 +7,40 @@
  * does not know them ignores them; a manifest another tool rewrote without
  * them still parses. Pure: no I/O.
  */
-import * as z from 'zod';
-
 export const WORKTREE_STATUSES = ['active', 'rejected', 'escalated', 'merged', 'stale'] as const;
 export type WorktreeStatus = (typeof WORKTREE_STATUSES)[number];
 
-export const WorktreeEntrySchema = z.looseObject({
-  id: z.string().min(1),
-  path: z.string().min(1),
-  branch: z.string().min(1),
-  baseBranch: z.string().nullable().default(null),
-  pattern: z.string().default(''),
-  createdAt: z.string().default(''),
-  status: z.enum(WORKTREE_STATUSES).catch('stale'),
+/** One worktree's entry; fields another tool added are kept (and written back) as they were. */
+export interface WorktreeEntry {
+  id: string;
+  path: string;
+  branch: string;
+  baseBranch: string | null;
+  pattern: string;
+  createdAt: string;
+  /** Anything else read as `stale`: an entry in a state we do not know is never acted on. */
+  status: WorktreeStatus;
   // --- loop-runtime extras (optional, ignored by loop-worktree)
-  itemKey: z.string().optional(),
-  itemTitle: z.string().optional(),
-  tickId: z.string().optional(),
-  baseCommit: z.string().optional(),
-  pid: z.number().optional(),
-  reason: z.string().optional(),
-  commit: z.string().optional(),
-  updatedAt: z.string().optional(),
+  itemKey?: string;
+  itemTitle?: string;
+  tickId?: string;
+  baseCommit?: string;
+  pid?: number;
+  reason?: string;
+  commit?: string;
+  updatedAt?: string;
   /** True once the worktree directory has been recycled into the pool or removed. */
-  released: z.boolean().optional(),
-});
-export type WorktreeEntry = z.infer<typeof WorktreeEntrySchema>;
+  released?: boolean;
+  [field: string]: unknown;
+}
 
 /** An idle worktree kept for reuse: detached, reset and cleaned at `head`. */
-export const PoolSlotSchema = z.looseObject({
-  path: z.string().min(1),
-  head: z.string().min(1),
-  clean: z.boolean().default(false),
-});
-export type PoolSlot = z.infer<typeof PoolSlotSchema>;
-
-export const WorktreeManifestSchema = z.looseObject({
-  version: z.literal(1).catch(1),
-  worktrees: z.array(z.unknown()).default([]),
-  pool: z.array(z.unknown()).optional(),
-});
+export interface PoolSlot {
+  path: string;
+  head: string;
+  clean: boolean;
+  [field: string]: unknown;
+}
 
 export interface WorktreeManifest {
   version: 1;
@@ -57,6 +51,53 @@ export interface WorktreeManifest {
 /** An empty manifest. */
 export function emptyManifest(): WorktreeManifest {
   return { version: 1, worktrees: [], pool: [] };
+}
+
+// The file is JSON we (or loop-worktree) wrote, read on every tick — the dry run's included — so it is checked by
+// hand rather than with a schema library (zod was ~140 KB of the dry run's start-up for this one file). The rules are
+// the zod schemas they replaced, held to them by worktree-manifest-compat.test.ts: required strings non-empty,
+// optional fields of their type when present, defaults for the rest, unknown fields kept after ours.
+type Fields = Record<string, unknown>;
+const isRecord = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value);
+const ENTRY_STRINGS = ['itemKey', 'itemTitle', 'tickId', 'baseCommit'] as const;
+const ENTRY_LATE_STRINGS = ['reason', 'commit', 'updatedAt'] as const;
+
+const KNOWN = new Set(['id', 'path', 'branch', 'baseBranch', 'pattern', 'createdAt', 'status', ...ENTRY_STRINGS, 'pid', ...ENTRY_LATE_STRINGS, 'released']);
+const POOL_KNOWN = new Set(['path', 'head', 'clean']);
+
+/** Our fields in their order, then the unknown ones in the file's order (what the zod schemas gave). */
+function withUnknownFields(known: Fields, raw: Fields, ours: ReadonlySet<string>): Fields {
+  for (const key of Object.keys(raw)) if (!ours.has(key)) known[key] = raw[key];
+  return known;
+}
+
+function readEntry(raw: unknown): WorktreeEntry | null {
+  if (!isRecord(raw)) return null;
+  const { id, path, branch, baseBranch = null, pattern = '', createdAt = '', status } = raw;
+  if (typeof id !== 'string' || id === '' || typeof path !== 'string' || path === '' || typeof branch !== 'string' || branch === '') return null;
+  if ((baseBranch !== null && typeof baseBranch !== 'string') || typeof pattern !== 'string' || typeof createdAt !== 'string') return null;
+  const entry: Fields = { id, path, branch, baseBranch, pattern, createdAt, status: (WORKTREE_STATUSES as readonly unknown[]).includes(status) ? status : 'stale' };
+  for (const key of ENTRY_STRINGS) if (!optionalOf(raw, key, 'string', entry)) return null;
+  if (!optionalOf(raw, 'pid', 'number', entry)) return null;
+  for (const key of ENTRY_LATE_STRINGS) if (!optionalOf(raw, key, 'string', entry)) return null;
+  if (!optionalOf(raw, 'released', 'boolean', entry)) return null;
+  return withUnknownFields(entry, raw, KNOWN) as WorktreeEntry;
+}
+
+/** Copies an optional field when present and of its type; false when present and not (the entry is unreadable). */
+function optionalOf(raw: Fields, key: string, type: 'string' | 'number' | 'boolean', into: Fields): boolean {
+  const value = raw[key];
+  if (value === undefined) return true;
+  if (typeof value !== type || (type === 'number' && !Number.isFinite(value))) return false;
+  into[key] = value;
+  return true;
+}
+
+function readPoolSlot(raw: unknown): PoolSlot | null {
+  if (!isRecord(raw)) return null;
+  const { path, head, clean = false } = raw;
+  if (typeof path !== 'string' || path === '' || typeof head !== 'string' || head === '' || typeof clean !== 'boolean') return null;
+  return withUnknownFields({ path, head, clean }, raw, POOL_KNOWN) as PoolSlot;
 }
 
 /**
@@ -77,19 +118,14 @@ export function parseManifest(text: string | null): WorktreeManifest {
   } catch {
     return emptyManifest();
   }
-  const parsed = WorktreeManifestSchema.safeParse(raw);
-  if (!parsed.success) return emptyManifest();
-  const worktrees: WorktreeEntry[] = [];
-  for (const entry of parsed.data.worktrees) {
-    const result = WorktreeEntrySchema.safeParse(entry);
-    if (result.success) worktrees.push(result.data);
-  }
-  const pool: PoolSlot[] = [];
-  for (const slot of parsed.data.pool ?? []) {
-    const result = PoolSlotSchema.safeParse(slot);
-    if (result.success) pool.push(result.data);
-  }
-  return { version: 1, worktrees, pool };
+  if (!isRecord(raw)) return emptyManifest();
+  const { worktrees = [], pool = [] } = raw;
+  if (!Array.isArray(worktrees) || !Array.isArray(pool)) return emptyManifest();
+  return {
+    version: 1,
+    worktrees: worktrees.map(readEntry).filter((entry): entry is WorktreeEntry => entry !== null),
+    pool: pool.map(readPoolSlot).filter((slot): slot is PoolSlot => slot !== null),
+  };
 }
 
 /** Serializes a manifest (two-space JSON, trailing newline). */
