@@ -73,15 +73,19 @@ describe('scripts/test-durations.js', () => {
     ' ✓ src/core/plan.test.ts (77 tests) 66ms',
     ' ↓ test/needs-docker.test.ts (3 tests | 3 skipped)',
     'stdout | test/fleet-scale.test.ts > fleet at scale',
+    ' ✓ |unit| src/adapters/discovery/probe-discovery.test.ts (5 tests) 5760ms',
+    ' \x1b[32m✓\x1b[39m \x1b[30m\x1b[46m integration \x1b[49m\x1b[39m test/cli-sandbox.test.ts \x1b[2m(9 tests)\x1b[22m\x1b[33m 6047\x1b[2mms\x1b[22m\x1b[39m',
   ].join('\n');
 
-  it('reads each file\'s time from a default-reporter log, ANSI colours, skips, failures and seconds included (a skipped file costs 0), and no test lines', () => {
+  it('reads each file\'s time from a default-reporter log, ANSI colours, project labels, skips, failures and seconds included (a skipped file costs 0), and no test lines', () => {
     expect(parseFileTimes(LOG)).toEqual({
       'test/package-install.test.ts': 175_014,
       'test/sandbox-escape.test.ts': 3158,
       'test/broken.test.ts': 2500,
       'src/core/plan.test.ts': 66,
       'test/needs-docker.test.ts': 0,
+      'src/adapters/discovery/probe-discovery.test.ts': 5760,
+      'test/cli-sandbox.test.ts': 6047,
     });
   });
 
