@@ -28,7 +28,10 @@ import { SlowestFirstSequencer } from './test/sequencer.js';
  * config). Safe because these files leave nothing behind: no fake timers, mocks, process.env or cwd changes,
  * process.exit or signal handlers in the test process (a file that needs one goes to test/); each worker thread
  * has its own copy of process.env, and setupFiles still run per file (a fresh XDG_STATE_HOME each). With one
- * worker the projects run one after the other (groupOrder), so 1 still means serial.
+ * worker the projects run one after the other (groupOrder), so 1 still means serial. The threads all start at
+ * once (min = max): no idle-worker removal mid-run (tinypool removes idle workers without catching a failed teardown; the
+ * likely source of the unhandled 'Terminating worker thread' a non-isolated forks run ended with).
+ * Check a change in a shuffled file order: `LOOP_RUNTIME_TEST_SHUFFLE=<seed> npx vitest run --project unit`.
  */
 const workers = Number(process.env['LOOP_RUNTIME_TEST_WORKERS'] ?? 4);
 const unitThreads = Math.min(workers, 2);
@@ -41,7 +44,7 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: workers,
     minWorkers: 1,
-    poolOptions: { threads: { isolate: false, maxThreads: unitThreads, minThreads: 1 } },
+    poolOptions: { threads: { isolate: false, maxThreads: unitThreads, minThreads: unitThreads } },
     setupFiles: ['test/setup-state-home.ts'],
     sequence: { sequencer: SlowestFirstSequencer },
     projects: [
