@@ -5,7 +5,8 @@
  *
  *   npx vitest run 2>&1 | tee run.log && node scripts/test-durations.js run.log
  *
- * It reads the per-file lines (` ✓ test/x.test.ts (5 tests) 175014ms`): a file's time there includes its hooks,
+ * It reads the per-file lines (` ✓ test/x.test.ts (5 tests) 175014ms`, after the project's label when there is one:
+ * `|unit|` plain, ` unit ` coloured): a file's time there includes its hooks,
  * where vitest's JSON report only spans its tests (package-install's 165 s of installs are in a beforeAll). Files
  * in the log replace their entries; entries of other files that still exist are kept (a partial run refreshes what
  * it ran), entries of files that are gone are dropped.
@@ -24,7 +25,7 @@ export function parseFileTimes(text) {
   const plain = text.replace(/\x1b\[[0-9;]*m/g, '');
   for (const line of plain.split('\n')) {
     // A file whose tests were all skipped prints no time: it costs nothing, so 0 (not "unknown", which starts first).
-    const match = /^\s*[✓×↓❯]\s+(\S+\.test\.[cm]?[jt]sx?)\s+\(\d+ tests?[^)]*\)(?:\s+(\d+(?:\.\d+)?)(ms|s))?\s*$/u.exec(line);
+    const match = /^\s*[✓×↓❯]\s+(?:\|?[\w-]+\|?\s+)?(\S+\.test\.[cm]?[jt]sx?)\s+\(\d+ tests?[^)]*\)(?:\s+(\d+(?:\.\d+)?)(ms|s))?\s*$/u.exec(line);
     if (!match) continue;
     const [, path, amount = '0', unit] = match;
     times[path] = Math.round(Number(amount) * (unit === 's' ? 1000 : 1));

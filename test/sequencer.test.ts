@@ -10,7 +10,7 @@ import type { TestSpecification, Vitest } from 'vitest/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import config from '../vitest.config.js';
 import { mergeDurations, parseFileTimes } from '../scripts/test-durations.js';
-import { DURATIONS_FILE, readDurations, slowestFirst, SlowestFirstSequencer } from './sequencer.js';
+import { DURATIONS_FILE, fileOrder, readDurations, slowestFirst, SlowestFirstSequencer } from './sequencer.js';
 
 const root = join(import.meta.dirname, '..');
 let scratch: string;
@@ -33,6 +33,27 @@ describe('slowestFirst', () => {
   it('starts files it has no time for before every known one, and drops or adds none', () => {
     const durations = { 'test/slow.test.ts': 100_000, 'test/gone.test.ts': 5 };
     expect(slowestFirst(['test/slow.test.ts', 'test/new-b.test.ts', 'test/new-a.test.ts'], durations)).toEqual(['test/new-b.test.ts', 'test/new-a.test.ts', 'test/slow.test.ts']);
+  });
+});
+
+describe('fileOrder', () => {
+  const paths = Array.from({ length: 40 }, (_, index) => `test/f${index}.test.ts`);
+  const durations = Object.fromEntries(paths.map((path, index) => [path, index]));
+
+  it('is slowest first without a seed, and a seeded permutation with one: the same seed the same order, another seed another', () => {
+    const slowest = [...paths].reverse();
+    expect(fileOrder(paths, durations, undefined)).toEqual(slowest);
+    expect(fileOrder(paths, durations, '')).toEqual(slowest);
+    const seven = fileOrder(paths, durations, '7');
+    expect([...seven].sort()).toEqual([...paths].sort());
+    expect(seven).not.toEqual(slowest);
+    expect(seven).not.toEqual(paths);
+    expect(fileOrder(paths, durations, '7')).toEqual(seven);
+    expect(fileOrder(paths, durations, '8')).not.toEqual(seven);
+  });
+
+  it('names the variable and the fix when the seed is not a number', () => {
+    expect(() => fileOrder(paths, durations, 'yes')).toThrow('LOOP_RUNTIME_TEST_SHUFFLE="yes" is not a seed. To fix: set it to a whole number');
   });
 });
 
@@ -73,15 +94,19 @@ describe('scripts/test-durations.js', () => {
     ' ✓ src/core/plan.test.ts (77 tests) 66ms',
     ' ↓ test/needs-docker.test.ts (3 tests | 3 skipped)',
     'stdout | test/fleet-scale.test.ts > fleet at scale',
+    ' ✓ |unit| src/adapters/discovery/probe-discovery.test.ts (5 tests) 5760ms',
+    ' \x1b[32m✓\x1b[39m \x1b[30m\x1b[46m integration \x1b[49m\x1b[39m test/cli-sandbox.test.ts \x1b[2m(9 tests)\x1b[22m\x1b[33m 6047\x1b[2mms\x1b[22m\x1b[39m',
   ].join('\n');
 
-  it('reads each file\'s time from a default-reporter log, ANSI colours, skips, failures and seconds included (a skipped file costs 0), and no test lines', () => {
+  it('reads each file\'s time from a default-reporter log, ANSI colours, project labels, skips, failures and seconds included (a skipped file costs 0), and no test lines', () => {
     expect(parseFileTimes(LOG)).toEqual({
       'test/package-install.test.ts': 175_014,
       'test/sandbox-escape.test.ts': 3158,
       'test/broken.test.ts': 2500,
       'src/core/plan.test.ts': 66,
       'test/needs-docker.test.ts': 0,
+      'src/adapters/discovery/probe-discovery.test.ts': 5760,
+      'test/cli-sandbox.test.ts': 6047,
     });
   });
 

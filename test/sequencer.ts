@@ -8,7 +8,10 @@
  * tail. Longest first is the classic list-scheduling answer: the short files fill the gaps at the end.
  *
  * Files the durations do not know (new since the last refresh) go first: one may be slow, and a quick one costs
- * the schedule nothing there.
+ * the schedule nothing there. *
+ * `LOOP_RUNTIME_TEST_SHUFFLE=<seed>` starts the files in a seeded random order instead, to check that no file depends
+ * on what another left behind (the unit project shares worker threads between files, vitest.config.ts). vitest's own
+ * `--sequence.shuffle.files` cannot: it only applies when no sequencer is configured.
  */
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -50,7 +53,35 @@ export function readDurations(file: string = DURATIONS_FILE): FileDurations {
   return parsed as FileDurations;
 }
 
-/** vitest's `sequence.sequencer`: sharding as vitest does it, the order from {@link slowestFirst}. */
+export const SHUFFLE_VARIABLE = 'LOOP_RUNTIME_TEST_SHUFFLE';
+
+/** `items` in a random order that `seed` fixes (Fisher–Yates over mulberry32): the same seed, the same order. */
+export function seededShuffle<T>(items: readonly T[], seed: number): T[] {
+  let state = seed >>> 0;
+  const random = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(state ^ (state >>> 15), state | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+  const shuffled = [...items];
+  for (let index = shuffled.length - 1; index > 0; index--) {
+    const other = Math.floor(random() * (index + 1));
+    [shuffled[index], shuffled[other]] = [shuffled[other]!, shuffled[index]!];
+  }
+  return shuffled;
+}
+
+/** The start order: seeded random when `shuffleSeed` (the variable's text) is set, else {@link slowestFirst}. */
+export function fileOrder(paths: readonly string[], durations: FileDurations, shuffleSeed: string | undefined): string[] {
+  if (shuffleSeed === undefined || shuffleSeed === '') return slowestFirst(paths, durations);
+  if (!/^\d+$/.test(shuffleSeed)) {
+    throw new Error(`${SHUFFLE_VARIABLE}=${JSON.stringify(shuffleSeed)} is not a seed. To fix: set it to a whole number (e.g. ${SHUFFLE_VARIABLE}=7), or unset it for the slowest-first order.`);
+  }
+  return seededShuffle(paths, Number(shuffleSeed));
+}
+
+/** vitest's `sequence.sequencer`: sharding as vitest does it, the order from {@link fileOrder}. */
 export class SlowestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const durations = readDurations();
@@ -60,6 +91,6 @@ export class SlowestFirstSequencer extends BaseSequencer {
       const path = relative(root, file.moduleId).split('\\').join('/');
       byPath.set(path, [...(byPath.get(path) ?? []), file]);
     }
-    return slowestFirst([...byPath.keys()], durations).flatMap((path) => byPath.get(path)!);
+    return fileOrder([...byPath.keys()], durations, process.env[SHUFFLE_VARIABLE]).flatMap((path) => byPath.get(path)!);
   }
 }
