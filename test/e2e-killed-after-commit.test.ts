@@ -21,9 +21,10 @@ afterAll(cleanupTempDirs);
 describe('a tick killed between its commit and its run-log line', () => {
   it('is recorded by the next tick start (recovered), shown by status, and only once', async () => {
     const repo = await makeLoopRepo({ 'src/example.ts': 'export const answer = 42;\n' }, { verify: ['true'], delivery: { mode: 'push' } });
-    await addBareRemote(repo);
+    const remote = await addBareRemote(repo);
     const marker = `${repo}-pushing`;
-    const hook = join(repo, '.git', 'hooks', 'pre-push');
+    // The remote's receive-pack runs its own hooks; loop-runtime runs none of the repository's (no pre-push here).
+    const hook = join(remote, 'hooks', 'pre-receive');
     await writeFile(hook, `#!/bin/sh\necho pushing > ${JSON.stringify(marker)}\nsleep 120\n`);
     await chmod(hook, 0o755);
 

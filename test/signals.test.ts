@@ -266,9 +266,10 @@ describe('a stop signal after the commit, during delivery', () => {
       'LOOP.md': '---\nloop-runtime:\n  verify: ["node verify.mjs"]\n  delivery: { mode: push, remote: origin }\n  loops: { daily-triage: {} }\n---\n# Loops\n',
     });
     const remote = await addBareRemote(root);
-    // The push waits in a pre-push hook (git runs it from the repository) until the test lets it go.
+    // The push waits in the remote's pre-receive hook until the test lets it go: the remote's receive-pack runs its
+    // own hooks, while loop-runtime runs none of the repository's (a pre-push hook here would not run).
     const marks = await tempDir('signals-push-');
-    await writeFile(join(root, '.git', 'hooks', 'pre-push'), `#!/bin/sh\ntouch ${marks}/pushing\nwhile [ ! -e ${marks}/release ]; do sleep 0.05; done\nexit 0\n`, { mode: 0o755 });
+    await writeFile(join(remote, 'hooks', 'pre-receive'), `#!/bin/sh\ntouch ${marks}/pushing\nwhile [ ! -e ${marks}/release ]; do sleep 0.05; done\nexit 0\n`, { mode: 0o755 });
     const running = startRun(root, { SIGNALS_BLOCK_AT: 'none' });
     await waitForFile(join(marks, 'pushing'), running);
     running.child.kill('SIGTERM');
