@@ -227,7 +227,7 @@ export class GitWorkspace implements Workspace {
     }
   }
 
-  /** Commits the tree the last changes() read; refuses when the worktree differs from it now. */
+  /** Commits the tree the last changes() read; refuses when the worktree differs from it now (unless a restoreGatedTree since then compared and put it back). */
   async commit(handle: WorkspaceHandle, request: CommitRequest): Promise<WorkspaceResult<{ commit: CommitRecord }>> {
     const worktree = git(handle.path);
     const reviewed = this.reviewed.get(handle.id);
