@@ -66,3 +66,22 @@ export function buildChangeSet(versions: readonly FileVersions[], patchLimit = 2
     patch: capPatch(kept.map((entry) => formatPatch(entry.patch)).join(''), patchLimit),
   };
 }
+
+/** Paths whose new content differs between two `versions()` lists (either may lack a path), sorted. */
+export function movedSince(reviewed: readonly FileVersions[], now: readonly FileVersions[]): string[] {
+  const before = new Map(reviewed.map((version) => [version.path, version.after]));
+  const after = new Map(now.map((version) => [version.path, version.after]));
+  return [...new Set([...before.keys(), ...after.keys()])].filter((path) => before.get(path) !== after.get(path)).sort();
+}
+
+/** A small stable string hash (FNV-1a, 32 bit) of the parts joined, for fake commit ids; the parts are hashed in place, never joined into one string. */
+export function fnv1a(parts: readonly string[]): string {
+  let hash = 0x811c9dc5;
+  for (const text of parts) {
+    for (let index = 0; index < text.length; index++) {
+      hash ^= text.charCodeAt(index);
+      hash = Math.imul(hash, 0x01000193);
+    }
+  }
+  return (hash >>> 0).toString(16).padStart(8, '0');
+}

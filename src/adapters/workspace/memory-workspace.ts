@@ -17,7 +17,8 @@ import type {
   WorkspaceResult,
 } from '../../core/ports/index.js';
 import { comparePaths } from '../../core/workspace/git-diff-parse.js';
-import { buildChangeSet, type FileVersions } from './memory-change-set.js';
+import { buildChangeSet, fnv1a, movedSince, type FileVersions } from './memory-change-set.js';
+import { AttemptOrder } from './memory-attempt-order.js';
 import { memoByString } from '../../core/text/memo-by-string.js';
 import { normalizeWorkspacePath as checkedPath } from './workspace-path.js';
 
@@ -68,25 +69,6 @@ interface Attempt {
   commit?: MemoryCommit;
 }
 
-/** A small stable string hash (FNV-1a, 32 bit) of the parts joined, for fake commit ids; the parts are hashed in place, never joined into one string. */
-function fnv1a(parts: readonly string[]): string {
-  let hash = 0x811c9dc5;
-  for (const text of parts) {
-    for (let index = 0; index < text.length; index++) {
-      hash ^= text.charCodeAt(index);
-      hash = Math.imul(hash, 0x01000193);
-    }
-  }
-  return (hash >>> 0).toString(16).padStart(8, '0');
-}
-
-/** Paths whose new content differs between two `versions()` lists (either may lack a path), sorted. */
-function movedSince(reviewed: readonly FileVersions[], now: readonly FileVersions[]): string[] {
-  const before = new Map(reviewed.map((version) => [version.path, version.after]));
-  const after = new Map(now.map((version) => [version.path, version.after]));
-  return [...new Set([...before.keys(), ...after.keys()])].filter((path) => before.get(path) !== after.get(path)).sort();
-}
-
 function conflict(message: string): WorkspaceResult<never> {
   return { ok: false, reason: 'conflict', message: `${message} To fix: call changes() again so the gate checks what is there now.`, retryable: false };
 }
@@ -108,13 +90,7 @@ export class MemoryWorkspace implements Workspace {
   private readonly baseCommit: string;
   private readonly restoreTestItems: MemoryWorkspaceOptions['restoreTestItems'];
   private readonly attempts = new Map<string, Attempt>();
-  /**
-   * Attempt ids in the order they were prepared, from `oldest` on: `forgetOldest` reads them here instead of
-   * iterating the Map from its start, where every forgotten attempt leaves a hole the iteration steps over (up to
-   * about a thousand per tick at the default `retain`).
-   */
-  private readonly order: string[] = [];
-  private oldest = 0;
+  private readonly order = new AttemptOrder();
   private readonly baselines = new Map<string, unknown>();
   private counter = 0;
   private readonly retain: number;
@@ -150,8 +126,8 @@ export class MemoryWorkspace implements Workspace {
       itemKey: request.item.key,
     };
     this.attempts.set(id, { handle, edits: new Map(), status: 'active', revision: 0 });
-    this.order.push(id);
-    if (this.attempts.size > this.retain) this.forgetOldest();
+    this.order.add(id);
+    if (this.attempts.size > this.retain) this.order.forgetOldest(this.attempts, this.retain);
     return { ok: true, handle };
   }
 
@@ -286,25 +262,6 @@ export class MemoryWorkspace implements Workspace {
       edits: Object.fromEntries(attempt.edits),
       ...(attempt.commit ? { commit: attempt.commit } : {}),
     }));
-  }
-
-  /** Forgets the oldest finished attempts until `retain` are left; active ones stay, first in line. */
-  private forgetOldest(): void {
-    const passed: string[] = [];
-    let index = this.oldest;
-    while (this.attempts.size > this.retain && index < this.order.length) {
-      const id = this.order[index++]!;
-      const attempt = this.attempts.get(id);
-      if (attempt?.status === 'active') passed.push(id);
-      else if (attempt) this.attempts.delete(id);
-    }
-    // The active attempts stepped over go back, in their order, just before the first one not reached.
-    this.oldest = index - passed.length;
-    for (let position = 0; position < passed.length; position++) this.order[this.oldest + position] = passed[position]!;
-    if (this.oldest > 1_024 && this.oldest * 2 > this.order.length) {
-      this.order.splice(0, this.oldest);
-      this.oldest = 0;
-    }
   }
 
   private attempt(handle: WorkspaceHandle): Attempt {
