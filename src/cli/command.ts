@@ -1,4 +1,5 @@
 import type { Diagnostic } from '../core/config/diagnostics.js';
+import type { Clock } from '../core/ports/clock.js';
 
 /**
  * The contract between `main.ts` and one command. A command is a definition
@@ -15,6 +16,11 @@ export interface CliIO {
   isTTY: boolean;
   /** True under CI=true: plain lines with timestamps, no progress redraws. */
   ci: boolean;
+  /**
+   * The time every command reads: what a tick records, what `status`, `metrics`, `history` and the console count a
+   * day or a window from. The real clock; `main`'s `clock` option replaces it (tests, embedders).
+   */
+  clock: Clock;
   /** Streaming progress for long work (already a no-op under --json). */
   progress: (line: string) => void;
   /** Lines a long-running command (serve) prints on stdout as they happen, with or without --json. */

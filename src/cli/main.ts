@@ -8,7 +8,8 @@ import { cac } from 'cac';
 import { ExitCode, exitCodeFor, isLoopRuntimeError } from '../core/errors.js';
 import type { CliIO, CommandDefinition } from './command.js';
 import { commands } from './commands/index.js';
-import { createProgress, isCi, progressMode, type ProgressClock } from './progress.js';
+import type { Clock } from '../core/ports/clock.js';
+import { createProgress, isCi, progressMode } from './progress.js';
 import { listenForStop } from './stop-signals.js';
 
 const ANSI = /\x1b\[[0-9;]*m/g;
@@ -22,8 +23,8 @@ export interface MainOptions {
   isTTY?: boolean;
   /** Whether stderr is a terminal (live progress). Default: `isTTY` when given, else process.stderr.isTTY. */
   stderrIsTTY?: boolean;
-  /** Clock for progress times (tests inject one). Default Date.now. */
-  clock?: ProgressClock;
+  /** The clock every command reads (a tick's records, a day's spend, progress times); tests inject one. Default Date.now. */
+  clock?: Clock;
   /** The operator's stop for interruptible commands (`run`, `worker`, `serve`); default: this process's SIGINT, SIGTERM and SIGHUP. */
   signal?: AbortSignal;
 }
@@ -103,7 +104,8 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   const definition = selected!;
   const json = Boolean(parsed.options.json);
   const command = commandName(definition, parsed.args.map(String));
-  const progress = createProgress({ mode: progressMode({ json, ci, stderrIsTTY }), clock: options.clock ?? { now: () => Date.now() }, write: (text) => stderr(paint(text)) });
+  const clock = options.clock ?? { now: () => Date.now() };
+  const progress = createProgress({ mode: progressMode({ json, ci, stderrIsTTY }), clock, write: (text) => stderr(paint(text)) });
   let removeInterrupt: (() => void) | null = null;
   let interruptSignal: AbortSignal | null = null;
   const stopSignal = (): AbortSignal => {
@@ -120,6 +122,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     env,
     isTTY,
     ci,
+    clock,
     progress: (line) => progress.report(line),
     announce: (line) => stdout(paint(`${line}\n`)),
     stopSignal,

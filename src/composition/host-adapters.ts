@@ -6,18 +6,17 @@
  *
  * @example
  * ```ts
- * const clock = clockFor({ clockFile: options.clockFile }); // the real clock unless a rehearsal's file is given
+ * const clock = clockFor(io.clock, { clockFile: options.clockFile }); // the command's clock unless a rehearsal's file is given
  * const runner = await sandboxRunnerFor({ level: 'L2', allowUnsandboxed: false, log: console.error });
  * ```
  */
 import type { Clock, CommandRunner } from '../core/ports/index.js';
 import type { CreateSandboxedRunnerOptions } from '../adapters/command-runner/bwrap-runner.js';
 import { fileClock } from '../adapters/clock/file-clock.js';
-import { systemClock } from '../adapters/clock/system-clock.js';
 
-/** The real clock; with `clockFile`, a clock read from that file (rehearsals and tests of long-running processes). */
-export function clockFor(choice: { clockFile?: string | undefined } = {}): Clock {
-  return choice.clockFile === undefined ? systemClock : fileClock(choice.clockFile);
+/** The command's clock (`CliIO.clock`); with `clockFile`, a clock read from that file (rehearsals and tests of long-running processes). */
+export function clockFor(host: Clock, choice: { clockFile?: string | undefined } = {}): Clock {
+  return choice.clockFile === undefined ? host : fileClock(choice.clockFile);
 }
 
 /** The runner a loop's verification commands use (bubblewrap or Seatbelt; none only with the logged opt-out). */

@@ -12,6 +12,7 @@ import { appendFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ExitCode } from '../../core/errors.js';
 import type { CommandContext, CommandOutput } from '../command.js';
+import type { Clock } from '../../core/ports/clock.js';
 
 /** What the due step decided, as `--json` prints it. */
 export interface CiDueResult {
@@ -30,6 +31,7 @@ export async function ciDue({ options, io }: CommandContext): Promise<CommandOut
     ...(only ? { loop: only } : {}),
     stateBranch: options.state === false ? null : typeof options.stateBranch === 'string' ? options.stateBranch : undefined,
     ...(typeof options.clockFile === 'string' ? { clockFile: resolve(io.cwd, options.clockFile) } : {}),
+    clock: io.clock,
   });
   const outputPath = io.env.GITHUB_OUTPUT;
   if (outputPath) await appendFile(outputPath, `due=${result.due}\nloops=${result.loops.join(' ')}\n`, 'utf8');
@@ -46,6 +48,8 @@ export interface DecideCiDueOptions {
   /** undefined: the default branch; null: no state branch (the checkout's files only). */
   stateBranch?: string | null | undefined;
   clockFile?: string;
+  /** The time the decision is made at without `clockFile` (the command's clock); default the real clock. */
+  clock?: Clock;
   remote?: string;
 }
 
@@ -74,7 +78,7 @@ export async function decideCiDue(root: string, env: Record<string, string | und
     if (!loaded.ok) return unknown(`The configuration did not load (${loaded.issues.length} problem(s); the tick reports them).`);
     const { evaluateDueLoops } = await import('../../use-cases/due-loops.js');
     const { clockFor } = await import('../../composition/host-adapters.js');
-    const now = clockFor(options.clockFile ? { clockFile: options.clockFile } : {}).now();
+    const now = clockFor(options.clock ?? { now: () => Date.now() }, options.clockFile ? { clockFile: options.clockFile } : {}).now();
     const evaluation = await evaluateDueLoops(loaded.project, now, options.loop ? { loops: [options.loop] } : {});
     if (evaluation.issues.length > 0) return unknown(`${evaluation.issues.length} loop(s) could not be planned (the tick reports why).`);
     if (evaluation.decisions.length === 0) return unknown(options.loop ? `No configured loop is named ${options.loop}.` : 'No configured loop to decide for.');

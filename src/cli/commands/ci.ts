@@ -13,6 +13,7 @@ import type { ExecutionPlan } from '../../core/plan/execution-plan.js';
 import type { WorkflowLoop } from '../../ci/github-workflow.js';
 import type { WorkflowInstall } from '../../ci/workflow-install.js';
 import type { CommandContext, CommandOutput } from '../command.js';
+import type { Clock } from '../../core/ports/clock.js';
 
 export async function ciCommand(context: CommandContext): Promise<CommandOutput> {
   const action = context.args[0];
@@ -237,10 +238,8 @@ async function ciSummary({ args, options, io }: CommandContext): Promise<Command
   // One runtime (configuration and store) for the metrics section and the outputs' cost, opened only if one asks.
   let opening: Promise<OpenedRuntime> | null = null;
   const runtime: OpenRuntimeOnce = () =>
-    (opening ??= Promise.all([import('../../composition/runtime.js'), import('../../composition/host-adapters.js')]).then(([{ openRuntime }, { clockFor }]) =>
-      openRuntime({ cwd: io.cwd, env: io.env, clock: clockFor() }),
-    ));
-  const metrics = await summaryMetrics(runtime, output, typeof options.since === 'string' ? options.since : '30d');
+    (opening ??= import('../../composition/runtime.js').then(({ openRuntime }) => openRuntime({ cwd: io.cwd, env: io.env, clock: io.clock })));
+  const metrics = await summaryMetrics(runtime, io.clock, output, typeof options.since === 'string' ? options.since : '30d');
   const summary = renderCiSummary(output, { ...(given !== undefined && Number.isInteger(given) ? { exitCode: given } : {}), ...(metrics ? { metrics } : {}) });
   const summaryPath = io.env.GITHUB_STEP_SUMMARY;
   if (summaryPath) await appendFile(summaryPath, `${summary.markdown}\n`, 'utf8');
@@ -272,11 +271,11 @@ async function writeActionOutputs(path: string | undefined, output: unknown, run
  * The run's loops' metrics over `window` (default 30 days; the state branch was pulled before the ticks), for the summary.
  * No loop in the output (no JSON, a config error): no section. A repository that cannot be read: a line saying why.
  */
-async function summaryMetrics(runtime: OpenRuntimeOnce, output: unknown, window: string): Promise<import('../../ci/ci-metrics.js').CiMetrics | null> {
-  const [{ loopsInRunOutput }, { parseSince }, { clockFor }] = await Promise.all([import('../../ci/ci-summary.js'), import('../../core/outcomes/index.js'), import('../../composition/host-adapters.js')]);
+async function summaryMetrics(runtime: OpenRuntimeOnce, clock: Clock, output: unknown, window: string): Promise<import('../../ci/ci-metrics.js').CiMetrics | null> {
+  const [{ loopsInRunOutput }, { parseSince }] = await Promise.all([import('../../ci/ci-summary.js'), import('../../core/outcomes/index.js')]);
   const loops = loopsInRunOutput(output);
   if (loops.length === 0) return null;
-  const since = parseSince(window, clockFor().now());
+  const since = parseSince(window, clock.now());
   if (since === null) throw new LoopRuntimeError('USAGE', `--since ${window} is not a duration or a date.`, { fix: 'use e.g. 12h, 30d, 2w or 2026-11-01.' });
   try {
     const opened = await runtime();

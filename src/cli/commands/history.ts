@@ -29,7 +29,7 @@ function parseLimit(value: unknown): number {
 }
 
 export async function historyCommand({ args, options, io }: CommandContext): Promise<CommandOutput> {
-  const since = parseSince(options.since, Date.now());
+  const since = parseSince(options.since, io.clock.now());
   const limit = parseLimit(options.limit);
   const opened = await openCliRuntime(io);
   if (!opened.ok) return opened.output;

@@ -44,7 +44,7 @@ export async function metricsCommand({ args, options, io }: CommandContext): Pro
   const sinceText = typeof options.since === 'string' ? options.since : '30d';
   const opened = await openCliRuntime(io);
   if (!opened.ok) return opened.output;
-  const since = parseSince(sinceText, Date.now());
+  const since = parseSince(sinceText, io.clock.now());
   if (since === null) throw new LoopRuntimeError('USAGE', `--since ${sinceText} is not a duration or a date.`, { fix: 'use e.g. 12h, 30d, 2w or 2026-11-01.' });
   const result = await opened.runtime.metrics(args[0], { since, ...(options.audit === false ? { audit: false } : {}) });
   if (!result.ok) return configErrorOutput(result.issues);

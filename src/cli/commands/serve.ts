@@ -33,7 +33,7 @@ function listOption(value: unknown): string[] {
 
 export async function serveCommand(context: CommandContext): Promise<CommandOutput> {
   const { options, io } = context;
-  const [{ startServer }, { clockFor }] = await Promise.all([import('../../server/serve.js'), import('../../composition/host-adapters.js')]);
+  const { startServer } = await import('../../server/serve.js');
   const host = typeof options.host === 'string' ? options.host : '127.0.0.1';
   // proper-lockfile loads on the first lock and brings signal-exit, whose listeners must come before the graceful
   // stop's below (src/adapters/fs/lock-library.ts). Loaded before the work starts, no lock taken meanwhile can
@@ -42,7 +42,7 @@ export async function serveCommand(context: CommandContext): Promise<CommandOutp
   const server = await startServer({
     repos: repositories(context),
     env: io.env,
-    clock: clockFor(),
+    clock: io.clock,
     host,
     port: parsePort(options.port),
     readOnly: Boolean(options.readOnly),

@@ -7,14 +7,13 @@ import { ExitCode } from '../../core/errors.js';
 import type { CommandContext, CommandOutput } from '../command.js';
 // Not the runtime (open.ts): status reads, and its own root opens only what it reads.
 import { readStatus } from '../../composition/status-root.js';
-import { clockFor } from '../../composition/host-adapters.js';
 import { configErrorOutput } from '../config-error-output.js';
 import { formatCount } from '../../core/text/format-count.js';
 import { tickState } from '../../core/text/tick-state.js';
 import { formatUsd, priceSources, rehearsalSpend } from '../render/render-spend.js';
 
 export async function statusCommand({ io }: CommandContext): Promise<CommandOutput> {
-  const read = await readStatus({ cwd: io.cwd, env: io.env, clock: clockFor() });
+  const read = await readStatus({ cwd: io.cwd, env: io.env, clock: io.clock });
   if (!read.ok) return configErrorOutput(read.issues);
   const report = read.value;
   const { day, root, loops } = report;

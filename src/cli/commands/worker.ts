@@ -61,7 +61,7 @@ export async function workerCommand(context: CommandContext): Promise<CommandOut
     databaseUrl,
     executorId,
     env: io.env,
-    clock: clockFor(typeof options.clockFile === 'string' ? { clockFile: resolve(io.cwd, options.clockFile) } : {}),
+    clock: clockFor(io.clock, typeof options.clockFile === 'string' ? { clockFile: resolve(io.cwd, options.clockFile) } : {}),
     pollMs: seconds(options.poll, '--poll', 30),
     allowUnsandboxed: Boolean(options.allowUnsandboxed),
     report: (line) => io.announce(line),
