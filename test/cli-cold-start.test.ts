@@ -1,8 +1,9 @@
 /**
  * The built CLI loads only what a command uses: `bin/loop-runtime.js` runs dist/lib/cli.js, an entry point of the
  * library's own bundle (scripts/build-bundle.js), and each command's handler is an `import()`
- * (src/cli/commands/index.ts) with its own chunk. So in a repository the real loop-init scaffolded the everyday
- * commands load no zod, yaml or execa and none of the code that runs a tick. What a process loaded is recorded by
+ * (src/cli/commands/index.ts): the everyday commands' in one chunk group, the tick's in another, the rest split by
+ * what reaches them. So in a repository the real loop-init scaffolded the everyday commands load no zod, yaml or
+ * execa and none of the code that runs a tick. What a process loaded is recorded by
  * module hooks and mapped to sources by dist/lib/modules.json, never timed: speed is `npm run bench`'s business.
  */
 import { execFile } from 'node:child_process';
@@ -30,31 +31,31 @@ const SHARED_WITH_STATUS = ['src/core/engine/circuit-breaker.ts'];
 const EVERYDAY: string[][] = [['list'], ['plan', 'daily-triage'], ['status'], ['validate']];
 const DRY_RUN = ['run', 'daily-triage', '--level', 'L2', '--dry-run'];
 /**
- * Ceilings on the bundle files (dist/lib) each everyday command loads, ~3 above what it loads today
- * (docs/design/build.md "Cold start" has the counts): each file is one more the ESM loader reads, parses and links,
- * so a new `import()` or entry point that splits their shared code further fails here, not only in `npm run bench`.
- * Today (2026-11-27): `--version` 5, list 22, plan 26, status 55, validate 24 — an `import()` inside a module that is
- * itself loaded by `import()` costs a facade file re-importing its chunks, and main.ts loads the envelope only for --json.
+ * Ceilings on the bundle files (dist/lib) each everyday command loads: what it loads today (docs/design/build.md
+ * "Cold start" has the counts). Each file is one more the ESM loader reads, parses and links (~0.4 ms of CPU on Node
+ * 20), so a module that leaves the build's chunk groups (scripts/build-bundle.js GROUPS), or a new entry point or
+ * `import()` on an everyday path, fails here, not only in `npm run bench`. Today (2026-11-28): `--version` 3 (cli.js,
+ * the cli group, rolldown's helpers), list, plan, status and validate 4 (and the everyday group).
  */
-const MAX_BUNDLE_FILES: Record<string, number> = { '--version': 5, list: 25, plan: 29, status: 58, validate: 27 };
+const MAX_BUNDLE_FILES: Record<string, number> = { '--version': 3, list: 4, plan: 4, status: 4, validate: 4 };
 /**
- * Ceilings on the kilobytes of dist/lib each loads (output file sizes from esbuild's metafile, dist/lib/meta.json),
- * ~8% above today's (`--version` 41, list 88, plan 99, status 149, validate 98): loading and compiling them is where
- * an everyday command's start goes, so a static import that drags zod, yaml or the engine into one fails here.
+ * Ceilings on the kilobytes of dist/lib each loads (output file sizes from dist/lib/meta.json), ~8% above today's
+ * (`--version` 40, the four everyday commands 148: they share one group): loading and compiling them is where an
+ * everyday command's start goes, so a static import that drags zod, yaml or the engine into one fails here.
  * `node scripts/bundle-weight.js` names the modules behind them.
  */
-const MAX_BUNDLE_KB: Record<string, number> = { '--version': 44, list: 95, plan: 107, status: 161, validate: 106 };
+const MAX_BUNDLE_KB: Record<string, number> = { '--version': 44, list: 160, plan: 160, status: 160, validate: 160 };
 /**
- * The dry run's ceilings, on the same terms (today 100 files, 574 KB): it loads the engine and simple-git, but not
+ * The dry run's ceilings, on the same terms (today 6 files, 566 KB): it loads the engine and simple-git, but not
  * zod, the git delivery, the probes or the status report, which a rehearsal never uses (docs/design/build.md).
  */
-const MAX_DRY_RUN = { files: 103, kilobytes: 620 };
+const MAX_DRY_RUN = { files: 6, kilobytes: 620 };
 
 let scratch: string;
 let repo: string;
 /** Output file of the bundle → the source modules (ours, and bundled packages' under node_modules/) it holds. */
 let bundleModules: Record<string, string[]>;
-/** Output file of the bundle → its size in bytes (esbuild's metafile). */
+/** Output file of the bundle → its size in bytes (dist/lib/meta.json). */
 let bundleBytes: Record<string, number>;
 
 beforeAll(async () => {
@@ -87,13 +88,11 @@ interface Loaded {
   /** Files of ours it loaded from anywhere but the bundle (tsc's dist/src): a second copy. */
   elsewhere: string[];
   builtins: string[];
-  /** How many `require` functions the bundle's banner made (createRequire calls from dist/lib, less our modules' own). */
+  /** How many `require` functions files of dist/lib made (createRequire calls: our own modules' and any the bundle made). */
   requireMade: number;
 }
 
 let runs = 0;
-/** Our modules that call createRequire themselves (a package's own files, a plugin preset): not the banner's. */
-const OWN_CREATE_REQUIRE = ['src/adapters/secret-rules/secretlint-rules.ts', 'src/server/assets.ts', 'src/adapters/outcomes/loop-audit.ts'];
 const PACKAGE = /node_modules\/((?:@[^/]+\/)?[^/]+)\//;
 
 /**
@@ -115,9 +114,7 @@ async function recordLoads(args: string[], cwd: string): Promise<Loaded> {
   const log = join(scratch, `loads-${++runs}.txt`);
   await run(process.execPath, ['--import', recorder, bin, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', CI: '', LOOP_RUNTIME_LOAD_LOG: log } });
   const lines = (await readFile(log, 'utf8')).trim().split('\n');
-  const requireMade = lines
-    .filter((line) => line.startsWith('createRequire ') && line.includes('/dist/lib/'))
-    .filter((line) => !(bundleModules[basename(line)] ?? []).some((source) => OWN_CREATE_REQUIRE.includes(source))).length;
+  const requireMade = lines.filter((line) => line.startsWith('createRequire ') && line.includes('/dist/lib/')).length;
   const urls = [...new Set(lines.filter((line) => !line.startsWith('createRequire ')))];
   const bundleFiles = urls.filter((url) => url.includes('/dist/lib/')).map((url) => basename(url));
   const inputs = bundleFiles.flatMap((file) => bundleModules[file] ?? []);
@@ -197,7 +194,7 @@ describe('cold start of the built CLI', () => {
     expect(loaded.bundleFiles.length).toBeLessThanOrEqual(MAX_BUNDLE_FILES[args[0]!]!);
   });
 
-  // The twin: the count is of files really loaded — a dry run, which loads the engine, loads far more than `status`.
+  // The twin: the count is of files really loaded — a dry run also loads the tick group and simple-git's chunk.
   it('`run --dry-run` loads more bundle files than any everyday ceiling', async () => {
     const loaded = await loadedBy(DRY_RUN);
     expect(loaded.bundleFiles.length).toBeGreaterThan(Math.max(...Object.values(MAX_BUNDLE_FILES)));
@@ -244,20 +241,24 @@ describe('cold start of the built CLI', () => {
     expect(metrics.sources).toEqual(expect.arrayContaining(OUTCOME_SCHEMAS));
   });
 
-  // The `require` each output file gets for bundled CommonJS (scripts/build-bundle.js's banner) is made on first call,
-  // not when a file loads: `status` (picocolors under NO_COLOR asks for nothing) makes none, and the dry run, whose
-  // bundled graceful-fs requires Node built-ins, makes exactly one for its ~100 files — the twin that shows the count
+  // Bundled CommonJS (picocolors, graceful-fs, cross-spawn…) gets the Node built-ins it require()s as imports
+  // (rolldown's esmExternalRequirePlugin, scripts/build-bundle.js): no output file makes a `require` (createRequire)
+  // when it loads, as rolldown's own `require` polyfill would in the file every command loads. `status` makes none; the
+  // dry run, whose bundled graceful-fs requires fs, constants and stream, loads node:constants (only graceful-fs asks
+  // for it) and makes exactly one: the secret rules' own, for their installed preset — the twin that shows the count
   // sees the calls.
-  it('the bundle makes its CommonJS `require` once, on first use, not once per file', async () => {
+  it('bundled CommonJS gets its Node built-ins as imports: no output file makes a `require` of its own', async () => {
     expect((await loadedBy(['status'])).requireMade).toBe(0);
     const dryRun = await loadedBy(DRY_RUN);
     expect(dryRun.packages).toContain('graceful-fs');
+    expect(dryRun.builtins).toContain('node:constants');
+    expect(dryRun.sources).toContain('src/adapters/secret-rules/secretlint-rules.ts');
     expect(dryRun.requireMade).toBe(1);
   });
 
   // `import { z } from 'zod'` keeps zod's whole `z` namespace, `z.locales` with it: 64 translations, ~300 KB of the
   // ~580 KB chunk every zod user (the dry run, metrics) loaded, ~20 ms of CPU to read and compile. `import * as z`
-  // lets esbuild drop them. The twin: English, which zod installs at load, is still bundled.
+  // lets the bundler drop them. The twin: English, which zod installs at load, is still bundled.
   it('the bundle holds zod without its translations, English only', () => {
     const locales = [...new Set(Object.values(bundleModules).flat())].filter((path) => path.includes('node_modules/zod/') && path.includes('/locales/'));
     expect(locales).toContain('node_modules/zod/v4/locales/en.js');
