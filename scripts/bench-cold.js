@@ -26,8 +26,9 @@ const recorder = join(root, 'test', 'fixtures', 'module-loads', 'record.mjs');
 const GIT_IDENTITY = { GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.invalid', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.invalid' };
 
 /**
- * The commands measured, with their target ratio to `node -e 0`. The CLI runs dist/lib (one esbuild bundle shared
- * with the library), each command's handler loaded by `import()`; docs/design/build.md has the numbers.
+ * The commands measured, with their target ratio to `node -e 0`. The CLI runs dist/lib (one rolldown bundle shared
+ * with the library, chunk groups for the everyday commands and the tick), each command's handler loaded by `import()`;
+ * docs/design/build.md has the numbers.
  */
 export const COLD_COMMANDS = [
   { label: '--version', args: ['--version'], target: 1.6 },
@@ -68,7 +69,7 @@ function sample(command, args, cwd, env, cpuLog) {
 
 /**
  * The files of the bundle (dist/lib) one run of the command loads, recorded by module hooks (not timed), and their
- * kilobytes (output sizes from esbuild's metafile, dist/lib/meta.json).
+ * kilobytes (output sizes from dist/lib/meta.json).
  */
 function bundleFilesLoaded(args, cwd, env, loadLog) {
   writeFileSync(loadLog, '');
@@ -93,7 +94,7 @@ const round = (value, places = 1) => Math.round(value * 10 ** places) / 10 ** pl
  * @example
  * ```js
  * const rows = benchColdStart({ runs: 9 });
- * // [{ command: 'list', cliMs: 52.1, nodeMs: 40.3, ratio: 1.29, cliCpuMs: 48.2, nodeCpuMs: 36.0, cpuRatio: 1.34, chunks: 25, kilobytes: 88, target: 1.6, pass: true }, …]
+ * // [{ command: 'list', cliMs: 52.1, nodeMs: 40.3, ratio: 1.29, cliCpuMs: 48.2, nodeCpuMs: 36.0, cpuRatio: 1.34, chunks: 4, kilobytes: 148, target: 1.6, pass: true }, …]
  * ```
  */
 export function benchColdStart({ runs = 21 } = {}) {

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
  * What each command's kilobytes are: runs the built CLI once per command under the tests' module hooks
- * (test/fixtures/module-loads/record.mjs), keeps the dist/lib files it loaded, and joins them with esbuild's metafile
- * (dist/lib/meta.json, written by scripts/build-bundle.js) into the bytes each source module or bundled package
- * contributes. Loading and compiling those bytes is where an everyday command's start goes (docs/design/build.md
+ * (test/fixtures/module-loads/record.mjs), keeps the dist/lib files it loaded, and joins them with the bundle's sizes
+ * (dist/lib/meta.json, written by scripts/build-bundle.js: each output's bytes, each module's bytes before
+ * minification) into the bytes each source module or bundled package contributes. Loading and compiling those bytes is where an everyday command's start goes (docs/design/build.md
  * "Cold start"), so this names what to make lazy. Prints numbers, asserts nothing; not timed.
  *
  * `node scripts/bundle-weight.js [top]` after `npm run build` (top: modules listed per command, default 12).
@@ -31,7 +31,7 @@ function ownerOf(input) {
  * @example
  * ```js
  * const rows = bundleWeight({ repo });
- * // [{ command: 'status', files: 58, empty: 1, bytes: 153_500, modules: [{ module: 'src/cli/commands/index.ts', bytes: 15_200 }, …] }, …]
+ * // [{ command: 'status', files: 4, empty: 2, bytes: 151_400, modules: [{ module: 'src/cli/commands/index.ts', bytes: 15_200 }, …] }, …]
  * ```
  */
 export function bundleWeight({ repo, commands = COLD_COMMANDS } = {}) {
@@ -58,8 +58,8 @@ export function bundleWeight({ repo, commands = COLD_COMMANDS } = {}) {
         }
       }
       const modules = [...byModule].map(([module, size]) => ({ module, bytes: size })).sort((a, b) => b.bytes - a.bytes);
-      // Files holding no module: esbuild's facades for an `import()` whose target sits in a shared chunk (each re-imports
-      // the chunks below it), and its runtime helpers. A facade is a file to load for nothing; build.md says how to drop one.
+      // Files holding no module of ours or of a package: an entry that re-exports a chunk group (cli.js) and rolldown's
+      // runtime helpers. Each is a file to load for (nearly) nothing.
       const empty = files.filter((file) => Object.keys(outputs.get(file).inputs).length === 0).length;
       return { command: label, files: files.length, empty, bytes, modules };
     });
@@ -74,7 +74,7 @@ const kilobytes = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 export function formatBundleWeight(rows, top = 12) {
   return rows
     .map((row) => [
-      `${row.command}: ${kilobytes(row.bytes)} in ${row.files} files of dist/lib (${row.empty} holding no module: import() facades, esbuild's helpers)`,
+      `${row.command}: ${kilobytes(row.bytes)} in ${row.files} files of dist/lib (${row.empty} holding no module: re-exporting entries, rolldown's helpers)`,
       ...row.modules.slice(0, top).map(({ module, bytes }) => `  ${kilobytes(bytes).padStart(9)}  ${module}`),
     ].join('\n'))
     .join('\n');
