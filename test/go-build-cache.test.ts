@@ -67,21 +67,25 @@ describe.runIf(sandbox.kind === 'bwrap' && go !== null)('the Go build cache acro
     const cache = await seededGoBuildCache(join(base, 'state'));
     const entries = async () => (await readdir(cache, { recursive: true })).length;
     const runner = new BwrapRunner({ goBuildCache: cache });
+    // Each run first counts the files in the cache it was given, so a copy run shows it got the whole cache.
     const run = async (buildCache: 'warm' | 'copy', marker = '') => {
-      const evidence = await runner.run({ command: 'go test ./...', timeoutMs: LONG }, { cwd: module, timeoutMs: LONG, buildCache, env: { MARKER: marker, GOFLAGS: '-count=1' } });
+      const evidence = await runner.run({ command: 'find "$GOCACHE" -type f | wc -l && go test ./...', timeoutMs: LONG }, { cwd: module, timeoutMs: LONG, buildCache, env: { MARKER: marker, GOFLAGS: '-count=1' } });
       expect(evidence.exitCode, evidence.output).toBe(0);
-      return evidence.durationMs;
+      return { ms: evidence.durationMs, files: Number(evidence.output.trim().split('\n')[0]) };
     };
+    const files = async () => (await readdir(cache, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile()).length;
     const before = await entries();
     const warming = await run('warm');
     const warmed = await entries();
     // The module's own package and test binary: go keys them by the module's directory, so they are new here.
     expect(warmed).toBeGreaterThan(before);
     const copied = await run('copy', 'from-a-change');
+    expect(copied.files).toBe(await files());
     expect(existsSync(join(cache, 'from-a-change'))).toBe(false);
     expect(await entries()).toBe(warmed);
     await run('warm', 'from-the-base');
     expect(existsSync(join(cache, 'from-the-base'))).toBe(true);
-    console.log(`go test in bwrap: the module into the warm cache ${warming} ms, from a copy of it ${copied} ms`);
+    expect(warming.files).toBeGreaterThan(0);
+    console.log(`go test in bwrap: the module into the warm cache ${warming.ms} ms, from a copy of it ${copied.ms} ms`);
   }, LONG);
 });
