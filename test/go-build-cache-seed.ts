@@ -28,7 +28,8 @@ const exists = (path: string) => access(path).then(() => true, () => false);
 
 async function fill(seed: string, cache: string): Promise<void> {
   const module = join(seed, 'module');
-  await mkdir(module);
+  // recursive: a fill that failed before left it (go's cache itself is safe to fill again).
+  await mkdir(module, { recursive: true });
   await writeFile(join(module, 'go.mod'), 'module example.com/seed\n\ngo 1.21\n');
   const imports = STANDARD_PACKAGES.map((name) => `\t_ "${name}"\n`).join('');
   await writeFile(join(module, 'seed_test.go'), `package seed\n\nimport (\n${imports})\n\nfunc TestNothing(t *testing.T) {}\n`.replace('\t_ "testing"\n', '\t"testing"\n'));
