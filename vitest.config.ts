@@ -49,7 +49,8 @@ export default defineConfig({
     sequence: { sequencer: SlowestFirstSequencer },
     projects: [
       { extends: true, test: { name: 'unit', include: unitFiles, pool: 'threads', sequence: { groupOrder: workers === 1 ? 1 : 0 } } },
-      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'] } },
+      // globalSetup: the suite run's directory for the warm Go build cache (test/go-build-cache-seed.ts).
+      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], globalSetup: ['test/go-build-cache-seed.setup.ts'] } },
     ],
   },
 });

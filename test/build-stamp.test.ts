@@ -1,6 +1,6 @@
 /**
- * `npm test` builds only when dist/ is not built from exactly the sources on disk (scripts/build-stamp.js). Run in a
- * scratch project holding this repository's `build`, `typecheck:core`, `lint` and `test` scripts verbatim and its
+ * `npm test` and `prepare` build only when dist/ is not built from exactly the sources on disk (scripts/build-stamp.js).
+ * Run in a scratch project holding this repository's `build`, `prepare`, `typecheck:core`, `lint` and `test` scripts verbatim and its
  * stamp script, with a logging stand-in for every step those scripts name (the build's scripts, tsc, eslint, vitest):
  * so what is proven is the wiring in package.json as well as the stamp, whatever the build's steps become. Every
  * "skips" case has its "builds" twin.
@@ -21,6 +21,8 @@ const env = { ...Object.fromEntries(Object.entries(process.env).filter(([name]) 
 const BEGIN = 'node scripts/build-stamp.js begin && ';
 const END = ' && node scripts/build-stamp.js end';
 const TEST_PREFIX = '(node scripts/build-stamp.js check || npm run build) && ';
+/** `prepare` builds the same way: a git dependency's install runs it twice (npm install in the clone, then the pack). */
+const PREPARE = 'node scripts/build-stamp.js check || npm run build';
 
 /**
  * The steps a script runs, by name, in order: `node scripts/x.js` is x, `npm run y` is y's steps, a tool is its
@@ -96,7 +98,7 @@ beforeAll(async () => {
   await mkdir(join(project, 'scripts'));
   await mkdir(join(project, 'node_modules', '.bin'), { recursive: true });
   await copyFile(join(root, 'scripts', 'build-stamp.js'), join(project, 'scripts', 'build-stamp.js'));
-  const scripts = { build: realScripts['build'], 'typecheck:core': realScripts['typecheck:core'], lint: realScripts['lint'], test: realScripts['test'] };
+  const scripts = { build: realScripts['build'], prepare: realScripts['prepare'], 'typecheck:core': realScripts['typecheck:core'], lint: realScripts['lint'], test: realScripts['test'] };
   await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'stamped', version: '1.0.0', type: 'module', scripts }, null, 2));
   for (const [index, name] of BUILD.entries()) {
     if (name.startsWith('build-') || name === 'clean-dist') await writeFile(join(project, 'scripts', `${name}.js`), STEP(name, index === BUILD.length - 1));
@@ -120,7 +122,7 @@ describe('npm test and the build stamp', () => {
   it('is wired into package.json: the build begins and ends with the stamp, and npm test builds only when check fails', () => {
     expect(realScripts['build']!.startsWith(BEGIN) && realScripts['build']!.endsWith(END), realScripts['build']).toBe(true);
     expect(realScripts['test']!.startsWith(TEST_PREFIX), realScripts['test']).toBe(true);
-    expect(realScripts['prepare']).toBe('npm run build');
+    expect(realScripts['prepare']).toBe(PREPARE);
     expect(BUILD.length).toBeGreaterThan(1);
     expect(BUILD).not.toContain('build-stamp');
   });
@@ -135,6 +137,18 @@ describe('npm test and the build stamp', () => {
     expect(second.code).toBe(0);
     expect(second.stdout).toContain('dist/ is built from these sources');
     expect(second.log).toEqual(SKIPPED);
+  });
+
+  it("prepare builds when there is no stamp and skips the build the second time, as a git dependency's install runs it", async () => {
+    await rm(join(project, 'dist', 'build-stamp.json'));
+    const first = await npm('prepare');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('Building: no readable dist/build-stamp.json.');
+    expect(first.log).toEqual(BUILD);
+    const second = await npm('prepare');
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain('dist/ is built from these sources');
+    expect(second.log).toEqual([]);
   });
 
   it.each([

@@ -5,9 +5,9 @@
  * the honest fix is committed although the unrelated test stays red (the allowed twin), and each cheat is kept
  * out, with the rule that caught it. A file's ticks share what ticks on one checkout share: the base result
  * (the baseline cache — every copy of the repository has the same base commit, so the honest tick, first, runs the
- * base and each cheat's tick reads it, as a second tick on an unchanged base does) and, for Go, the build cache (the
- * first base run fills it; each change's run reads a throwaway copy), so only the first `go test` compiles the
- * standard library's test dependencies.
+ * base and each cheat's tick reads it, as a second tick on an unchanged base does) and, for Go, the build cache (a
+ * copy of the suite's warm one, test/go-build-cache-seed.ts; the base's run adds to it, each change's run reads a
+ * throwaway copy), so no `go test` here compiles the standard library's test dependencies.
  *
  * This module holds the parts and the expectations; one test file per language (`cheats-<language>.test.ts`) runs
  * them, so the three run in parallel forks.
@@ -24,6 +24,7 @@ import { ScriptedEditBackend } from '../src/testing/scripted-edit-backend.js';
 import { LANGUAGES, languageTick, type Language } from '../scripts/bench-verification-langs.js';
 import { dailyTriagePattern } from './fixtures/patterns.js';
 import { cleanupTempDirs, tempDir } from './git-fixtures.js';
+import { seededGoBuildCache } from './go-build-cache-seed.js';
 
 /** Removes the repositories the ticks made, after the calling test file. */
 export const useCheatCleanup = (): void => afterAll(cleanupTempDirs);
@@ -42,11 +43,14 @@ const cheat = (lang: Language, name: string) => {
   return entry[1];
 };
 
-// One Go build cache per file's ticks, as ticks on one checkout share one (the base's run fills it, a change's run reads a copy).
-const runnerSettings = { goBuildCache: `${await tempDir('cheats-go-cache-')}/go-build` };
+// One Go build cache per file's ticks, as ticks on one checkout share one (the base's run writes it, a change's run reads
+// a copy); it starts as the suite's warm copy (the standard library compiled, as a checkout's cache is after its first
+// tick), made on the first Go tick only.
+let goBuildCache: Promise<string> | null = null;
+const runnerSettings = async (lang: Language) => (lang.language === 'Go' ? { goBuildCache: await (goBuildCache ??= tempDir('cheats-go-cache-').then(seededGoBuildCache)) } : {});
 
 export async function expectHonestCommitted(lang: Language) {
-  const tick = await languageTick(parts, lang, lang.fix, undefined, runnerSettings);
+  const tick = await languageTick(parts, lang, lang.fix, undefined, await runnerSettings(lang));
   const text = tick.reasons.join('\n');
   expect(tick.committed, text).toBe(true);
   // First in its file: it runs the base itself and fills the cache the cheats' ticks read.
@@ -56,7 +60,7 @@ export async function expectHonestCommitted(lang: Language) {
 }
 
 export async function expectKeptOut(lang: Language, name: string, rule: string, testEdits?: 'allow') {
-  const tick = await languageTick(parts, lang, cheat(lang, name), testEdits, runnerSettings);
+  const tick = await languageTick(parts, lang, cheat(lang, name), testEdits, await runnerSettings(lang));
   expect(tick.committed, `${name}: ${tick.reasons.join('\n')}`).toBe(false);
   expect(tick.rules, `${name}: ${tick.reasons.join('\n')}`).toContain(rule);
   expect(tick.steps.some((step) => FROM_CACHE.test(step)), `${name}: the base ran again\n${tick.steps.join('\n')}`).toBe(true);

@@ -21,6 +21,7 @@ import { BwrapRunner } from '../src/adapters/command-runner/bwrap-runner.js';
 import { createProcessRunner } from '../src/adapters/command-runner/process-runner.js';
 import { findExecutable } from '../src/adapters/command-runner/sandbox-host.js';
 import { runCommandTool } from '../backends/shared/write-tools.js';
+import { seededGoBuildCache } from './go-build-cache-seed.js';
 
 const bwrapPath = await findExecutable('bwrap');
 const hostPath = process.env.PATH ?? '/usr/bin:/bin';
@@ -67,7 +68,8 @@ beforeAll(async () => {
   await writeFile(join(checkout, 'fixture.txt'), `ordinary line\nthe database password is ${PASSWORD}\n`);
   await writeFile(join(checkout, 'tests', 'test_ok.py'), 'def test_ok():\n    assert 1 + 1 == 2\n');
   await writeFile(join(checkout, 'go.mod'), 'module example.com/iso\n\ngo 1.21\n');
-  await writeFile(join(checkout, 'iso_test.go'), 'package iso\n\nimport "testing"\n\nfunc TestOk(t *testing.T) {\n\tif 1+1 != 2 {\n\t\tt.Fatal("math")\n\t}\n}\n');
+  await writeFile(join(checkout, 'iso.go'), 'package iso\n\n// Two is what the test checks.\nfunc Two() int { return 1 + 1 }\n');
+  await writeFile(join(checkout, 'iso_test.go'), 'package iso\n\nimport "testing"\n\nfunc TestOk(t *testing.T) {\n\tif Two() != 2 {\n\t\tt.Fatal("math")\n\t}\n}\n');
   git(checkout, 'init', '-q', '-b', 'main');
   git(checkout, 'config', 'user.email', 't@example.com');
   git(checkout, 'config', 'user.name', 'T');
@@ -193,8 +195,19 @@ describe.skipIf(bwrapPath === null)('verification commands see the worktree, not
     if (cargo) expect(evidence.output).toMatch(/^cargo \d+\./m);
   });
 
-  it.runIf(go !== null)('builds and runs go tests, with a per-run writable build cache', async () => {
-    const evidence = await sandboxed(true).run({ command: 'go test ./... 2>&1 | tail -5', timeoutMs: 300_000 }, options({ timeoutMs: 300_000 }));
+  it.runIf(go !== null)('builds go code into a per-run writable build cache in the private /tmp', async () => {
+    // A package that imports nothing compiles alone (~0.1 s); one test binary would compile the standard library's
+    // test dependencies into the empty cache (~20 s of CPU). go test runs below, and in go-build-cache and cheats-go.
+    const evidence = await sandboxed(true).run({ command: 'go env GOCACHE && go build ./... && find /tmp/.cache/go-build -type f -name "*-d" | wc -l', timeoutMs: 300_000 }, options({ timeoutMs: 300_000 }));
+    expect(evidence.exitCode, evidence.output).toBe(0);
+    const [cache, entries] = evidence.output.trim().split('\n');
+    expect(cache).toBe('/tmp/.cache/go-build');
+    expect(Number(entries)).toBeGreaterThan(0);
+  });
+
+  it.runIf(go !== null)('builds and runs go tests with the build cache verification gives them (a copy of a warm one)', async () => {
+    const runner = new BwrapRunner({ home, hiddenExtra: [stateRoot], env: env(), killGraceMs: 200, goBuildCache: await seededGoBuildCache(join(base, 'go-cache')) });
+    const evidence = await runner.run({ command: 'go test ./... 2>&1 | tail -5', timeoutMs: 300_000 }, options({ timeoutMs: 300_000, buildCache: 'copy' }));
     expect(evidence.output).toMatch(/^ok\s+example\.com\/iso/m);
   });
 
