@@ -56,17 +56,17 @@ interface Attempt {
   handle: WorkspaceHandle;
   edits: Map<string, string | null>;
   status: MemoryWorkspaceStatus;
-  keptBecause?: string;
+  keptBecause: string | undefined;
   /**
    * What the last `changes()` reported, sorted by path; `commit` holds exactly these `after` contents. The
    * versions list itself (no Map built from it): a finished attempt is kept for `inspect()`, so its size is paid on
    * every tick of a long run.
    */
-  reviewed?: readonly FileVersions[];
+  reviewed: readonly FileVersions[] | undefined;
   /** Counts writes to `edits`: equal to `reviewedAt`, nothing moved since `changes()` (no second diff to prove it). */
   revision: number;
-  reviewedAt?: number;
-  commit?: MemoryCommit;
+  reviewedAt: number | undefined;
+  commit: MemoryCommit | undefined;
 }
 
 function conflict(message: string): WorkspaceResult<never> {
@@ -125,7 +125,10 @@ export class MemoryWorkspace implements Workspace {
       baseCommit: this.baseCommit,
       itemKey: request.item.key,
     };
-    this.attempts.set(id, { handle, edits: new Map(), status: 'active', revision: 0 });
+    // Every key from the start, in one literal: an attempt kept for `inspect()` (a thousand of them) holds its
+    // fields in the object itself, with no second array for keys added later; nothing is deleted (a delete would
+    // turn it into a dictionary).
+    this.attempts.set(id, { handle, edits: new Map(), status: 'active', keptBecause: undefined, reviewed: undefined, revision: 0, reviewedAt: undefined, commit: undefined });
     this.order.add(id);
     if (this.attempts.size > this.retain) this.order.forgetOldest(this.attempts, this.retain);
     return { ok: true, handle };
@@ -195,7 +198,7 @@ export class MemoryWorkspace implements Workspace {
     const attempt = this.attempt(handle);
     attempt.edits.clear();
     attempt.revision++;
-    delete attempt.reviewed;
+    attempt.reviewed = undefined;
     return { ok: true };
   }
 
@@ -234,7 +237,10 @@ export class MemoryWorkspace implements Workspace {
     const sha = fnv1a([handle.id, '\n', request.message, '\n', JSON.stringify(files)]);
     const commit = { sha, branch: handle.branch };
     attempt.status = 'committed';
-    attempt.commit = Object.assign({}, commit, request, { files });
+    // The request's keys copied onto the record's own literal (an empty literal grew a second array for them).
+    const record: MemoryCommit = Object.assign({ sha, branch: handle.branch, message: request.message, trailers: request.trailers, author: request.author, files }, request);
+    record.files = files;
+    attempt.commit = record;
     return { ok: true, commit };
   }
 
@@ -244,7 +250,7 @@ export class MemoryWorkspace implements Workspace {
       attempt.status = 'rejected';
       attempt.edits.clear();
       attempt.revision++;
-      delete attempt.reviewed;
+      attempt.reviewed = undefined;
     }
   }
 
