@@ -19,14 +19,13 @@ import type {
 import { comparePaths } from '../../core/workspace/git-diff-parse.js';
 import { buildChangeSet, fnv1a, movedSince, type FileVersions } from './memory-change-set.js';
 import { AttemptOrder } from './memory-attempt-order.js';
+import { BranchNames } from './memory-branch-name.js';
 import { memoByString } from '../../core/text/memo-by-string.js';
 import { normalizeWorkspacePath as checkedPath } from './workspace-path.js';
 
 /** The shape check, remembered per path (a tick reads and writes the same few); a refused path throws every time, never cached. */
 const normalizeWorkspacePath = memoByString(checkedPath);
 
-/** A branch name per item key, remembered: every tick prepares a workspace for one of the same few items. */
-const slugOf = memoByString(slugify);
 
 export interface MemoryWorkspaceOptions {
   /** Files of the base snapshot, by repository-relative path. */
@@ -73,16 +72,6 @@ function conflict(message: string): WorkspaceResult<never> {
   return { ok: false, reason: 'conflict', message: `${message} To fix: call changes() again so the gate checks what is there now.`, retryable: false };
 }
 
-export function slugify(text: string): string {
-  return (
-    text
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .slice(0, 40) || 'item'
-  );
-}
-
 export class MemoryWorkspace implements Workspace {
   readonly specificationVersion = 'workspace-v1' as const;
   private readonly base: Map<string, string>;
@@ -93,6 +82,7 @@ export class MemoryWorkspace implements Workspace {
   private readonly order = new AttemptOrder();
   private readonly baselines = new Map<string, unknown>();
   private counter = 0;
+  private readonly branches = new BranchNames();
   private readonly retain: number;
   private readonly patchLimit: number;
 
@@ -121,7 +111,7 @@ export class MemoryWorkspace implements Workspace {
     const handle: WorkspaceHandle = {
       id,
       path: `memory:/${id}`,
-      branch: `${request.branchPrefix}${slugOf(request.item.key)}`,
+      branch: this.branches.of(request.branchPrefix, request.item.key),
       baseCommit: this.baseCommit,
       itemKey: request.item.key,
     };
@@ -287,7 +277,9 @@ export class MemoryWorkspace implements Workspace {
       const before = typeof base === 'object' && base !== null ? await base : base;
       if (before !== after) versions.push({ path, before, after });
     }
-    return versions;
+    // An exact-size copy: `changes()` keeps the list for as long as the attempt is kept (a thousand of them), and a
+    // list grown by push holds room for 17 entries.
+    return versions.slice();
   }
 
   private async readBaseFile(path: string): Promise<string | null> {
