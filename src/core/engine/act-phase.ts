@@ -48,8 +48,12 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
   const attempt = input.priorFailures + 1;
   const attemptsLeftAfterFailure = plan.attempts.maxPerItem - attempt;
 
-  const recordAttempt = (outcome: AttemptRecord['outcome'], error?: string) =>
-    ports.attempts.append({ patternId: plan.pattern.id, itemKey: item.key, tickId: context.tickId, at: context.now(), outcome, tokensUsed: context.tokens, ...(error ? { error } : {}) });
+  const recordAttempt = (outcome: AttemptRecord['outcome'], error?: string) => {
+    // The error set on the record just built (same keys, same order), not spread in from a literal made per call.
+    const record: AttemptRecord = { patternId: plan.pattern.id, itemKey: item.key, tickId: context.tickId, at: context.now(), outcome, tokensUsed: context.tokens };
+    if (error) record.error = error;
+    return ports.attempts.append(record);
+  };
 
   /** A failed attempt: rejected while attempts remain, escalated on the last one. */
   const failAttempt = async (handle: WorkspaceHandle | null, reasons: string[], changes: ChangedFile[], verification: VerificationSummary | null): Promise<Outcome> => {
