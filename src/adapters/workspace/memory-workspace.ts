@@ -21,6 +21,7 @@ import { buildChangeSet, fnv1a, movedSince, type FileVersions } from './memory-c
 import { AttemptOrder } from './memory-attempt-order.js';
 import { BranchNames } from './memory-branch-name.js';
 import { memoByString } from '../../core/text/memo-by-string.js';
+import { flatText } from '../../core/text/flat-text.js';
 import { normalizeWorkspacePath as checkedPath } from './workspace-path.js';
 
 /** The shape check, remembered per path (a tick reads and writes the same few); a refused path throws every time, never cached. */
@@ -107,10 +108,11 @@ export class MemoryWorkspace implements Workspace {
   }
 
   async prepare(request: Parameters<Workspace['prepare']>[0]): Promise<WorkspaceResult<{ handle: WorkspaceHandle }>> {
-    const id = `${request.tickId}-${++this.counter}`;
+    // Each one string (flatText), not a tree of joins: kept with the attempt, and the path by every command run.
+    const id = flatText`${request.tickId}-${++this.counter}`;
     const handle: WorkspaceHandle = {
       id,
-      path: `memory:/${id}`,
+      path: flatText`memory:/${id}`,
       branch: this.branches.of(request.branchPrefix, request.item.key),
       baseCommit: this.baseCommit,
       itemKey: request.item.key,

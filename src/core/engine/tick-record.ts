@@ -1,5 +1,6 @@
 /** Maps a TickResult onto what the state file and run log record. */
 import { quoteUntrusted } from '../security/untrusted-text.js';
+import { flatText } from '../text/flat-text.js';
 import type { TickRecord } from '../ports/index.js';
 import { isInterrupted, runLogOutcome, type TickResult } from './tick-result.js';
 
@@ -60,9 +61,10 @@ export function toTickRecord(result: TickResult): TickRecord {
         itemsFound: 1,
         actionsTaken: 1,
         escalations: 0,
-        summary: `Committed ${result.commit.sha.slice(0, 12)} on ${result.commit.branch} for ${result.item.key} (${result.changes.length} file(s), verifier ${result.verification.verdict}).`,
+        // flatText: the state writer keeps both summaries for the whole run, as one string each, not a tree of joins.
+        summary: flatText`Committed ${result.commit.sha.slice(0, 12)} on ${result.commit.branch} for ${result.item.key} (${result.changes.length} file(s), verifier ${result.verification.verdict}).`,
         // Notes name the item and the change; its title (an outsider's words) only ever appears quoted.
-        findings: [{ severity: 'info', summary: `Fix proposed on ${result.commit.branch} for ${quoteUntrusted(result.item.key, 80)} (${result.changes.length} file(s))`, itemKey: result.item.key }],
+        findings: [{ severity: 'info', summary: flatText`Fix proposed on ${result.commit.branch} for ${quoteUntrusted(result.item.key, 80)} (${result.changes.length} file(s))`, itemKey: result.item.key }],
         waiting: [],
       });
     case 'escalated':
