@@ -11,9 +11,12 @@
 import type { OpenReservation } from '../../core/ports/index.js';
 import { reservationOf, type JournalEntry } from '../../core/budget/budget-journal.js';
 
+type OpenEntry = Extract<JournalEntry, { kind: 'open' }>;
+
 interface Slot {
   id: string;
-  open: OpenReservation | undefined;
+  /** The journal's own open entry, copied (`reservationOf`) only when asked for: most are settled first, unread. */
+  open: OpenEntry | undefined;
   settled: number | undefined;
   reconciled: number | undefined;
 }
@@ -35,7 +38,7 @@ const isOpen = (slot: Slot): boolean => slot.open !== undefined && slot.settled 
 
 function collectOpen(bucket: Bucket, into: OpenReservation[]): void {
   if (bucket.open === 0) return;
-  for (const slot of bucket.slots) if (isOpen(slot)) into.push(slot.open!);
+  for (const slot of bucket.slots) if (isOpen(slot)) into.push(reservationOf(slot.open!));
 }
 
 export class MemoryJournalIndex {
@@ -87,7 +90,7 @@ export class MemoryJournalIndex {
     const before = contribution(slot);
     const wasOpen = isOpen(slot);
     if (entry.kind === 'open') {
-      slot.open ??= reservationOf(entry);
+      slot.open ??= entry;
     } else if (entry.kind === 'settle') {
       slot.settled = entry.tokens;
     } else {
