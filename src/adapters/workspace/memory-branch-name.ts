@@ -18,7 +18,7 @@ const slugOf = memoByString(slugify);
 
 /**
  * The branch of an item, the same string for the same prefix and key as last time: each kept attempt holds its
- * branch, and a string joined anew per attempt was four more objects for each of the thousand kept.
+ * branch, and a string joined anew per attempt was four more objects for each attempt kept.
  */
 export class BranchNames {
   private last: { prefix: string; itemKey: string; branch: string } | null = null;

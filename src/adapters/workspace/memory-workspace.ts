@@ -34,7 +34,13 @@ export interface MemoryWorkspaceOptions {
   /** Reads a base file on demand (e.g. read-only from disk for --dry-run). */
   readBase?: (path: string) => Promise<string | null>;
   baseCommit?: string;
-  /** How many finished attempts to remember for `inspect()` (default 1,000): memory stays bounded in long runs. */
+  /**
+   * How many attempts to remember for `inspect()` (default 100; the oldest finished ones go first, an active one is
+   * never forgotten): memory stays bounded in long runs. Its readers (tests, the dry-run report) read the attempts of
+   * the few ticks they ran. Not 1,000 (the default until 2026-11-28): an attempt kept that long outlives the young
+   * generation, is copied into the old one and dies there, which cost a run of mock ticks ~10% of its CPU (see the
+   * engine's cost in docs/design/build.md).
+   */
   retain?: number;
   /** Patch text cap in characters (default 200 000), applied by whole files as the git workspace does. */
   patchLimit?: number;
@@ -88,7 +94,7 @@ export class MemoryWorkspace implements Workspace {
   private readonly patchLimit: number;
 
   constructor(options: MemoryWorkspaceOptions = {}) {
-    this.retain = options.retain ?? 1_000;
+    this.retain = options.retain ?? 100;
     this.patchLimit = options.patchLimit ?? 200_000;
     this.base = new Map(Object.entries(options.files ?? {}));
     this.readBaseOption = options.readBase;
@@ -117,7 +123,7 @@ export class MemoryWorkspace implements Workspace {
       baseCommit: this.baseCommit,
       itemKey: request.item.key,
     };
-    // Every key from the start, in one literal: an attempt kept for `inspect()` (a thousand of them) holds its
+    // Every key from the start, in one literal: an attempt kept for `inspect()` (a hundred of them) holds its
     // fields in the object itself, with no second array for keys added later; nothing is deleted (a delete would
     // turn it into a dictionary).
     this.attempts.set(id, { handle, edits: new Map(), status: 'active', keptBecause: undefined, reviewed: undefined, revision: 0, reviewedAt: undefined, commit: undefined });
@@ -279,7 +285,7 @@ export class MemoryWorkspace implements Workspace {
       const before = typeof base === 'object' && base !== null ? await base : base;
       if (before !== after) versions.push({ path, before, after });
     }
-    // An exact-size copy: `changes()` keeps the list for as long as the attempt is kept (a thousand of them), and a
+    // An exact-size copy: `changes()` keeps the list for as long as the attempt is kept (for `inspect()`), and a
     // list grown by push holds room for 17 entries.
     return versions.slice();
   }
