@@ -28,6 +28,14 @@ function junitOf(tests: Record<string, TestStatus>, wrapped: boolean): string {
   return wrapped ? `<testsuites><testsuite name="scripted">${cases.join('')}</testsuite></testsuites>` : `<testsuites>${cases.join('')}</testsuites>`;
 }
 
+/** The output a run prints, one string per exit code: the verifier reads it (several regexes) on every run. */
+const OUTPUTS = new Map<number, string>();
+function outputOf(exitCode: number): string {
+  let output = OUTPUTS.get(exitCode);
+  if (output === undefined) OUTPUTS.set(exitCode, (output = `scripted exit ${exitCode}`));
+  return output;
+}
+
 /**
  * A command runner that runs nothing: each command "exits" with its scripted
  * code and finishes at the injected clock's now, so its evidence is fresh
@@ -60,13 +68,17 @@ export class ScriptedCommandRunner implements CommandRunner {
     // No per-test results scripted (the common case): the command is its own plan command, with no list of keys built.
     const planned = results ? (Object.keys(results).find((key) => command.command === key || command.command.includes(key)) ?? command.command) : command.command;
     this.runs.push({ command: planned, cwd: options.cwd });
-    const sequence = this.options.testResults?.[planned];
-    const index = this.testRuns.get(planned) ?? 0;
-    this.testRuns.set(planned, index + 1);
-    const tests = sequence?.[Math.min(index, sequence.length - 1)];
+    const sequence = results?.[planned];
+    let tests: Record<string, TestStatus> | undefined;
+    if (sequence) {
+      // Runs are counted per command only where a sequence of results is scripted (the only reader of the count).
+      const index = this.testRuns.get(planned) ?? 0;
+      this.testRuns.set(planned, index + 1);
+      tests = sequence[Math.min(index, sequence.length - 1)];
+    }
     const failing = tests ? Object.values(tests).some((status) => status === 'failed' || status === 'errored') : false;
     const exitCode = this.options.exitCodes?.[planned] ?? (tests ? (failing ? 1 : 0) : (this.options.defaultExitCode ?? 0));
-    const evidence: CommandEvidence = { command: planned, exitCode, signal: null, timedOut: false, durationMs: 0, output: `scripted exit ${exitCode}`, finishedAt: this.clock.now() };
+    const evidence: CommandEvidence = { command: planned, exitCode, signal: null, timedOut: false, durationMs: 0, output: outputOf(exitCode), finishedAt: this.clock.now() };
     if (!options.reportDir) return evidence;
     const reports: ReportFile[] = [];
     const file = new RegExp(`\\$${REPORT_DIR_ENV}/([\\w.-]+\\.xml)`).exec(command.command)?.[1];

@@ -11,9 +11,12 @@
 import type { OpenReservation } from '../../core/ports/index.js';
 import { reservationOf, type JournalEntry } from '../../core/budget/budget-journal.js';
 
+type OpenEntry = Extract<JournalEntry, { kind: 'open' }>;
+
 interface Slot {
   id: string;
-  open: OpenReservation | undefined;
+  /** The journal's own open entry, copied (`reservationOf`) only when asked for: most are settled first, unread. */
+  open: OpenEntry | undefined;
   settled: number | undefined;
   reconciled: number | undefined;
 }
@@ -33,6 +36,11 @@ interface Bucket {
 const contribution = (slot: Slot): number => slot.settled ?? slot.reconciled ?? slot.open?.tokens ?? 0;
 const isOpen = (slot: Slot): boolean => slot.open !== undefined && slot.settled === undefined && slot.reconciled === undefined;
 
+function collectOpen(bucket: Bucket, into: OpenReservation[]): void {
+  if (bucket.open === 0) return;
+  for (const slot of bucket.slots) if (isOpen(slot)) into.push(reservationOf(slot.open!));
+}
+
 export class MemoryJournalIndex {
   private processed = 0;
   /** day → loop → totals. */
@@ -49,12 +57,14 @@ export class MemoryJournalIndex {
   openReservations(day: string, patternId?: string): OpenReservation[] {
     this.catchUp();
     const buckets = this.days.get(day);
-    if (!buckets) return [];
-    const chosen = patternId === undefined ? [...buckets.values()] : [buckets.get(patternId)].filter((bucket): bucket is Bucket => bucket !== undefined);
     const open: OpenReservation[] = [];
-    for (const bucket of chosen) {
-      if (bucket.open === 0) continue;
-      for (const slot of bucket.slots) if (isOpen(slot)) open.push(slot.open!);
+    if (!buckets) return open;
+    // One loop's bucket read directly (the question every tick asks, usually answered by its zero count), no list of buckets built.
+    if (patternId !== undefined) {
+      const bucket = buckets.get(patternId);
+      if (bucket) collectOpen(bucket, open);
+    } else {
+      for (const bucket of buckets.values()) collectOpen(bucket, open);
     }
     return open.length > 1 ? open.sort((a, b) => a.at - b.at) : open;
   }
@@ -80,7 +90,7 @@ export class MemoryJournalIndex {
     const before = contribution(slot);
     const wasOpen = isOpen(slot);
     if (entry.kind === 'open') {
-      slot.open ??= reservationOf(entry);
+      slot.open ??= entry;
     } else if (entry.kind === 'settle') {
       slot.settled = entry.tokens;
     } else {

@@ -1,7 +1,7 @@
 /**
  * Which of the memory workspace's attempts to forget: ids in the order they were prepared, read from `oldest` on
  * instead of iterating the attempts Map from its start, where every forgotten attempt leaves a hole the iteration
- * steps over (up to about a thousand per tick at the default `retain`).
+ * steps over (up to `retain` of them per tick).
  */
 export class AttemptOrder {
   private readonly order: string[] = [];

@@ -44,7 +44,8 @@ export function buildChangeSet(versions: readonly FileVersions[], patchLimit = 2
   const deleted = changed.filter((version) => version.after === null);
   const renamedFrom = new Set<string>();
   const entries: Entry[] = [];
-  for (const version of [...changed].sort((a, b) => comparePaths(a.path, b.path))) {
+  // `changed` is this call's own list (from filter): sorted in place, not copied first.
+  for (const version of changed.sort((a, b) => comparePaths(a.path, b.path))) {
     const { path, before, after } = version;
     if (before === null && after !== null) {
       const source = deleted.find((candidate) => !renamedFrom.has(candidate.path) && candidate.before === after);
@@ -60,7 +61,7 @@ export function buildChangeSet(versions: readonly FileVersions[], patchLimit = 2
       entries.push({ file: { path, status: 'modified', binary: false }, patch: gitPatch(`a/${path}`, `b/${path}`, before, after, {}) });
     }
   }
-  const kept = entries.filter((entry) => !(entry.file.status === 'deleted' && renamedFrom.has(entry.file.path)));
+  const kept = renamedFrom.size === 0 ? entries : entries.filter((entry) => !(entry.file.status === 'deleted' && renamedFrom.has(entry.file.path)));
   return {
     files: kept.map((entry) => entry.file),
     patch: capPatch(kept.map((entry) => formatPatch(entry.patch)).join(''), patchLimit),

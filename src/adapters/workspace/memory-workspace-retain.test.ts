@@ -52,4 +52,23 @@ describe('MemoryWorkspace retain', () => {
     }
     expect(steppedOver).toBeGreaterThan(500);
   });
+
+  it('keeps 100 attempts by default: an active one however old, then the newest finished ones', async () => {
+    const workspace = new MemoryWorkspace({ files: { 'a.txt': 'a\n' } });
+    const prepare = async (step: number) => {
+      const prepared = await workspace.prepare({ tickId: `t${step}`, patternId: 'p', item: { key: 'i', title: 't' }, branchPrefix: 'loop/', baseBranch: 'main' });
+      if (!prepared.ok) throw new Error(prepared.message);
+      return prepared.handle;
+    };
+    const oldest = await prepare(0); // stays active throughout
+    const ids: string[] = [];
+    for (let step = 1; step <= 150; step++) {
+      const handle = await prepare(step);
+      ids.push(handle.id);
+      await workspace.discard(handle);
+    }
+    const kept = workspace.inspect().map((attempt) => attempt.handle.id);
+    expect(kept).toEqual([oldest.id, ...ids.slice(-99)]);
+    expect(kept).not.toContain(ids[ids.length - 100]);
+  });
 });

@@ -19,14 +19,14 @@ import type {
 import { comparePaths } from '../../core/workspace/git-diff-parse.js';
 import { buildChangeSet, fnv1a, movedSince, type FileVersions } from './memory-change-set.js';
 import { AttemptOrder } from './memory-attempt-order.js';
+import { BranchNames } from './memory-branch-name.js';
 import { memoByString } from '../../core/text/memo-by-string.js';
+import { flatText } from '../../core/text/flat-text.js';
 import { normalizeWorkspacePath as checkedPath } from './workspace-path.js';
 
 /** The shape check, remembered per path (a tick reads and writes the same few); a refused path throws every time, never cached. */
 const normalizeWorkspacePath = memoByString(checkedPath);
 
-/** A branch name per item key, remembered: every tick prepares a workspace for one of the same few items. */
-const slugOf = memoByString(slugify);
 
 export interface MemoryWorkspaceOptions {
   /** Files of the base snapshot, by repository-relative path. */
@@ -34,7 +34,13 @@ export interface MemoryWorkspaceOptions {
   /** Reads a base file on demand (e.g. read-only from disk for --dry-run). */
   readBase?: (path: string) => Promise<string | null>;
   baseCommit?: string;
-  /** How many finished attempts to remember for `inspect()` (default 1,000): memory stays bounded in long runs. */
+  /**
+   * How many attempts to remember for `inspect()` (default 100; the oldest finished ones go first, an active one is
+   * never forgotten): memory stays bounded in long runs. Its readers (tests, the dry-run report) read the attempts of
+   * the few ticks they ran. Not 1,000 (the default until 2026-11-28): an attempt kept that long outlives the young
+   * generation, is copied into the old one and dies there, which cost a run of mock ticks ~10% of its CPU (see the
+   * engine's cost in docs/design/build.md).
+   */
   retain?: number;
   /** Patch text cap in characters (default 200 000), applied by whole files as the git workspace does. */
   patchLimit?: number;
@@ -56,31 +62,21 @@ interface Attempt {
   handle: WorkspaceHandle;
   edits: Map<string, string | null>;
   status: MemoryWorkspaceStatus;
-  keptBecause?: string;
+  keptBecause: string | undefined;
   /**
    * What the last `changes()` reported, sorted by path; `commit` holds exactly these `after` contents. The
    * versions list itself (no Map built from it): a finished attempt is kept for `inspect()`, so its size is paid on
    * every tick of a long run.
    */
-  reviewed?: readonly FileVersions[];
+  reviewed: readonly FileVersions[] | undefined;
   /** Counts writes to `edits`: equal to `reviewedAt`, nothing moved since `changes()` (no second diff to prove it). */
   revision: number;
-  reviewedAt?: number;
-  commit?: MemoryCommit;
+  reviewedAt: number | undefined;
+  commit: MemoryCommit | undefined;
 }
 
 function conflict(message: string): WorkspaceResult<never> {
   return { ok: false, reason: 'conflict', message: `${message} To fix: call changes() again so the gate checks what is there now.`, retryable: false };
-}
-
-export function slugify(text: string): string {
-  return (
-    text
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .slice(0, 40) || 'item'
-  );
 }
 
 export class MemoryWorkspace implements Workspace {
@@ -93,11 +89,12 @@ export class MemoryWorkspace implements Workspace {
   private readonly order = new AttemptOrder();
   private readonly baselines = new Map<string, unknown>();
   private counter = 0;
+  private readonly branches = new BranchNames();
   private readonly retain: number;
   private readonly patchLimit: number;
 
   constructor(options: MemoryWorkspaceOptions = {}) {
-    this.retain = options.retain ?? 1_000;
+    this.retain = options.retain ?? 100;
     this.patchLimit = options.patchLimit ?? 200_000;
     this.base = new Map(Object.entries(options.files ?? {}));
     this.readBaseOption = options.readBase;
@@ -117,15 +114,19 @@ export class MemoryWorkspace implements Workspace {
   }
 
   async prepare(request: Parameters<Workspace['prepare']>[0]): Promise<WorkspaceResult<{ handle: WorkspaceHandle }>> {
-    const id = `${request.tickId}-${++this.counter}`;
+    // Each one string (flatText), not a tree of joins: kept with the attempt, and the path by every command run.
+    const id = flatText`${request.tickId}-${++this.counter}`;
     const handle: WorkspaceHandle = {
       id,
-      path: `memory:/${id}`,
-      branch: `${request.branchPrefix}${slugOf(request.item.key)}`,
+      path: flatText`memory:/${id}`,
+      branch: this.branches.of(request.branchPrefix, request.item.key),
       baseCommit: this.baseCommit,
       itemKey: request.item.key,
     };
-    this.attempts.set(id, { handle, edits: new Map(), status: 'active', revision: 0 });
+    // Every key from the start, in one literal: an attempt kept for `inspect()` (a hundred of them) holds its
+    // fields in the object itself, with no second array for keys added later; nothing is deleted (a delete would
+    // turn it into a dictionary).
+    this.attempts.set(id, { handle, edits: new Map(), status: 'active', keptBecause: undefined, reviewed: undefined, revision: 0, reviewedAt: undefined, commit: undefined });
     this.order.add(id);
     if (this.attempts.size > this.retain) this.order.forgetOldest(this.attempts, this.retain);
     return { ok: true, handle };
@@ -195,7 +196,7 @@ export class MemoryWorkspace implements Workspace {
     const attempt = this.attempt(handle);
     attempt.edits.clear();
     attempt.revision++;
-    delete attempt.reviewed;
+    attempt.reviewed = undefined;
     return { ok: true };
   }
 
@@ -234,7 +235,10 @@ export class MemoryWorkspace implements Workspace {
     const sha = fnv1a([handle.id, '\n', request.message, '\n', JSON.stringify(files)]);
     const commit = { sha, branch: handle.branch };
     attempt.status = 'committed';
-    attempt.commit = Object.assign({}, commit, request, { files });
+    // The request's keys copied onto the record's own literal (an empty literal grew a second array for them).
+    const record: MemoryCommit = Object.assign({ sha, branch: handle.branch, message: request.message, trailers: request.trailers, author: request.author, files }, request);
+    record.files = files;
+    attempt.commit = record;
     return { ok: true, commit };
   }
 
@@ -244,7 +248,7 @@ export class MemoryWorkspace implements Workspace {
       attempt.status = 'rejected';
       attempt.edits.clear();
       attempt.revision++;
-      delete attempt.reviewed;
+      attempt.reviewed = undefined;
     }
   }
 
@@ -281,7 +285,9 @@ export class MemoryWorkspace implements Workspace {
       const before = typeof base === 'object' && base !== null ? await base : base;
       if (before !== after) versions.push({ path, before, after });
     }
-    return versions;
+    // An exact-size copy: `changes()` keeps the list for as long as the attempt is kept (for `inspect()`), and a
+    // list grown by push holds room for 17 entries.
+    return versions.slice();
   }
 
   private async readBaseFile(path: string): Promise<string | null> {

@@ -4,7 +4,7 @@
  * either committed, discarded (rejected/failed) or kept (escalated).
  */
 import { checkGate, type GateAction } from '../gate/check-gate.js';
-import { failedAttemptsOn, lastFailureOn } from './circuit-breaker.js';
+import { lastFailureOn } from './circuit-breaker.js';
 import type { EnginePorts } from './engine-ports.js';
 import { changedPaths, type AttemptRecord, type ChangedFile, type DeliveryRecord, type WorkItem, type WorkspaceHandle } from '../ports/index.js';
 import { INTERRUPT_SOURCE, overrunHalt, type RoleCall, type TickContext } from './tick-context.js';
@@ -18,6 +18,8 @@ type Outcome = TickResult extends infer T ? (T extends TickBase ? Omit<T, keyof 
 export interface ActInput {
   item: WorkItem;
   history: readonly AttemptRecord[];
+  /** `failedAttemptsOn(history, item)`, as the engine counted it when it picked the item (not walked again). */
+  priorFailures: number;
 }
 
 /**
@@ -43,12 +45,15 @@ async function actOnItem(context: TickContext, ports: EnginePorts, input: ActInp
   const { plan } = context;
   const { item } = input;
   const target = { patternId: plan.pattern.id, itemKey: item.key };
-  const priorFailures = failedAttemptsOn(input.history, target);
-  const attempt = priorFailures + 1;
+  const attempt = input.priorFailures + 1;
   const attemptsLeftAfterFailure = plan.attempts.maxPerItem - attempt;
 
-  const recordAttempt = (outcome: AttemptRecord['outcome'], error?: string) =>
-    ports.attempts.append({ patternId: plan.pattern.id, itemKey: item.key, tickId: context.tickId, at: context.now(), outcome, tokensUsed: context.tokens, ...(error ? { error } : {}) });
+  const recordAttempt = (outcome: AttemptRecord['outcome'], error?: string) => {
+    // The error set on the record just built (same keys, same order), not spread in from a literal made per call.
+    const record: AttemptRecord = { patternId: plan.pattern.id, itemKey: item.key, tickId: context.tickId, at: context.now(), outcome, tokensUsed: context.tokens };
+    if (error) record.error = error;
+    return ports.attempts.append(record);
+  };
 
   /** A failed attempt: rejected while attempts remain, escalated on the last one. */
   const failAttempt = async (handle: WorkspaceHandle | null, reasons: string[], changes: ChangedFile[], verification: VerificationSummary | null): Promise<Outcome> => {

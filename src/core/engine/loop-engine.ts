@@ -21,6 +21,9 @@ import { isInterrupted, isStickyHalt, type TickBase, type TickResult } from './t
 import { isoSecond } from '../state/state-blocks.js';
 import { formatCount } from '../text/format-count.js';
 
+/** What a tick without a delivery port (or not acting) knows of open proposals: nothing, one set for every tick. */
+const NO_PROPOSALS: ReadonlySet<string> = new Set<string>();
+
 type Outcome = TickResult extends infer T ? (T extends TickBase ? Omit<T, keyof TickBase> : never) : never;
 
 /**
@@ -205,10 +208,10 @@ export class LoopEngine {
             ? `budget at ${Math.floor(afterTriage.fraction * 100)}% of the daily cap (report-only from ${Math.round(this.ports.budget.degradeAtFraction * 100)}%)`
             : undefined;
     // An item with an open proposal (a pending PR or branch, a failed delivery, a change waiting on a human) is not proposed again.
-    const open = output.decision === 'act' && !degradedReason && this.ports.delivery?.openProposals ? new Set(await this.ports.delivery.openProposals(plan.pattern.id)) : new Set<string>();
+    const open: ReadonlySet<string> = output.decision === 'act' && !degradedReason && this.ports.delivery?.openProposals ? new Set(await this.ports.delivery.openProposals(plan.pattern.id)) : NO_PROPOSALS;
     const isOpen = (candidate: WorkItem) => hasOpenProposal(candidate, open, probedItems);
-    const item = output.decision === 'act' ? this.pickItem(output.items.filter((candidate) => !isOpen(candidate)), history) : undefined;
-    if (output.decision === 'report' || degradedReason || !item) {
+    const picked = output.decision === 'act' ? this.pickItem(output.items, isOpen, history) : undefined;
+    if (output.decision === 'report' || degradedReason || !picked) {
       const waiting = output.items.filter(isOpen).map((candidate) => candidate.key);
       const noItem = waiting.length > 0 ? `every item has used its attempts or has an open proposal (${waiting.join(', ')})` : 'every item has used its attempts';
       if (output.decision === 'act' && !degradedReason && waiting.length > 0) context.step('triage', `not proposed again while an earlier proposal is open: ${waiting.join(', ')}`);
@@ -226,11 +229,17 @@ export class LoopEngine {
       if (skipped.length > 0) context.step('triage', `not proposed again while an earlier proposal is open: ${skipped.join(', ')}`);
     }
     // Awaited here: resolving this async function with act's promise would take two more hops.
-    return await act(context, this.ports, { item, history });
+    return await act(context, this.ports, { item: picked.item, history, priorFailures: picked.failures });
   }
 
-  private pickItem(items: readonly WorkItem[], history: readonly AttemptRecord[]): WorkItem | undefined {
-    return items.find((item) => failedAttemptsOn(history, { patternId: this.plan.pattern.id, itemKey: item.key }) < this.plan.attempts.maxPerItem);
+  /** The first item without an open proposal that has attempts left, with its failed attempts (the act phase counts from them). */
+  private pickItem(items: readonly WorkItem[], isOpen: (item: WorkItem) => boolean, history: readonly AttemptRecord[]): { item: WorkItem; failures: number } | undefined {
+    for (const item of items) {
+      if (isOpen(item)) continue;
+      const failures = failedAttemptsOn(history, { patternId: this.plan.pattern.id, itemKey: item.key });
+      if (failures < this.plan.attempts.maxPerItem) return { item, failures };
+    }
+    return undefined;
   }
 
   /**

@@ -16,6 +16,6 @@ import type { WorkItem } from '../ports/index.js';
  */
 export function hasOpenProposal(item: WorkItem, open: ReadonlySet<string>, discovered: readonly WorkItem[] = []): boolean {
   if (open.has(item.key)) return true;
-  const former = item.formerKeys ?? discovered.find((candidate) => candidate.key === item.key)?.formerKeys ?? [];
-  return former.some((key) => open.has(key));
+  const former = item.formerKeys ?? discovered.find((candidate) => candidate.key === item.key)?.formerKeys;
+  return former !== undefined && former.some((key) => open.has(key));
 }

@@ -1,4 +1,5 @@
 import type { Clock, IdGenerator } from '../ports/index.js';
+import { flatText } from '../text/flat-text.js';
 
 /**
  * Ids from the clock and a counter: unique within one generator, and
@@ -15,6 +16,7 @@ export class SequentialIds implements IdGenerator {
   constructor(private readonly clock: Clock) {}
   next(kind: 'tick' | 'item' | 'attempt'): string {
     this.counter++;
-    return `${kind}-${this.clock.now().toString(36)}-${this.counter.toString(36)}`;
+    // One string, not a tree of joins: a tick's id is kept by every record the tick writes.
+    return flatText`${kind}-${this.clock.now().toString(36)}-${this.counter.toString(36)}`;
   }
 }

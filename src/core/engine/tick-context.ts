@@ -102,15 +102,15 @@ export class TickContext {
     const startedAt = this.observer ? this.clock.now() : 0;
     this.observer?.({ type: 'phase-start', tickId: this.tickId, phase: request.role, at: startedAt });
     // Object.assign, not `{ ...request, … }`: Node 20's V8 adds each key after a leading spread through a slow path.
-    // The optional keys are set on the copy just built, not spread in from a literal made (and dropped) per call.
+    // The filled keys (and the optional ones) are set on the copy just built, in the same order, not copied in from
+    // a literal made and dropped per call.
     const call: RoleCall = request;
-    const full: AgentRequest = Object.assign({}, call, {
-      tickId: this.tickId,
-      plan: this.plan,
-      maxTokens: grant.reservation.tokens,
-      maxTurns: this.plan.attempts.maxIterations,
-      instructions: this.ports.instructions ?? NO_INSTRUCTIONS,
-    });
+    const full = Object.assign({}, call) as AgentRequest;
+    full.tickId = this.tickId;
+    full.plan = this.plan;
+    full.maxTokens = grant.reservation.tokens;
+    full.maxTurns = this.plan.attempts.maxIterations;
+    full.instructions = this.ports.instructions ?? NO_INSTRUCTIONS;
     if (this.ports.signal) full.signal = this.ports.signal;
     // No clock read here: the backend calls this, and a replayed backend does not, so a recorded tick would replay
     // a clock call short. The event is stamped with the call's start.

@@ -1,16 +1,36 @@
 /** Maps a TickResult onto what the state file and run log record. */
 import { quoteUntrusted } from '../security/untrusted-text.js';
+import { flatText } from '../text/flat-text.js';
 import type { TickRecord } from '../ports/index.js';
 import { isInterrupted, runLogOutcome, type TickResult } from './tick-result.js';
 
 type RecordBase = Pick<TickRecord, 'tickId' | 'patternId' | 'startedAt' | 'finishedAt' | 'outcome' | 'kind' | 'level' | 'tokens'>;
 
 /**
- * The case's fields added to the (fresh) common part. Not `{ ...base, … }`: Node 20's V8 adds each key after a
- * leading spread through a slow path (~0.5 µs a key), and a record is built every tick.
+ * The common part and the case's fields as one record, every key written out in one literal (the order the run log
+ * and the state file have always seen): not `{ ...base, … }` (Node 20's V8 adds each key after a leading spread
+ * through a slow path), and not `Object.assign(base, fields)` either, which left six keys in a second array of
+ * every record — a record the state writer keeps, every tick.
  */
 function withFields(base: RecordBase, fields: Omit<TickRecord, keyof RecordBase> & Partial<Pick<TickRecord, 'kind'>>): TickRecord {
-  return Object.assign(base, fields);
+  const record: TickRecord = {
+    tickId: base.tickId,
+    patternId: base.patternId,
+    startedAt: base.startedAt,
+    finishedAt: base.finishedAt,
+    outcome: base.outcome,
+    kind: fields.kind ?? base.kind,
+    level: base.level,
+    tokens: base.tokens,
+    itemsFound: fields.itemsFound,
+    actionsTaken: fields.actionsTaken,
+    escalations: fields.escalations,
+    summary: fields.summary,
+    findings: fields.findings,
+    waiting: fields.waiting,
+  };
+  if (fields.reason !== undefined) record.reason = fields.reason;
+  return record;
 }
 
 export function toTickRecord(result: TickResult): TickRecord {
@@ -41,9 +61,10 @@ export function toTickRecord(result: TickResult): TickRecord {
         itemsFound: 1,
         actionsTaken: 1,
         escalations: 0,
-        summary: `Committed ${result.commit.sha.slice(0, 12)} on ${result.commit.branch} for ${result.item.key} (${result.changes.length} file(s), verifier ${result.verification.verdict}).`,
+        // flatText: the state writer keeps both summaries for the whole run, as one string each, not a tree of joins.
+        summary: flatText`Committed ${result.commit.sha.slice(0, 12)} on ${result.commit.branch} for ${result.item.key} (${result.changes.length} file(s), verifier ${result.verification.verdict}).`,
         // Notes name the item and the change; its title (an outsider's words) only ever appears quoted.
-        findings: [{ severity: 'info', summary: `Fix proposed on ${result.commit.branch} for ${quoteUntrusted(result.item.key, 80)} (${result.changes.length} file(s))`, itemKey: result.item.key }],
+        findings: [{ severity: 'info', summary: flatText`Fix proposed on ${result.commit.branch} for ${quoteUntrusted(result.item.key, 80)} (${result.changes.length} file(s))`, itemKey: result.item.key }],
         waiting: [],
       });
     case 'escalated':

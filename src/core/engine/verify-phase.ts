@@ -12,7 +12,7 @@
  * what runs them is verified again with the base's versions of those paths
  * (`Workspace.withBaseFiles`), and every command must pass both ways.
  */
-import { checkDiffIntegrity } from '../verify/check-diff-integrity.js';
+import { checkDiffIntegrity, type IntegrityOptions } from '../verify/check-diff-integrity.js';
 import { combineVerdict, type VerdictInput } from '../verify/combine-verdict.js';
 import { planReports, runWithReport, testSummary } from '../verify/test-reports/run-with-report.js';
 import type { ReportPlan } from '../verify/test-reports/test-evidence.js';
@@ -175,7 +175,12 @@ export async function verifyChange(
 
   const passed = evidence.filter((entry) => !failed(entry)).length;
   const baselineOutput = baseline ? baseline.evidence.filter(failed).map((entry) => entry.output).join('\n') : '';
-  const integrity = [...checkDiffIntegrity(changes, { protectedPaths: verify.protectedPaths, ...(baselineOutput ? { baselineOutput } : {}) }), ...gated];
+  // The optional key set on the options just built, and the gated tree's findings appended to the list the check
+  // returns (a new one per call), not spread into copies.
+  const integrityOptions: IntegrityOptions = { protectedPaths: verify.protectedPaths };
+  if (baselineOutput) integrityOptions.baselineOutput = baselineOutput;
+  const integrity = checkDiffIntegrity(changes, integrityOptions);
+  for (const finding of gated) integrity.push(finding);
   context.step(
     'verify',
     [

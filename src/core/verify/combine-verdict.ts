@@ -89,17 +89,21 @@ export function combineVerdict(input: VerdictInput): VerdictResult {
   for (const command of input.expectedCommands ?? []) {
     if (!latest.has(command)) lower('REJECT', `required command \`${command}\` has no evidence`);
   }
-  const baseline = new Map((input.baseline ?? []).map((entry) => [entry.command, entry]));
-  const notes = new Set<string>();
+  // The base's evidence per command, the last entry for a command winning (as a Map built from the list would), read
+  // from the list itself: a few commands, asked twice a tick, with no Map or pairs list built for them.
+  const baseline = input.baseline;
+  // Notes come only from per-test comparisons: the set is made by the first one.
+  let notes: Set<string> | null = null;
   /** The failures of one piece of evidence: per test where both sides have a report, else by exit code. */
   const failuresOf = (evidence: CommandEvidence): string[] => {
-    const base = baseline.get(evidence.command);
+    const base = baseline?.findLast((entry) => entry.command === evidence.command);
     if (evidence.timedOut || evidence.signal) return [describe(evidence) ?? ''];
     if (base?.tests?.source === 'report' && evidence.tests?.source === 'report') {
       const comparison = compareTestResults(evidence.command, base.tests, evidence.tests, { afterExitFailed: evidence.exitCode !== 0, itemText: input.itemText ?? '' });
-      if (comparison.fixed.length) notes.add(`fail-to-pass (\`${evidence.command}\`): ${comparison.fixed.map((id) => `\`${id}\``).join(', ')} failed at the base and pass now`);
+      if (comparison.fixed.length || comparison.stillFailing.length) notes ??= new Set<string>();
+      if (comparison.fixed.length) notes!.add(`fail-to-pass (\`${evidence.command}\`): ${comparison.fixed.map((id) => `\`${id}\``).join(', ')} failed at the base and pass now`);
       if (comparison.stillFailing.length) {
-        notes.add(`\`${evidence.command}\`: ${comparison.stillFailing.map((id) => `\`${id}\``).join(', ')} failed at the base and still fail — not what this item is about, so not blocking`);
+        notes!.add(`\`${evidence.command}\`: ${comparison.stillFailing.map((id) => `\`${id}\``).join(', ')} failed at the base and still fail — not what this item is about, so not blocking`);
       }
       return comparison.rejects;
     }
@@ -146,7 +150,9 @@ export function combineVerdict(input: VerdictInput): VerdictResult {
   } else if (checkerConfigured) {
     lower('REJECT', 'the checker gave no clear verdict');
   }
-  return { verdict, reasons, ...(notes.size ? { notes: [...notes] } : {}) };
+  const result: VerdictResult = { verdict, reasons };
+  if (notes) result.notes = [...notes];
+  return result;
 }
 
 const VERDICT_LINE = /^\s*(?:#{1,6}\s*|\*\*\s*)?verdict\s*:?\s*\**\s*:?\s*(APPROVE|REJECT|ESCALATE_HUMAN|ESCALATE)\b/gim;

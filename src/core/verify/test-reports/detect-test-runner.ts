@@ -4,6 +4,7 @@
  * the caller hands in the base's scripts (the agent's edits to them never
  * choose the reporter).
  */
+import { memoByString } from '../../text/memo-by-string.js';
 
 export type TestRunnerKind = 'pytest' | 'vitest' | 'jest' | 'node-test' | 'go-test' | 'cargo-test';
 
@@ -17,8 +18,13 @@ export interface DetectedRunner {
 
 const PACKAGE_SCRIPT = /^(npm|pnpm|yarn|bun)\s+(?:run(?:-script)?\s+)?([\w:.-]+)\s*$/;
 
-/** The runner a piece of shell text runs, or null. */
-export function runnerOfText(text: string): TestRunnerKind | null {
+/**
+ * The runner a piece of shell text runs, or null. Remembered per text (`memoByString`): every tick asks it of the
+ * same plan commands, and a text that names no runner goes through all six patterns.
+ */
+export const runnerOfText: (text: string) => TestRunnerKind | null = memoByString(runnerOfTextNow);
+
+function runnerOfTextNow(text: string): TestRunnerKind | null {
   if (/(^|[\s/;&|(])(?:py\.test|pytest)(\s|$|;|&|\|)/.test(text) || /\s-m\s+pytest\b/.test(text)) return 'pytest';
   if (/(^|[\s;&|(])go\s+test\b/.test(text)) return 'go-test';
   if (/(^|[\s;&|(])cargo\s+(?:\+\S+\s+)?test\b/.test(text)) return 'cargo-test';

@@ -34,7 +34,9 @@ export async function runWithReport(runner: CommandRunner, command: CommandSpec,
   const result = instrumented ? await runner.run(Object.assign({}, command, { command: instrumented.shell }), Object.assign({}, options, { reportDir: true })) : await runner.run(command, options);
   const reports = result.reports;
   // A copy without the report files: a plain copy when the runner gave none (a rest copy is a slow runtime call on V8 11).
-  const evidence: CommandEvidence = 'reports' in result ? withoutReports(result) : Object.assign({}, result);
+  // A spread with nothing after it is V8's clone of the object's shape, one object; `Object.assign({}, …)` grew a
+  // second array for the keys past the empty literal's four.
+  const evidence: CommandEvidence = 'reports' in result ? withoutReports(result) : { ...result };
   const tests = testEvidenceFrom(reports, plan, options.cwd);
   // Identity is the plan's command, whatever text the runner reports (it may redact or wrap it).
   evidence.command = command.command;
