@@ -1,4 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createIsolatedHome, scrubbedCliEnv, startCliProcess } from './cli-process.js';
 
@@ -33,6 +36,20 @@ describe('startCliProcess', () => {
     expect(exit.signal).toBe('SIGTERM');
     const sleeper = Number(lines[0]?.split(' ')[1]);
     expect(await goneWithin(sleeper, 3000)).toBe(true);
+  });
+
+  it('starts nothing when stopped before it starts (a sandbox killed in its first milliseconds could outlive the kill); the twin starts', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'cli-process-'));
+    const options = { binary: 'sh', args: ['-c', 'echo started > started.txt'], cwd: directory, env: { PATH: process.env['PATH'] ?? '' }, timeoutMs: 20_000 };
+    const stopped = new AbortController();
+    stopped.abort();
+    const cli = startCliProcess({ ...options, signal: stopped.signal });
+    expect(cli.pid).toBeUndefined();
+    expect(await cli.done).toMatchObject({ killedFor: 'aborted', exitCode: null, notInstalled: false });
+    expect(existsSync(join(directory, 'started.txt'))).toBe(false);
+    expect(await startCliProcess(options).done).toMatchObject({ exitCode: 0 });
+    expect(existsSync(join(directory, 'started.txt'))).toBe(true);
+    await rm(directory, { recursive: true, force: true });
   });
 
   it('reports a missing binary as notInstalled, never as a rejection', async () => {

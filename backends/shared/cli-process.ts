@@ -86,6 +86,9 @@ export function startCliProcess(options: CliProcessOptions): CliProcess {
   const graceMs = options.killGraceMs ?? 2000;
   let killedFor: StopReason | undefined;
   let stderr = '';
+  // Stopped before it starts: nothing is started (runProcess's reason: a sandbox killed in its first milliseconds can
+  // outlive the kill).
+  if (options.signal?.aborted) return { pid: undefined, stop: () => undefined, done: Promise.resolve({ exitCode: null, signal: null, killedFor: 'aborted', stderrTail: '', notInstalled: false }) };
   const child = execa(options.binary, [...options.args], {
     cwd: options.cwd,
     env: options.env,

@@ -83,6 +83,10 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
  * a failing, timed-out or unstartable process.
  */
 export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
+  // Stopped before it starts: nothing is started. A process killed in its first milliseconds can outlive the kill —
+  // bubblewrap's sandboxed child calls setsid (--new-session) and sets its parent-death signal only once it runs, so
+  // a SIGTERM to the group before then leaves it running, orphaned.
+  if (spec.signal?.aborted) return { exitCode: null, signal: null, timedOut: false, aborted: true, rawTail: '', totalBytes: 0 };
   const tail = new TailBuffer(spec.outputLimitBytes + REDACTION_MARGIN);
   let timedOut = false;
   let aborted = false;

@@ -192,6 +192,12 @@ export function describeCommandRunnerConformance(name: string, options: CommandR
       expect(evidence.exitCode).not.toBe(0);
       expect(evidence.output).not.toContain('never-printed');
       await expectNoProcessWith(`sleep ${marker}`);
+      // Stopped before it starts, nothing starts: a sandbox killed in its first milliseconds could outlive the kill.
+      await run('echo started > started.txt', { signal: controller.signal });
+      expect(existsSync(join(cwd, 'started.txt'))).toBe(false);
+      // The twin: not stopped, the same command runs.
+      await run('echo started > started.txt');
+      expect(existsSync(join(cwd, 'started.txt'))).toBe(true);
     });
 
     it('gives a command that asks for one a report directory outside cwd, returns its files and removes it; without asking, none', async () => {
