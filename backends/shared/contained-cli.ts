@@ -189,7 +189,13 @@ export function createContainedCli(settings: ContainedCliSettings, cli: { name: 
       binary: command.file, args: command.args, cwd: request.workDir, env: command.env, input: request.input, timeoutMs: request.timeoutMs,
       ...(request.killGraceMs !== undefined ? { killGraceMs: request.killGraceMs } : {}),
       ...(request.signal ? { signal: request.signal } : {}),
-      onLine: (line) => request.onLine?.(line, (why) => child.stop(why)),
+      // A stop the backend decides from the CLI's events (its turn limit) also cuts the proxy, as the budget's does:
+      // during the kill's grace period the CLI could otherwise go on calling the model, and be charged for it.
+      onLine: (line) =>
+        request.onLine?.(line, (why) => {
+          child.stop(why);
+          session.proxy.cut();
+        }),
     });
     stop = (why) => child.stop(why);
     const exit = await child.done;

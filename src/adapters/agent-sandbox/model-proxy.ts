@@ -189,7 +189,7 @@ export async function startModelProxy(settings: ModelProxySettings): Promise<Mod
       }
       const redacted = redactBody(body, settings.redact);
       if (redacted.changed) stats.redacted++;
-      if (frozen) return refuse(response, 429, 'loop-runtime stopped this agent: its token reservation was reached.');
+      if (frozen) return refuse(response, 429, 'loop-runtime stopped this agent (its token reservation or its turn limit was reached); no further model call is forwarded.');
       if (incoming.method === 'POST' && settings.allowCall && !settings.allowCall(++calls)) {
         response.writeHead(429, { 'content-type': 'application/json' });
         return void response.end(JSON.stringify({ error: { message: 'loop-runtime stopped this model call (turn limit reached).', code: 'loop_runtime_turn_limit' } }));
