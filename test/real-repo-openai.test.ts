@@ -130,7 +130,9 @@ describe('a real project, a real bug, a real ci-sweeper tick (openai backend, bu
     // Its shell runs in the verifier's bubblewrap sandbox, where the user's checkout is not there to read.
     expect(toolResults).toContain(`cat: ${join(repo.root, '.env')}: No such file or directory`);
     expect(toolResults).toContain('read-attempts-done');
-    expect(toolResults).toMatch(/not a git repository[\s\S]*git-attempts-done/);
+    // git's stderr and the echo's stdout come through two pipes: either may arrive first (seen once under load).
+    expect(toolResults).toContain('not a git repository');
+    expect(toolResults).toContain('git-attempts-done');
     // Nothing the model was sent holds the canary: not the tool results, not the workflow it wrote.
     expect(JSON.stringify(server.requests.map((request) => request.body))).not.toContain(ENV_CANARY);
     expect(JSON.stringify(server.requests.map((request) => request.body))).not.toContain([...ENV_CANARY].reverse().join(''));
