@@ -27,7 +27,6 @@ import { normalizeWorkspacePath as checkedPath } from './workspace-path.js';
 /** The shape check, remembered per path (a tick reads and writes the same few); a refused path throws every time, never cached. */
 const normalizeWorkspacePath = memoByString(checkedPath);
 
-
 export interface MemoryWorkspaceOptions {
   /** Files of the base snapshot, by repository-relative path. */
   files?: Record<string, string>;
@@ -35,11 +34,8 @@ export interface MemoryWorkspaceOptions {
   readBase?: (path: string) => Promise<string | null>;
   baseCommit?: string;
   /**
-   * How many attempts to remember for `inspect()` (default 100; the oldest finished ones go first, an active one is
-   * never forgotten): memory stays bounded in long runs. Its readers (tests, the dry-run report) read the attempts of
-   * the few ticks they ran. Not 1,000 (the default until 2026-11-28): an attempt kept that long outlives the young
-   * generation, is copied into the old one and dies there, which cost a run of mock ticks ~10% of its CPU (see the
-   * engine's cost in docs/design/build.md).
+   * Attempts remembered for `inspect()` (default 100, oldest finished first, an active one never): bounded memory. Not
+   * 1,000 (until 2026-11-28): kept that long, attempts die in the old generation, ~10% of a mock tick's CPU (build.md).
    */
   retain?: number;
   /** Patch text cap in characters (default 200 000), applied by whole files as the git workspace does. */
